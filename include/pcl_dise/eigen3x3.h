@@ -1,0 +1,204 @@
+#pragma once
+// Robust eigendecomposition of a symmetric 3x3 matrix (D. Eberly's analytic solver):
+// scale by the largest entry, closed-form eigenvalues of the shifted matrix, eigenvectors
+// from row cross products and a 2x2 problem in the orthogonal complement, so that repeated
+// and zero eigenvalues still give an orthonormal basis. Header-only, no dependencies, usable
+// from CUDA device code: every backend (native, LibTorch, CUDA) calls this one solver.
+#include <cmath>
+
+#if defined(__CUDACC__)
+#define PCL_DISE_HOST_DEVICE __host__ __device__ __forceinline__
+#else
+#define PCL_DISE_HOST_DEVICE inline
+#endif
+
+namespace pcl_dise {
+
+/** Symmetric 3x3 matrix stored by its upper triangle: a00 a01 a02 a11 a12 a22. */
+template <typename Scalar>
+struct SymMat3 {
+  Scalar a00, a01, a02, a11, a12, a22;
+};
+
+/** Eigenvalues ascending (values[0] smallest) and unit eigenvectors vectors[c] (a right-handed
+ *  orthonormal basis). */
+template <typename Scalar>
+struct Eigen3Result {
+  Scalar values[3];
+  Scalar vectors[3][3];
+};
+
+namespace eigen3x3_detail {
+
+template <typename Scalar>
+PCL_DISE_HOST_DEVICE void cross(const Scalar* a, const Scalar* b, Scalar* out) {
+  out[0] = a[1] * b[2] - a[2] * b[1];
+  out[1] = a[2] * b[0] - a[0] * b[2];
+  out[2] = a[0] * b[1] - a[1] * b[0];
+}
+
+template <typename Scalar>
+PCL_DISE_HOST_DEVICE Scalar dot(const Scalar* a, const Scalar* b) {
+  return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+}
+
+// Unit vector spanning the null space of A - value*I when value is a simple eigenvalue.
+template <typename Scalar>
+PCL_DISE_HOST_DEVICE void eigenvectorOfSimpleValue(const SymMat3<Scalar>& a, Scalar value, Scalar* out) {
+  const Scalar row0[3] = {a.a00 - value, a.a01, a.a02};
+  const Scalar row1[3] = {a.a01, a.a11 - value, a.a12};
+  const Scalar row2[3] = {a.a02, a.a12, a.a22 - value};
+  Scalar c01[3], c02[3], c12[3];
+  cross(row0, row1, c01);
+  cross(row0, row2, c02);
+  cross(row1, row2, c12);
+  const Scalar d01 = dot(c01, c01), d02 = dot(c02, c02), d12 = dot(c12, c12);
+  const Scalar* best = c01;
+  Scalar best_norm2 = d01;
+  if (d02 > best_norm2) { best = c02; best_norm2 = d02; }
+  if (d12 > best_norm2) { best = c12; best_norm2 = d12; }
+  if (!(best_norm2 > Scalar(0))) {  // cannot happen for a simple eigenvalue; stay finite anyway
+    out[0] = Scalar(1); out[1] = Scalar(0); out[2] = Scalar(0);
+    return;
+  }
+  const Scalar inv = Scalar(1) / std::sqrt(best_norm2);
+  out[0] = best[0] * inv; out[1] = best[1] * inv; out[2] = best[2] * inv;
+}
+
+// Unit vectors u, v such that (w, u, v) is orthonormal; w must be unit length.
+template <typename Scalar>
+PCL_DISE_HOST_DEVICE void orthogonalComplement(const Scalar* w, Scalar* u, Scalar* v) {
+  if (std::fabs(w[0]) > std::fabs(w[1])) {
+    const Scalar inv = Scalar(1) / std::sqrt(w[0] * w[0] + w[2] * w[2]);
+    u[0] = -w[2] * inv; u[1] = Scalar(0); u[2] = w[0] * inv;
+  } else {
+    const Scalar inv = Scalar(1) / std::sqrt(w[1] * w[1] + w[2] * w[2]);
+    u[0] = Scalar(0); u[1] = w[2] * inv; u[2] = -w[1] * inv;
+  }
+  cross(w, u, v);
+}
+
+// Eigenvector of `value` orthogonal to the known eigenvector w: a 2x2 problem in span(u, v),
+// well posed even when `value` is repeated.
+template <typename Scalar>
+PCL_DISE_HOST_DEVICE void eigenvectorInComplement(const SymMat3<Scalar>& a, const Scalar* w, Scalar value,
+                                                  Scalar* out) {
+  Scalar u[3], v[3];
+  orthogonalComplement(w, u, v);
+  const Scalar au[3] = {a.a00 * u[0] + a.a01 * u[1] + a.a02 * u[2], a.a01 * u[0] + a.a11 * u[1] + a.a12 * u[2],
+                        a.a02 * u[0] + a.a12 * u[1] + a.a22 * u[2]};
+  const Scalar av[3] = {a.a00 * v[0] + a.a01 * v[1] + a.a02 * v[2], a.a01 * v[0] + a.a11 * v[1] + a.a12 * v[2],
+                        a.a02 * v[0] + a.a12 * v[1] + a.a22 * v[2]};
+  Scalar m00 = dot(u, au) - value, m01 = dot(u, av), m11 = dot(v, av) - value;
+  const Scalar abs00 = std::fabs(m00), abs01 = std::fabs(m01), abs11 = std::fabs(m11);
+  Scalar cu = Scalar(1), cv = Scalar(0);  // out = cu*u + cv*v
+  if (abs00 >= abs11) {
+    if ((abs00 > abs01 ? abs00 : abs01) > Scalar(0)) {
+      if (abs00 >= abs01) { m01 /= m00; m00 = Scalar(1) / std::sqrt(Scalar(1) + m01 * m01); m01 *= m00; }
+      else { m00 /= m01; m01 = Scalar(1) / std::sqrt(Scalar(1) + m00 * m00); m00 *= m01; }
+      cu = m01; cv = -m00;
+    }
+  } else {
+    if ((abs11 > abs01 ? abs11 : abs01) > Scalar(0)) {
+      if (abs11 >= abs01) { m01 /= m11; m11 = Scalar(1) / std::sqrt(Scalar(1) + m01 * m01); m01 *= m11; }
+      else { m11 /= m01; m01 = Scalar(1) / std::sqrt(Scalar(1) + m11 * m11); m11 *= m01; }
+      cu = m11; cv = -m01;
+    }
+  }
+  for (int c = 0; c < 3; ++c) out[c] = cu * u[c] + cv * v[c];
+}
+
+}  // namespace eigen3x3_detail
+
+/** Eigendecomposition of the symmetric matrix m. Finite input gives finite output; a zero
+ *  matrix gives zero eigenvalues and the identity basis. */
+template <typename Scalar>
+PCL_DISE_HOST_DEVICE Eigen3Result<Scalar> eigenSymmetric3(const SymMat3<Scalar>& m) {
+  using namespace eigen3x3_detail;
+  Eigen3Result<Scalar> r;
+  Scalar max_abs = std::fabs(m.a00);
+  const Scalar others[5] = {m.a01, m.a02, m.a11, m.a12, m.a22};
+  for (int i = 0; i < 5; ++i) max_abs = std::fabs(others[i]) > max_abs ? std::fabs(others[i]) : max_abs;
+  for (int i = 0; i < 3; ++i)
+    for (int c = 0; c < 3; ++c) r.vectors[i][c] = (i == c) ? Scalar(1) : Scalar(0);
+  if (!(max_abs > Scalar(0))) {
+    r.values[0] = r.values[1] = r.values[2] = Scalar(0);
+    return r;
+  }
+  const Scalar inv_max = Scalar(1) / max_abs;
+  const SymMat3<Scalar> a{m.a00 * inv_max, m.a01 * inv_max, m.a02 * inv_max,
+                          m.a11 * inv_max, m.a12 * inv_max, m.a22 * inv_max};
+  const Scalar off_norm2 = a.a01 * a.a01 + a.a02 * a.a02 + a.a12 * a.a12;
+  Scalar values[3];
+  if (off_norm2 > Scalar(0)) {
+    const Scalar q = (a.a00 + a.a11 + a.a22) / Scalar(3);
+    const Scalar b00 = a.a00 - q, b11 = a.a11 - q, b22 = a.a22 - q;
+    const Scalar p = std::sqrt((b00 * b00 + b11 * b11 + b22 * b22 + Scalar(2) * off_norm2) / Scalar(6));
+    const Scalar c00 = b11 * b22 - a.a12 * a.a12;
+    const Scalar c01 = a.a01 * b22 - a.a12 * a.a02;
+    const Scalar c02 = a.a01 * a.a12 - b11 * a.a02;
+    Scalar half_det = (b00 * c00 - a.a01 * c01 + a.a02 * c02) / (p * p * p) * Scalar(0.5);
+    half_det = half_det < Scalar(-1) ? Scalar(-1) : (half_det > Scalar(1) ? Scalar(1) : half_det);
+    const Scalar angle = std::acos(half_det) / Scalar(3);
+    const Scalar two_thirds_pi = Scalar(2.09439510239319549);
+    const Scalar beta2 = std::cos(angle) * Scalar(2);
+    const Scalar beta0 = std::cos(angle + two_thirds_pi) * Scalar(2);
+    const Scalar beta1 = -(beta0 + beta2);
+    values[0] = q + p * beta0;
+    values[1] = q + p * beta1;
+    values[2] = q + p * beta2;
+    // Start from the eigenvalue farthest from the other two: it is simple and well separated.
+    if (half_det >= Scalar(0)) {
+      eigenvectorOfSimpleValue(a, values[2], r.vectors[2]);
+      eigenvectorInComplement(a, r.vectors[2], values[1], r.vectors[1]);
+      cross(r.vectors[1], r.vectors[2], r.vectors[0]);
+    } else {
+      eigenvectorOfSimpleValue(a, values[0], r.vectors[0]);
+      eigenvectorInComplement(a, r.vectors[0], values[1], r.vectors[1]);
+      cross(r.vectors[0], r.vectors[1], r.vectors[2]);
+    }
+  } else {  // diagonal: sort the diagonal, keep the axes
+    values[0] = a.a00; values[1] = a.a11; values[2] = a.a22;
+    for (int i = 0; i < 2; ++i)
+      for (int j = 0; j < 2 - i; ++j)
+        if (values[j] > values[j + 1]) {
+          const Scalar t = values[j]; values[j] = values[j + 1]; values[j + 1] = t;
+          for (int c = 0; c < 3; ++c) {
+            const Scalar s = r.vectors[j][c]; r.vectors[j][c] = r.vectors[j + 1][c]; r.vectors[j + 1][c] = s;
+          }
+        }
+  }
+  for (int i = 0; i < 3; ++i) r.values[i] = values[i] * max_abs;
+  return r;
+}
+
+/** Index (0..2) of the eigenvalue of smallest absolute value: the plane normal's eigenvector. */
+template <typename Scalar>
+PCL_DISE_HOST_DEVICE int smallestMagnitudeIndex(const Eigen3Result<Scalar>& r) {
+  int best = 0;
+  for (int i = 1; i < 3; ++i)
+    if (std::fabs(r.values[i]) < std::fabs(r.values[best])) best = i;
+  return best;
+}
+
+/** ALGORITHM.md's sign rule: flip n in place so that n . (1, 2, 3) >= 0. */
+template <typename Scalar>
+PCL_DISE_HOST_DEVICE void applySignRule(Scalar* n) {
+  if (n[0] + Scalar(2) * n[1] + Scalar(3) * n[2] < Scalar(0)) {
+    n[0] = -n[0]; n[1] = -n[1]; n[2] = -n[2];
+  }
+}
+
+/** Plane fit of a covariance matrix: the unit normal (sign rule applied) and PCL's surface
+ *  variation |lambda_min| / trace (0 where the trace is 0). */
+template <typename Scalar>
+PCL_DISE_HOST_DEVICE void planeFromCovariance(const SymMat3<Scalar>& c, Scalar* normal, Scalar* curvature) {
+  const Eigen3Result<Scalar> e = eigenSymmetric3(c);
+  const int i = smallestMagnitudeIndex(e);
+  normal[0] = e.vectors[i][0]; normal[1] = e.vectors[i][1]; normal[2] = e.vectors[i][2];
+  applySignRule(normal);
+  const Scalar trace = c.a00 + c.a11 + c.a22;
+  *curvature = trace != Scalar(0) ? std::fabs(e.values[i]) / trace : Scalar(0);
+}
+
+}  // namespace pcl_dise

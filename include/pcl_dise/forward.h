@@ -1,0 +1,68 @@
+#pragma once
+// The DISE forward pass on neighbourhood index arrays, free of PCL: the Feature fills the
+// arrays from PCL search, the trainer from nanoflann, and every backend runs from here.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "pcl_dise/model.h"
+#include "pcl_dise/neighborhoods.h"
+
+namespace pcl_dise {
+
+enum class Backend {
+  Native,  ///< fused CPU path (default), no LibTorch needed
+  Torch,   ///< LibTorch reference, the training engine (when built with LibTorch)
+  Cuda,    ///< CUDA kernels (when built with CUDA and a GPU is present)
+};
+
+std::string toString(Backend backend);
+/** "native", "torch" or "cuda"; throws std::invalid_argument otherwise. */
+Backend backendFromString(const std::string& name);
+/** Whether this build has the backend and it can run here (Cuda: a device is present). */
+bool backendAvailable(Backend backend);
+
+/** What the forward pass works on.
+ *  points: M x 3 row-major node positions in a local frame (an origin subtracted, so that float
+ *  keeps the precision of georeferenced data); neighborhoods: N(i) for every node, the node
+ *  itself included, neighbour indices in [0, M); edge_scale: s of ALGORITHM.md (see edgeScale). */
+struct ForwardInput {
+  const float* points = nullptr;
+  std::size_t num_points = 0;
+  const Neighborhoods* neighborhoods = nullptr;
+  float edge_scale = 1.f;
+};
+
+struct ForwardOptions {
+  int iterations = 4;            ///< L, number of DISE iterations after the PCA of iteration 0
+  int threads = 0;               ///< 0: all hardware threads
+  bool keep_iterations = false;  ///< store every iteration's normals in ForwardResult::iteration_normals
+};
+
+struct ForwardResult {
+  std::vector<float> normals;    ///< M x 3 unit normals (sign rule applied), NaN where none
+  std::vector<float> curvature;  ///< M, |lambda_min| / trace of the last covariance, NaN where none
+  std::vector<std::vector<float>> iteration_normals;  ///< (L+1) x (M x 3), iteration 0 = PCA; if kept
+  Neighborhoods kernel_neighborhoods;  ///< the neighbourhoods of iterations >= 1 (points without a normal removed)
+  std::vector<float> kernel_weights;   ///< per entry of kernel_neighborhoods: the last iteration's weights
+};
+
+/** s = 0.2 / stddev, stddev = sqrt(mean |p_j - p_i|^2 / 3) over every entry of `knn` (each
+ *  point's 16 nearest neighbours plus itself, self entries counted). points: M x 3 row-major.
+ *  Returns 1 where the statistic is zero or not finite (every point at one place). */
+float edgeScale(const float* points, const Neighborhoods& knn);
+
+/** Runs iteration 0 (PCA) and `options.iterations` DISE iterations of `model` on `backend`.
+ *  Per-point failures follow PCL: a point whose neighbourhood has fewer than 3 points or no
+ *  spread gets NaN normal and curvature and leaves every other neighbourhood before iteration 1.
+ *  Throws std::invalid_argument for malformed input (indices out of range, bad sizes) and
+ *  std::runtime_error for a backend this build or machine lacks. */
+ForwardResult runForward(const Model& model, const ForwardInput& input, const ForwardOptions& options,
+                         Backend backend = Backend::Native);
+
+namespace detail {
+/** threads, or all hardware threads where threads <= 0. */
+int resolveThreads(int threads);
+}  // namespace detail
+
+}  // namespace pcl_dise

@@ -1,0 +1,295 @@
+#pragma once
+// Implementation of pcl::DeepIterativeNormalEstimation: fills the forward pass's index arrays
+// from PCL search, runs pcl_dise::runForward, and writes PCL's output conventions.
+#include <algorithm>
+#include <cmath>
+#include <exception>
+#include <fstream>
+#include <limits>
+#include <numeric>
+
+#include <pcl/common/point_tests.h>
+
+#include "pcl_dise/deep_iterative_normal_estimation.h"
+#include "pcl_dise/plane_fit.h"
+
+namespace pcl {
+
+template <typename PointInT, typename PointOutT>
+bool DeepIterativeNormalEstimation<PointInT, PointOutT>::computePointNormal(const pcl::PointCloud<PointInT>& cloud,
+                                                                           const pcl::Indices& indices,
+                                                                           Eigen::Vector4f& plane_parameters,
+                                                                           float& curvature) {
+  plane_parameters.setConstant(std::numeric_limits<float>::quiet_NaN());
+  curvature = std::numeric_limits<float>::quiet_NaN();
+  if (indices.size() < 3) return false;
+  // Offsets from the first point keep float precision for georeferenced coordinates.
+  const Eigen::Vector3f origin = cloud[indices[0]].getVector3fMap();
+  std::vector<float> offsets(3 * indices.size());
+  Eigen::Vector3d sum = Eigen::Vector3d::Zero();
+  for (std::size_t e = 0; e < indices.size(); ++e) {
+    const Eigen::Vector3f d = cloud[indices[e]].getVector3fMap() - origin;
+    if (!d.allFinite()) return false;
+    std::copy(d.data(), d.data() + 3, offsets.begin() + 3 * e);
+    sum += d.cast<double>();
+  }
+  std::vector<std::int32_t> local(indices.size());
+  std::iota(local.begin(), local.end(), 0);
+  const float zero[3] = {0.f, 0.f, 0.f};
+  float normal[3];
+  if (!pcl_dise::fitPlane<float>(offsets.data(), zero, local.data(), nullptr, static_cast<int>(local.size()),
+                                 normal, &curvature)) {
+    curvature = std::numeric_limits<float>::quiet_NaN();
+    return false;
+  }
+  const Eigen::Vector3f n(normal[0], normal[1], normal[2]);
+  const Eigen::Vector3f centroid = origin + (sum / static_cast<double>(indices.size())).cast<float>();
+  plane_parameters << n, -n.dot(centroid);
+  return true;
+}
+
+template <typename PointInT, typename PointOutT>
+bool DeepIterativeNormalEstimation<PointInT, PointOutT>::computePointNormal(const pcl::PointCloud<PointInT>& cloud,
+                                                                           const pcl::Indices& indices, float& nx,
+                                                                           float& ny, float& nz, float& curvature) {
+  Eigen::Vector4f plane;
+  const bool ok = computePointNormal(cloud, indices, plane, curvature);
+  nx = plane[0];
+  ny = plane[1];
+  nz = plane[2];
+  return ok;
+}
+
+template <typename PointInT, typename PointOutT>
+std::shared_ptr<const pcl_dise::Model> DeepIterativeNormalEstimation<PointInT, PointOutT>::getModel() {
+  if (model_) return model_;
+  try {
+    if (!std::ifstream(model_path_).good()) throw std::runtime_error(pcl_dise::missingModelHelp(model_path_));
+    model_ = std::make_shared<const pcl_dise::Model>(pcl_dise::loadModel(model_path_));
+  } catch (const std::exception& e) {
+    PCL_ERROR("[pcl::%s] %s\n", getClassName().c_str(), e.what());
+  }
+  return model_;
+}
+
+template <typename PointInT, typename PointOutT>
+bool DeepIterativeNormalEstimation<PointInT, PointOutT>::initCompute() {
+  output_nodes_.clear();
+  node_to_surface_.clear();
+  last_result_ = pcl_dise::ForwardResult{};
+  if (!Feature<PointInT, PointOutT>::initCompute()) return false;
+  auto fail = [this](const std::string& why) {
+    PCL_ERROR("[pcl::%s::compute] %s\n", getClassName().c_str(), why.c_str());
+    this->deinitCompute();
+    return false;
+  };
+  if (k_ < 0 || search_radius_ < 0) return fail("k and radius must not be negative");
+  if (max_neighbors_ < 0) return fail("the neighbour cap must not be negative");
+  if (iterations_ < 0) return fail("the number of iterations must not be negative");
+  if (iterations_ > 0) {
+    if (!pcl_dise::backendAvailable(backend_))
+      return fail("backend '" + pcl_dise::toString(backend_) + "' is not available in this build or on this machine");
+    if (!getModel()) return fail("no model; see the message above");
+  }
+  return true;
+}
+
+template <typename PointInT, typename PointOutT>
+void DeepIterativeNormalEstimation<PointInT, PointOutT>::searchNeighborhood(const pcl::PointCloud<PointInT>& cloud,
+                                                                           pcl::index_t index,
+                                                                           pcl::Indices& neighbors,
+                                                                           std::vector<float>& distances) const {
+  if (k_ > 0) tree_->nearestKSearch(cloud, index, k_ + 1, neighbors, distances);
+  else tree_->radiusSearch(cloud, index, search_radius_, neighbors, distances, 0);
+  // Nearest first (ties by index) so that caps and the 16-NN statistic are deterministic.
+  std::vector<std::size_t> order(neighbors.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    return distances[a] != distances[b] ? distances[a] < distances[b] : neighbors[a] < neighbors[b];
+  });
+  std::size_t keep = order.size();
+  if (k_ == 0 && max_neighbors_ > 0) keep = std::min<std::size_t>(keep, max_neighbors_);
+  pcl::Indices sorted_neighbors(keep);
+  std::vector<float> sorted_distances(keep);
+  for (std::size_t e = 0; e < keep; ++e) {
+    sorted_neighbors[e] = neighbors[order[e]];
+    sorted_distances[e] = distances[order[e]];
+  }
+  neighbors.swap(sorted_neighbors);
+  distances.swap(sorted_distances);
+}
+
+template <typename PointInT, typename PointOutT>
+void DeepIterativeNormalEstimation<PointInT, PointOutT>::computeFeature(PointCloudOut& output) {
+  const pcl::PointCloud<PointInT>& surface = *surface_;
+  const pcl::PointCloud<PointInT>& input = *input_;
+  const bool input_is_surface = surface_ == input_;
+  const int threads = pcl_dise::detail::resolveThreads(static_cast<int>(threads_));
+
+  // Nodes: the finite surface points, then (with a separate search surface) the query points.
+  std::vector<std::int32_t> surface_to_node(surface.size(), -1);
+  for (std::size_t i = 0; i < surface.size(); ++i)
+    if (pcl::isFinite(surface[i])) {
+      surface_to_node[i] = static_cast<std::int32_t>(node_to_surface_.size());
+      node_to_surface_.push_back(static_cast<pcl::index_t>(i));
+    }
+  const std::size_t num_surface_nodes = node_to_surface_.size();
+  std::vector<pcl::index_t> query_inputs;  // input index of each query-only node
+  output_nodes_.assign(indices_->size(), -1);
+  for (std::size_t idx = 0; idx < indices_->size(); ++idx) {
+    const pcl::index_t p = (*indices_)[idx];
+    if (!pcl::isFinite(input[p])) continue;
+    if (input_is_surface) {
+      output_nodes_[idx] = surface_to_node[p];
+    } else {
+      output_nodes_[idx] = static_cast<std::int32_t>(num_surface_nodes + query_inputs.size());
+      query_inputs.push_back(p);
+    }
+  }
+  const std::size_t num_nodes = num_surface_nodes + query_inputs.size();
+  auto node_point = [&](std::size_t node) -> const PointInT& {
+    return node < num_surface_nodes ? surface[node_to_surface_[node]] : input[query_inputs[node - num_surface_nodes]];
+  };
+
+  // Positions in a frame centred on the surface's centroid: float keeps georeferenced precision.
+  Eigen::Vector3d centroid = Eigen::Vector3d::Zero();
+  for (std::size_t n = 0; n < num_surface_nodes; ++n) centroid += node_point(n).getVector3fMap().template cast<double>();
+  if (num_surface_nodes > 0) centroid /= static_cast<double>(num_surface_nodes);
+  std::vector<float> points(3 * num_nodes);
+  for (std::size_t n = 0; n < num_nodes; ++n)
+    for (int c = 0; c < 3; ++c) points[3 * n + c] = static_cast<float>(node_point(n).getVector3fMap()[c] - centroid[c]);
+
+  // Neighbourhoods: every node when iterating (each iteration reads its neighbours' normals),
+  // the output points alone for plain PCA.
+  std::vector<std::uint8_t> needed(num_nodes, iterations_ > 0 ? 1 : 0);
+  if (iterations_ == 0)
+    for (std::int32_t node : output_nodes_)
+      if (node >= 0) needed[node] = 1;
+  std::vector<std::vector<std::int32_t>> rows(num_nodes);
+  const bool reuse_for_scale = k_ > 0 && k_ + 1 >= 17;
+#pragma omp parallel for num_threads(threads) schedule(dynamic, 256)
+  for (std::int64_t n = 0; n < static_cast<std::int64_t>(num_nodes); ++n) {
+    if (!needed[n]) continue;
+    pcl::Indices neighbors;
+    std::vector<float> distances;
+    if (n < static_cast<std::int64_t>(num_surface_nodes)) searchNeighborhood(surface, node_to_surface_[n], neighbors, distances);
+    else searchNeighborhood(input, query_inputs[n - num_surface_nodes], neighbors, distances);
+    rows[n].reserve(neighbors.size());
+    for (pcl::index_t j : neighbors)
+      if (surface_to_node[j] >= 0) rows[n].push_back(surface_to_node[j]);
+  }
+  pcl_dise::Neighborhoods neighborhoods;
+  for (const auto& row : rows) neighborhoods.append(row.data(), row.size());
+
+  // The edge scale: 16 nearest neighbours plus self over all surface nodes.
+  float edge_scale = 1.f;
+  if (iterations_ > 0) {
+    pcl_dise::Neighborhoods knn17;
+    if (reuse_for_scale) {
+      for (std::size_t n = 0; n < num_surface_nodes; ++n) knn17.append(rows[n].data(), std::min<std::size_t>(17, rows[n].size()));
+    } else {
+      std::vector<std::vector<std::int32_t>> knn_rows(num_surface_nodes);
+#pragma omp parallel for num_threads(threads) schedule(dynamic, 256)
+      for (std::int64_t n = 0; n < static_cast<std::int64_t>(num_surface_nodes); ++n) {
+        pcl::Indices neighbors;
+        std::vector<float> distances;
+        tree_->nearestKSearch(surface, node_to_surface_[n], 17, neighbors, distances);
+        for (pcl::index_t j : neighbors)
+          if (surface_to_node[j] >= 0) knn_rows[n].push_back(surface_to_node[j]);
+      }
+      for (const auto& row : knn_rows) knn17.append(row.data(), row.size());
+    }
+    edge_scale = pcl_dise::edgeScale(points.data(), knn17);
+  }
+
+  pcl_dise::ForwardInput forward_input;
+  forward_input.points = points.data();
+  forward_input.num_points = num_nodes;
+  forward_input.neighborhoods = &neighborhoods;
+  forward_input.edge_scale = edge_scale;
+  pcl_dise::ForwardOptions options;
+  options.iterations = iterations_;
+  options.threads = threads;
+  options.keep_iterations = store_iterations_;
+  try {
+    static const pcl_dise::Model no_model;  // iteration 0 needs no weights
+    last_result_ = pcl_dise::runForward(iterations_ > 0 ? *model_ : no_model, forward_input, options, backend_);
+  } catch (const std::exception& e) {
+    PCL_ERROR("[pcl::%s::compute] %s\n", getClassName().c_str(), e.what());
+    output.width = output.height = 0;
+    output.clear();
+    output_nodes_.clear();
+    return;
+  }
+
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  output.is_dense = true;
+  for (std::size_t idx = 0; idx < output.size(); ++idx) {
+    const std::int32_t node = output_nodes_[idx];
+    const float* n = node >= 0 ? &last_result_.normals[3 * node] : nullptr;
+    if (!n || !std::isfinite(n[0])) {
+      output[idx].normal_x = output[idx].normal_y = output[idx].normal_z = output[idx].curvature = nan;
+      output.is_dense = false;
+      continue;
+    }
+    float normal[3] = {n[0], n[1], n[2]};
+    flipTowardsViewPoint(idx, normal);
+    output[idx].normal_x = normal[0];
+    output[idx].normal_y = normal[1];
+    output[idx].normal_z = normal[2];
+    output[idx].curvature = last_result_.curvature[node];
+  }
+}
+
+template <typename PointInT, typename PointOutT>
+void DeepIterativeNormalEstimation<PointInT, PointOutT>::flipTowardsViewPoint(std::size_t output_index,
+                                                                              float* normal) const {
+  pcl::flipNormalTowardsViewpoint((*input_)[(*indices_)[output_index]], vpx_, vpy_, vpz_, normal[0], normal[1],
+                                  normal[2]);
+}
+
+template <typename PointInT, typename PointOutT>
+bool DeepIterativeNormalEstimation<PointInT, PointOutT>::getIterationNormals(
+    int iteration, pcl::PointCloud<pcl::Normal>& normals) const {
+  const auto& stored = last_result_.iteration_normals;
+  if (iteration < 0 || static_cast<std::size_t>(iteration) >= stored.size()) {
+    PCL_ERROR("[pcl::%s::getIterationNormals] iteration %d not stored (call setStoreIterations(true) before "
+              "compute; %zu iterations stored)\n",
+              getClassName().c_str(), iteration, stored.size());
+    return false;
+  }
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  normals.resize(output_nodes_.size());
+  normals.is_dense = true;
+  for (std::size_t idx = 0; idx < output_nodes_.size(); ++idx) {
+    const std::int32_t node = output_nodes_[idx];
+    float n[3] = {nan, nan, nan};
+    if (node >= 0) std::copy(&stored[iteration][3 * node], &stored[iteration][3 * node] + 3, n);
+    if (std::isfinite(n[0])) flipTowardsViewPoint(idx, n);
+    else normals.is_dense = false;
+    normals[idx] = pcl::Normal(n[0], n[1], n[2], nan);
+  }
+  return true;
+}
+
+template <typename PointInT, typename PointOutT>
+bool DeepIterativeNormalEstimation<PointInT, PointOutT>::getKernelWeights(std::size_t output_index,
+                                                                         pcl::Indices& surface_indices,
+                                                                         std::vector<float>& weights) const {
+  surface_indices.clear();
+  weights.clear();
+  if (output_index >= output_nodes_.size() || output_nodes_[output_index] < 0) return false;
+  const std::int32_t node = output_nodes_[output_index];
+  const pcl_dise::Neighborhoods& nb = last_result_.kernel_neighborhoods;
+  if (static_cast<std::size_t>(node) >= nb.numNodes() || nb.size(node) == 0) return false;
+  for (std::int64_t e = nb.offsets[node]; e < nb.offsets[node + 1]; ++e) {
+    surface_indices.push_back(node_to_surface_[nb.indices[e]]);
+    weights.push_back(last_result_.kernel_weights[e]);
+  }
+  return true;
+}
+
+}  // namespace pcl
+
+#define PCL_INSTANTIATE_DeepIterativeNormalEstimation(T, NT) \
+  template class PCL_EXPORTS pcl::DeepIterativeNormalEstimation<T, NT>;

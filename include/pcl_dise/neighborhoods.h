@@ -1,0 +1,37 @@
+#pragma once
+// Neighbourhoods as index arrays, the one graph format every backend and tool shares.
+#include <cstdint>
+#include <vector>
+
+namespace pcl_dise {
+
+/** Variable-size neighbourhoods in compressed-row form: the neighbourhood of node i is
+ *  indices[offsets[i] .. offsets[i+1]), node indices into the same point array.
+ *  offsets has N+1 entries (offsets[0] = 0); indices has E = offsets[N] entries.
+ *  A dense N x K neighbourhood table is the special case offsets[i] = i*K (see fromDense). */
+struct Neighborhoods {
+  std::vector<std::int64_t> offsets{0};
+  std::vector<std::int32_t> indices;
+
+  std::size_t numNodes() const { return offsets.size() - 1; }
+  std::size_t numEdges() const { return indices.size(); }
+  std::int64_t size(std::size_t i) const { return offsets[i + 1] - offsets[i]; }
+  const std::int32_t* begin(std::size_t i) const { return indices.data() + offsets[i]; }
+
+  /** Appends one node's neighbourhood. */
+  void append(const std::int32_t* first, std::size_t count) {
+    indices.insert(indices.end(), first, first + count);
+    offsets.push_back(static_cast<std::int64_t>(indices.size()));
+  }
+
+  /** From a dense row-major table: table N x K of node indices. */
+  static Neighborhoods fromDense(const std::int32_t* table, std::size_t num_nodes, std::size_t k) {
+    Neighborhoods n;
+    n.offsets.resize(num_nodes + 1);
+    for (std::size_t i = 0; i <= num_nodes; ++i) n.offsets[i] = static_cast<std::int64_t>(i * k);
+    n.indices.assign(table, table + num_nodes * k);
+    return n;
+  }
+};
+
+}  // namespace pcl_dise

@@ -1,0 +1,43 @@
+#pragma once
+// The weighted least-squares plane fit of ALGORITHM.md, shared by iteration 0 (unit weights,
+// plain PCA) and every DISE iteration, on every backend.
+#include "pcl_dise/eigen3x3.h"
+
+namespace pcl_dise {
+
+/** Fits a plane to the neighbourhood of a point.
+ *  points: node positions, M x 3 row-major; center: the point's own position (3);
+ *  neighbors: `count` node indices; weights: `count` weights, or nullptr for unit weights.
+ *  Computes m = sum w d / sum w and C = sum w (d - m)(d - m)^T over d = p_j - center, then
+ *  writes the unit normal (sign rule applied) and |lambda_min| / trace(C).
+ *  Returns false, leaving the outputs untouched, when C is zero or not finite (every point at
+ *  the same place, or weights that sum to zero). */
+template <typename Scalar, typename Index>
+PCL_DISE_HOST_DEVICE bool fitPlane(const float* points, const float* center, const Index* neighbors,
+                                   const float* weights, int count, Scalar* normal, Scalar* curvature) {
+  Scalar sum_w = 0, mean[3] = {0, 0, 0};
+  for (int e = 0; e < count; ++e) {
+    const float* p = points + 3 * static_cast<long long>(neighbors[e]);
+    const Scalar w = weights ? Scalar(weights[e]) : Scalar(1);
+    sum_w += w;
+    for (int c = 0; c < 3; ++c) mean[c] += w * (Scalar(p[c]) - Scalar(center[c]));
+  }
+  if (!(sum_w > Scalar(0))) return false;
+  for (int c = 0; c < 3; ++c) mean[c] /= sum_w;
+  SymMat3<Scalar> cov{0, 0, 0, 0, 0, 0};
+  for (int e = 0; e < count; ++e) {
+    const float* p = points + 3 * static_cast<long long>(neighbors[e]);
+    const Scalar w = weights ? Scalar(weights[e]) : Scalar(1);
+    const Scalar x = Scalar(p[0]) - Scalar(center[0]) - mean[0];
+    const Scalar y = Scalar(p[1]) - Scalar(center[1]) - mean[1];
+    const Scalar z = Scalar(p[2]) - Scalar(center[2]) - mean[2];
+    cov.a00 += w * x * x; cov.a01 += w * x * y; cov.a02 += w * x * z;
+    cov.a11 += w * y * y; cov.a12 += w * y * z; cov.a22 += w * z * z;
+  }
+  const Scalar trace = cov.a00 + cov.a11 + cov.a22;
+  if (!(trace > Scalar(0)) || !(trace < Scalar(3.0e38))) return false;
+  planeFromCovariance(cov, normal, curvature);
+  return true;
+}
+
+}  // namespace pcl_dise

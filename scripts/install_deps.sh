@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages pcl_dise needs to build, test and run its tools.
+# Idempotent and non-interactive: packages already present are skipped by apt.
+set -euo pipefail
+
+packages=(
+  build-essential cmake ccache pkg-config git
+  libpcl-dev libeigen3-dev libflann-dev libboost-all-dev
+  libtorch-dev libgtest-dev libnanoflann-dev
+  nlohmann-json3-dev libcli11-dev libcgal-dev
+  xvfb
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+
+if [ ${#missing[@]} -gt 0 ]; then
+  SUDO=""
+  [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get update -qq
+  $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi

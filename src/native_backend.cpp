@@ -1,0 +1,188 @@
+// The native CPU backend: per point, the whole DISE iteration (edge features, the seven MLPs,
+// kernel softmax, weighted plane fit) runs on one neighbourhood held in cache; OpenMP over points.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include <Eigen/Core>
+
+#include "pcl_dise/plane_fit.h"
+#include "prepared_graph.h"
+
+namespace pcl_dise {
+namespace detail {
+namespace {
+
+using RowMatrix = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+using RowVector = Eigen::RowVectorXf;
+
+// A linear layer with W^T stored for X * W^T products, split into column blocks where its
+// input is a concatenation [per-edge features | per-point features].
+struct DenseLayer {
+  Eigen::MatrixXf weight_t;  // in x out
+  RowVector bias;            // 1 x out
+
+  explicit DenseLayer(const Linear& l)
+      : weight_t(Eigen::Map<const RowMatrix>(l.weight.data(), l.out_features, l.in_features).transpose()),
+        bias(Eigen::Map<const RowVector>(l.bias.data(), l.out_features)) {}
+  auto rows(int first, int count) const { return weight_t.middleRows(first, count); }
+};
+
+struct NativeMlp {
+  DenseLayer first, second;
+  explicit NativeMlp(const Mlp& m) : first(m.first), second(m.second) {}
+};
+
+struct NativeModel {
+  NativeMlp layer1, layerg, layer2, layerg2, layer3, layerg3, layer4;
+  explicit NativeModel(const Model& m)
+      : layer1(m.layer1), layerg(m.layerg), layer2(m.layer2), layerg2(m.layerg2), layer3(m.layer3),
+        layerg3(m.layerg3), layer4(m.layer4) {}
+};
+
+// Per-thread scratch, sized for the largest neighbourhood.
+struct Workspace {
+  RowMatrix edge_in, hidden, e1, e2, e3, rotated;
+  Eigen::VectorXf logits, weights;
+};
+
+float safeCosine(const float* a, const float* b) {
+  const float na = std::sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2]);
+  const float nb = std::sqrt(b[0] * b[0] + b[1] * b[1] + b[2] * b[2]);
+  const float denom = na * nb;
+  return denom < 1e-8f ? 0.f : (a[0] * b[0] + a[1] * b[1] + a[2] * b[2]) / denom;
+}
+
+// Rotation matrix of the (normalised) quaternion q, ALGORITHM.md step 7.
+Eigen::Matrix3f rotationFromQuaternion(const float* q_raw) {
+  const float norm = std::sqrt(q_raw[0] * q_raw[0] + q_raw[1] * q_raw[1] + q_raw[2] * q_raw[2] + q_raw[3] * q_raw[3]);
+  const float x0 = q_raw[0] / (norm + 1e-8f), x1 = q_raw[1] / (norm + 1e-8f), x2 = q_raw[2] / (norm + 1e-8f),
+              x3 = q_raw[3] / (norm + 1e-8f);
+  Eigen::Matrix3f r;
+  r << 1 - 2 * (x2 * x2 + x3 * x3), 2 * (x1 * x2 - x0 * x3), 2 * (x1 * x3 + x0 * x2),
+      2 * (x1 * x2 + x0 * x3), 1 - 2 * (x1 * x1 + x3 * x3), 2 * (x2 * x3 - x0 * x1),
+      2 * (x1 * x3 - x0 * x2), 2 * (x2 * x3 + x0 * x1), 1 - 2 * (x1 * x1 + x2 * x2);
+  return r;
+}
+
+// hidden = relu(in * W1^T + b1 + row_bias): the first layer of an edge MLP whose per-point
+// inputs are folded into row_bias.
+void firstLayer(const Eigen::Ref<const RowMatrix>& in, const Eigen::Ref<const Eigen::MatrixXf>& weight_t,
+                const RowVector& row_bias, RowMatrix& hidden) {
+  hidden.noalias() = in * weight_t;
+  hidden.rowwise() += row_bias;
+  hidden = hidden.cwiseMax(0.f);
+}
+
+RowVector pointMlp(const NativeMlp& mlp, const RowVector& in) {
+  RowVector h = (in * mlp.first.weight_t + mlp.first.bias).cwiseMax(0.f);
+  return h * mlp.second.weight_t + mlp.second.bias;
+}
+
+// One DISE iteration at point i: writes its kernel weights and its new normal and curvature;
+// returns false, writing no normal, where the weighted fit degenerates (all weight on one spot).
+bool iteratePoint(const NativeModel& net, const PreparedGraph& g, std::size_t i, const float* prev_normals,
+                  const float* prev_weights, Workspace& ws, float* weights_out, float* normal_out,
+                  float* curvature_out) {
+  const Neighborhoods& nb = g.neighborhoods;
+  const int k = static_cast<int>(nb.size(i));
+  const std::int32_t* idx = nb.begin(i);
+  const float* pi = g.points + 3 * i;
+  const float* ni = prev_normals + 3 * i;
+  const float s = g.edge_scale;
+
+  ws.edge_in.resize(k, 8);
+  for (int e = 0; e < k; ++e) {
+    const float* pj = g.points + 3 * static_cast<std::size_t>(idx[e]);
+    const float* nj = prev_normals + 3 * static_cast<std::size_t>(idx[e]);
+    const float c[3] = {s * (pj[0] - pi[0]), s * (pj[1] - pi[1]), s * (pj[2] - pi[2])};
+    float* row = ws.edge_in.row(e).data();
+    row[0] = c[0]; row[1] = c[1]; row[2] = c[2];
+    row[3] = prev_weights[e];
+    row[4] = safeCosine(ni, c);
+    row[5] = safeCosine(nj, c);
+    row[6] = safeCosine(ni, nj);
+    row[7] = std::sqrt(c[0] * c[0] + c[1] * c[1] + c[2] * c[2]);
+  }
+  const float inv_k = 1.f / static_cast<float>(k);
+
+  // 1-2: e1 per edge, g1 per point.
+  firstLayer(ws.edge_in, net.layer1.first.weight_t, net.layer1.first.bias, ws.hidden);
+  ws.e1.noalias() = ws.hidden * net.layer1.second.weight_t;
+  ws.e1.rowwise() += net.layer1.second.bias;
+  RowVector g_in(19);
+  g_in << ws.e1.colwise().sum() * inv_k, ni[0], ni[1], ni[2];
+  const RowVector g1 = pointMlp(net.layerg, g_in);
+
+  // 3-4: e2 = layer2([e1, g1]), g2.
+  firstLayer(ws.e1, net.layer2.first.rows(0, 16), g1 * net.layer2.first.rows(16, 8) + net.layer2.first.bias, ws.hidden);
+  ws.e2.noalias() = ws.hidden * net.layer2.second.weight_t;
+  ws.e2.rowwise() += net.layer2.second.bias;
+  const RowVector g2 = pointMlp(net.layerg2, ws.e2.colwise().sum() * inv_k);
+
+  // 5-6: e3 = layer3([e2, g2]), g3 = (q, theta).
+  firstLayer(ws.e2, net.layer3.first.rows(0, 16), g2 * net.layer3.first.rows(16, 8) + net.layer3.first.bias, ws.hidden);
+  ws.e3.noalias() = ws.hidden * net.layer3.second.weight_t;
+  ws.e3.rowwise() += net.layer3.second.bias;
+  const RowVector g3 = pointMlp(net.layerg3, ws.e3.colwise().sum() * inv_k);
+
+  // 7-8: kernel logits from [e3, theta, R c].
+  const Eigen::Matrix3f r = rotationFromQuaternion(g3.data());
+  ws.rotated.noalias() = ws.edge_in.leftCols(3) * r.transpose();
+  const RowVector theta_bias = g3.segment(4, 8) * net.layer4.first.rows(16, 8) + net.layer4.first.bias;
+  ws.hidden.noalias() = ws.e3 * net.layer4.first.rows(0, 16) + ws.rotated * net.layer4.first.rows(24, 3);
+  ws.hidden.rowwise() += theta_bias;
+  ws.hidden = ws.hidden.cwiseMax(0.f);
+  ws.logits.noalias() = ws.hidden * net.layer4.second.weight_t.col(0);
+  ws.logits.array() += net.layer4.second.bias(0);
+
+  // 9: softmax over the neighbourhood.
+  ws.weights = (ws.logits.array() - ws.logits.maxCoeff()).exp();
+  ws.weights /= ws.weights.sum();
+  std::copy(ws.weights.data(), ws.weights.data() + k, weights_out);
+
+  // 10: weighted plane fit.
+  return fitPlane<float>(g.points, pi, idx, weights_out, k, normal_out, curvature_out);
+}
+
+}  // namespace
+
+void runNativeIterations(const Model& model, const PreparedGraph& g, const ForwardOptions& options,
+                         ForwardResult& result) {
+  const NativeModel net(model);
+  const std::size_t m = g.num_points;
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  std::vector<float> normals = g.normals, next_normals(3 * m, nan);
+  std::vector<float> weights = g.initial_weights, next_weights(weights.size(), 0.f);
+  std::vector<float> curvature = g.curvature;
+  for (std::size_t i = 0; i < m; ++i)
+    if (!g.active[i]) normals[3 * i] = normals[3 * i + 1] = normals[3 * i + 2] = nan;
+
+  for (int iteration = 1; iteration <= options.iterations; ++iteration) {
+#pragma omp parallel num_threads(resolveThreads(options.threads))
+    {
+      Workspace ws;
+#pragma omp for schedule(dynamic, 64)
+      for (std::int64_t i = 0; i < static_cast<std::int64_t>(m); ++i) {
+        float* normal = next_normals.data() + 3 * i;
+        if (!g.active[i]) continue;
+        const std::int64_t first = g.neighborhoods.offsets[i];
+        // A degenerate weighted fit keeps the point's previous normal (and curvature).
+        if (!iteratePoint(net, g, i, normals.data(), weights.data() + first, ws, next_weights.data() + first, normal,
+                          &curvature[i]))
+          std::copy(normals.data() + 3 * i, normals.data() + 3 * i + 3, normal);
+      }
+    }
+    normals.swap(next_normals);
+    weights.swap(next_weights);
+    if (options.keep_iterations) result.iteration_normals.push_back(normals);
+  }
+  for (std::size_t i = 0; i < m; ++i)
+    if (!g.active[i]) curvature[i] = nan;
+  result.normals = std::move(normals);
+  result.curvature = std::move(curvature);
+  result.kernel_weights = std::move(weights);
+}
+
+}  // namespace detail
+}  // namespace pcl_dise

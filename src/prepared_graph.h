@@ -1,0 +1,36 @@
+#pragma once
+// Internal: the state every backend starts from, built once by prepareGraph (forward.cpp).
+#include <cstdint>
+#include <vector>
+
+#include "pcl_dise/forward.h"
+
+namespace pcl_dise {
+namespace detail {
+
+/** Iteration 0 done, neighbourhoods pruned for the DISE iterations. */
+struct PreparedGraph {
+  const float* points = nullptr;      // M x 3
+  std::size_t num_points = 0;         // M
+  float edge_scale = 1.f;             // s
+  Neighborhoods neighborhoods;        // N(i) without points that have no normal; empty rows for those
+  std::vector<float> initial_weights; // per entry of `neighborhoods`: 1 / (K_i - 1)
+  std::vector<float> normals;         // M x 3, iteration 0 (PCA), NaN where none
+  std::vector<float> curvature;       // M, iteration 0
+  std::vector<std::uint8_t> active;   // M, 1 where the DISE iterations compute a normal
+};
+
+PreparedGraph prepareGraph(const ForwardInput& input, int threads);
+
+/** The DISE iterations of one backend: advance `graph`'s iteration-0 state by options.iterations
+ *  iterations and fill `result` (normals, curvature, kernel weights, iteration_normals[1..L]). */
+void runNativeIterations(const Model& model, const PreparedGraph& graph, const ForwardOptions& options,
+                         ForwardResult& result);
+void runTorchIterations(const Model& model, const PreparedGraph& graph, const ForwardOptions& options,
+                        ForwardResult& result);
+void runCudaIterations(const Model& model, const PreparedGraph& graph, const ForwardOptions& options,
+                       ForwardResult& result);
+bool cudaDeviceAvailable();
+
+}  // namespace detail
+}  // namespace pcl_dise

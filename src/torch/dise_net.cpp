@@ -1,0 +1,176 @@
+#include "pcl_dise/torch/dise_net.h"
+
+#include <cstring>
+
+namespace pcl_dise {
+namespace {
+
+torch::nn::Sequential makeMlp(int64_t in, int64_t hidden, int64_t out) {
+  return torch::nn::Sequential(torch::nn::Linear(in, hidden), torch::nn::ReLU(), torch::nn::Linear(hidden, out));
+}
+
+torch::Tensor toTensor(const std::vector<float>& values, std::vector<int64_t> shape) {
+  return torch::from_blob(const_cast<float*>(values.data()), shape, torch::kFloat32).clone();
+}
+
+std::vector<float> toVector(const torch::Tensor& t) {
+  const torch::Tensor c = t.detach().to(torch::kCPU, torch::kFloat32).contiguous();
+  return std::vector<float>(c.data_ptr<float>(), c.data_ptr<float>() + c.numel());
+}
+
+// cos(a, b) per row, 0 where |a||b| < 1e-8 (self loops).
+torch::Tensor safeCosine(const torch::Tensor& a, const torch::Tensor& b) {
+  const torch::Tensor denom = a.norm(2, 1) * b.norm(2, 1);
+  const torch::Tensor ok = denom >= 1e-8;
+  return torch::where(ok, (a * b).sum(1) / torch::where(ok, denom, torch::ones_like(denom)), torch::zeros_like(denom));
+}
+
+torch::Tensor segmentSum(const torch::Tensor& x, const TorchGraph& graph) {
+  std::vector<int64_t> shape = x.sizes().vec();
+  shape[0] = graph.numPoints();
+  return torch::zeros(shape, x.options()).index_add_(0, graph.center, x);
+}
+
+torch::Tensor segmentSoftmax(const torch::Tensor& logits, const TorchGraph& graph) {
+  // The shift is a constant per segment: detached, softmax's gradient is unchanged.
+  const torch::Tensor max = torch::zeros({graph.numPoints()}, logits.options())
+                                .scatter_reduce(0, graph.center, logits.detach(), "amax", /*include_self=*/false);
+  const torch::Tensor e = (logits - max.index_select(0, graph.center)).exp();
+  return e / segmentSum(e, graph).index_select(0, graph.center);
+}
+
+// Rotation matrices M x 3 x 3 from quaternions M x 4 (ALGORITHM.md step 7).
+torch::Tensor rotationFromQuaternion(torch::Tensor q) {
+  q = q / (q.norm(2, 1, true) + 1e-8);
+  const auto x0 = q.select(1, 0), x1 = q.select(1, 1), x2 = q.select(1, 2), x3 = q.select(1, 3);
+  return torch::stack({1 - 2 * (x2 * x2 + x3 * x3), 2 * (x1 * x2 - x0 * x3), 2 * (x1 * x3 + x0 * x2),
+                       2 * (x1 * x2 + x0 * x3), 1 - 2 * (x1 * x1 + x3 * x3), 2 * (x2 * x3 - x0 * x1),
+                       2 * (x1 * x3 - x0 * x2), 2 * (x2 * x3 + x0 * x1), 1 - 2 * (x1 * x1 + x2 * x2)},
+                      1)
+      .view({-1, 3, 3});
+}
+
+}  // namespace
+
+TorchGraph TorchGraph::build(const float* points, std::size_t num_points, const Neighborhoods& neighborhoods,
+                             float edge_scale, const torch::Device& device) {
+  TorchGraph g;
+  const auto m = static_cast<int64_t>(num_points);
+  g.points = torch::from_blob(const_cast<float*>(points), {m, 3}, torch::kFloat32).clone();
+  torch::Tensor offsets = torch::from_blob(const_cast<int64_t*>(neighborhoods.offsets.data()), {m + 1}, torch::kInt64);
+  torch::Tensor sizes = offsets.slice(0, 1) - offsets.slice(0, 0, m);
+  g.center = torch::repeat_interleave(torch::arange(m, torch::kInt64), sizes);
+  g.neighbor = torch::from_blob(const_cast<int32_t*>(neighborhoods.indices.data()),
+                                {static_cast<int64_t>(neighborhoods.numEdges())}, torch::kInt32)
+                   .to(torch::kInt64);
+  g.counts = sizes.to(torch::kFloat32).clamp_min(1.f);
+  g.points = g.points.to(device);
+  g.center = g.center.to(device);
+  g.neighbor = g.neighbor.to(device);
+  g.counts = g.counts.to(device);
+  g.edge_scale = edge_scale;
+  return g;
+}
+
+torch::Tensor segmentMean(const torch::Tensor& x, const TorchGraph& graph) {
+  return segmentSum(x, graph) / graph.counts.unsqueeze(1);
+}
+
+PlaneFit weightedPlaneFit(const TorchGraph& graph, const torch::Tensor& weights) {
+  const torch::Tensor d = graph.points.index_select(0, graph.neighbor) - graph.points.index_select(0, graph.center);
+  const torch::Tensor w = weights.unsqueeze(1);
+  const torch::Tensor sum_w = segmentSum(weights, graph);
+  const torch::Tensor safe_sum = torch::where(sum_w > 0, sum_w, torch::ones_like(sum_w));
+  const torch::Tensor mean = segmentSum(w * d, graph) / safe_sum.unsqueeze(1);
+  const torch::Tensor centered = d - mean.index_select(0, graph.center);
+  const torch::Tensor outer = (w * centered).unsqueeze(2) * centered.unsqueeze(1);  // E x 3 x 3
+  const torch::Tensor cov = segmentSum(outer, graph);
+  auto [values, vectors] = symmetricEigen3(cov);
+  const torch::Tensor smallest = values.abs().argmin(1);  // M
+  torch::Tensor normals = vectors.gather(2, smallest.view({-1, 1, 1}).expand({-1, 3, 1})).squeeze(2);
+  const torch::Tensor sign_probe = normals.select(1, 0) + 2 * normals.select(1, 1) + 3 * normals.select(1, 2);
+  normals = normals * torch::where(sign_probe < 0, -torch::ones_like(sign_probe), torch::ones_like(sign_probe)).unsqueeze(1);
+  const torch::Tensor trace = cov.diagonal(0, 1, 2).sum(1);
+  const torch::Tensor valid = (trace > 0) & torch::isfinite(trace) & (sum_w > 0);
+  const torch::Tensor lambda_min = values.gather(1, smallest.unsqueeze(1)).squeeze(1).abs();
+  const torch::Tensor curvature = torch::where(valid, lambda_min / torch::where(valid, trace, torch::ones_like(trace)),
+                                               torch::zeros_like(trace));
+  return {normals, curvature, valid};
+}
+
+TorchState initialState(const TorchGraph& graph) {
+  const torch::Tensor ones = torch::ones({graph.center.size(0)}, graph.points.options());
+  PlaneFit fit = weightedPlaneFit(graph, ones);
+  const torch::Tensor k_minus_1 = (graph.counts - 1).clamp_min(1.f);
+  return {fit.normals, (1.0 / k_minus_1).index_select(0, graph.center), fit.curvature};
+}
+
+DiseNetImpl::DiseNetImpl()
+    : layer1(register_module("layer1", makeMlp(8, 32, 16))),
+      layerg(register_module("layerg", makeMlp(19, 32, 8))),
+      layer2(register_module("layer2", makeMlp(24, 32, 16))),
+      layerg2(register_module("layerg2", makeMlp(16, 32, 8))),
+      layer3(register_module("layer3", makeMlp(24, 32, 16))),
+      layerg3(register_module("layerg3", makeMlp(16, 32, 12))),
+      layer4(register_module("layer4", makeMlp(27, 64, 1))) {}
+
+DiseNetImpl::DiseNetImpl(const Model& model) : DiseNetImpl() { load(model); }
+
+void DiseNetImpl::load(const Model& model) {
+  torch::NoGradGuard no_grad;
+  auto params = named_parameters();
+  for (const auto& [name, mlp] : model.namedMlps()) {
+    for (const Linear* linear : {&mlp->first, &mlp->second}) {
+      const std::string base = std::string(name) + (linear == &mlp->first ? ".0" : ".2");
+      params[base + ".weight"].copy_(toTensor(linear->weight, {linear->out_features, linear->in_features}));
+      params[base + ".bias"].copy_(toTensor(linear->bias, {linear->out_features}));
+    }
+  }
+}
+
+Model DiseNetImpl::toModel() const {
+  Model model = randomModel(0);  // shapes; every value is overwritten below
+  model.metadata.clear();
+  auto params = named_parameters();
+  for (auto& [name, mlp] : model.namedMlps()) {
+    for (Linear* linear : {&mlp->first, &mlp->second}) {
+      const std::string base = std::string(name) + (linear == &mlp->first ? ".0" : ".2");
+      linear->weight = toVector(params[base + ".weight"]);
+      linear->bias = toVector(params[base + ".bias"]);
+    }
+  }
+  return model;
+}
+
+TorchState DiseNetImpl::iterate(const TorchGraph& graph, const TorchState& previous, double dropout) {
+  const torch::Tensor& n = previous.normals;
+  const torch::Tensor d = graph.points.index_select(0, graph.neighbor) - graph.points.index_select(0, graph.center);
+  const torch::Tensor c = graph.edge_scale * d;
+  const torch::Tensor n_i = n.index_select(0, graph.center);
+  const torch::Tensor n_j = n.index_select(0, graph.neighbor);
+  const torch::Tensor edge_in = torch::cat({c, previous.weights.unsqueeze(1), safeCosine(n_i, c).unsqueeze(1),
+                                            safeCosine(n_j, c).unsqueeze(1), safeCosine(n_i, n_j).unsqueeze(1),
+                                            c.norm(2, 1, true)},
+                                           1);
+  const torch::Tensor e1 = layer1->forward(edge_in);
+  const torch::Tensor g1 = layerg->forward(torch::cat({segmentMean(e1, graph), n}, 1));
+  const torch::Tensor e2 = layer2->forward(torch::cat({e1, g1.index_select(0, graph.center)}, 1));
+  const torch::Tensor g2 = layerg2->forward(segmentMean(e2, graph));
+  const torch::Tensor e3 = layer3->forward(torch::cat({e2, g2.index_select(0, graph.center)}, 1));
+  const torch::Tensor g3 = layerg3->forward(segmentMean(e3, graph));
+  const torch::Tensor rotation = rotationFromQuaternion(g3.slice(1, 0, 4)).index_select(0, graph.center);
+  const torch::Tensor theta = g3.slice(1, 4, 12).index_select(0, graph.center);
+  const torch::Tensor rotated = torch::matmul(rotation, c.unsqueeze(2)).squeeze(2);
+  const torch::Tensor logits = layer4->forward(torch::cat({e3, theta, rotated}, 1)).squeeze(1);
+  torch::Tensor weights = segmentSoftmax(logits, graph);
+  if (dropout > 0 && is_training()) weights = torch::dropout(weights, dropout, /*train=*/true);
+  PlaneFit fit = weightedPlaneFit(graph, weights);
+  const torch::Tensor keep = fit.valid.unsqueeze(1);
+  return {torch::where(keep, fit.normals, n), weights, torch::where(fit.valid, fit.curvature, previous.curvature)};
+}
+
+torch::Tensor unorientedNormalLoss(const torch::Tensor& normals, const torch::Tensor& target) {
+  return torch::minimum((normals - target).norm(2, 1), (normals + target).norm(2, 1)).mean();
+}
+
+}  // namespace pcl_dise

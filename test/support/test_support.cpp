@@ -1,0 +1,102 @@
+#include "test_support.h"
+
+#include <algorithm>
+#include <unistd.h>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <sstream>
+#include <stdexcept>
+
+#include "pcl_dise/model.h"
+
+namespace pcl_dise {
+namespace test {
+
+std::string sharedDir() { return PCL_DISE_SHARED_DIR; }
+
+bool sharedFileExists(const std::string& relative) { return std::filesystem::exists(sharedDir() + "/" + relative); }
+
+std::string binaryDir() { return PCL_DISE_BINARY_DIR; }
+
+std::string temporaryDir(const std::string& name) {
+  const auto dir = std::filesystem::temp_directory_path() / ("pcl_dise_test_" + name + "_" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  return dir.string();
+}
+
+std::vector<std::array<float, 3>> readTriples(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw std::runtime_error("cannot open " + path);
+  std::vector<std::array<float, 3>> rows;
+  std::string line;
+  while (std::getline(in, line)) {
+    std::istringstream fields(line);
+    std::array<float, 3> r{};
+    std::string a, b, c;
+    if (!(fields >> a >> b >> c)) continue;
+    r = {std::stof(a), std::stof(b), std::stof(c)};
+    rows.push_back(r);
+  }
+  return rows;
+}
+
+pcl::PointCloud<pcl::PointXYZ>::Ptr readXyz(const std::string& path) {
+  auto cloud = pcl::make_shared<pcl::PointCloud<pcl::PointXYZ>>();
+  for (const auto& r : readTriples(path)) cloud->push_back(pcl::PointXYZ(r[0], r[1], r[2]));
+  return cloud;
+}
+
+std::string randomModelFile(unsigned seed) {
+  const std::string path = temporaryDir("model_" + std::to_string(seed)) + "/random.safetensors";
+  saveModel(randomModel(seed), path);
+  return path;
+}
+
+double unorientedAngleDeg(const float* a, const float* b) {
+  const double na = std::sqrt(double(a[0]) * a[0] + double(a[1]) * a[1] + double(a[2]) * a[2]);
+  const double nb = std::sqrt(double(b[0]) * b[0] + double(b[1]) * b[1] + double(b[2]) * b[2]);
+  const double dot = (double(a[0]) * b[0] + double(a[1]) * b[1] + double(a[2]) * b[2]) / (na * nb);
+  if (!std::isfinite(dot)) return 90.0;
+  return std::acos(std::min(1.0, std::fabs(dot))) * 180.0 / M_PI;
+}
+
+pcl::PointCloud<pcl::PointXYZ>::Ptr sphereCloud(int n, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::normal_distribution<float> g;
+  auto cloud = pcl::make_shared<pcl::PointCloud<pcl::PointXYZ>>();
+  for (int i = 0; i < n; ++i) {
+    Eigen::Vector3f v(g(rng), g(rng), g(rng));
+    v.normalize();
+    cloud->push_back(pcl::PointXYZ(v.x(), v.y(), v.z()));
+  }
+  return cloud;
+}
+
+pcl::PointCloud<pcl::PointXYZ>::Ptr boxCloud(int n, float side, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> u(0.f, side);
+  std::uniform_int_distribution<int> face(0, 5);
+  auto cloud = pcl::make_shared<pcl::PointCloud<pcl::PointXYZ>>();
+  for (int i = 0; i < n; ++i) {
+    const int f = face(rng);
+    float p[3] = {u(rng), u(rng), u(rng)};
+    p[f % 3] = f < 3 ? 0.f : side;
+    cloud->push_back(pcl::PointXYZ(p[0], p[1], p[2]));
+  }
+  return cloud;
+}
+
+double percentile(std::vector<double> values, double pct) {
+  if (values.empty()) return 0.0;
+  std::sort(values.begin(), values.end());
+  const double pos = pct / 100.0 * (values.size() - 1);
+  const std::size_t lo = static_cast<std::size_t>(std::floor(pos));
+  const std::size_t hi = std::min(values.size() - 1, lo + 1);
+  return values[lo] + (pos - lo) * (values[hi] - values[lo]);
+}
+
+}  // namespace test
+}  // namespace pcl_dise

@@ -1,0 +1,41 @@
+#pragma once
+// Shared helpers for the tests: reference data, synthetic clouds, angle comparisons.
+#include <array>
+#include <string>
+#include <vector>
+
+#include <pcl/point_cloud.h>
+#include <pcl/point_types.h>
+
+namespace pcl_dise {
+namespace test {
+
+/** ../shared beside the checkout (configurable with -DPCL_DISE_SHARED_DIR). */
+std::string sharedDir();
+/** Whether `relative` exists under sharedDir(). */
+bool sharedFileExists(const std::string& relative);
+/** The build tree (tools live in apps/). */
+std::string binaryDir();
+/** A fresh temporary folder for one test. */
+std::string temporaryDir(const std::string& name);
+
+/** Text rows of three floats ("x y z" / "nx ny nz"). */
+pcl::PointCloud<pcl::PointXYZ>::Ptr readXyz(const std::string& path);
+std::vector<std::array<float, 3>> readTriples(const std::string& path);
+
+/** A random model (seeded) written to a temporary .safetensors file; returns its path. */
+std::string randomModelFile(unsigned seed);
+
+/** Unoriented angle between two directions in degrees; 90 where either is not finite. */
+double unorientedAngleDeg(const float* a, const float* b);
+
+/** n points on the unit sphere (deterministic). */
+pcl::PointCloud<pcl::PointXYZ>::Ptr sphereCloud(int n, unsigned seed = 1);
+/** Points sampled on the surface of an axis-aligned box of side `side` (deterministic). */
+pcl::PointCloud<pcl::PointXYZ>::Ptr boxCloud(int n, float side = 1.f, unsigned seed = 2);
+
+/** Percentile (0..100) of values. */
+double percentile(std::vector<double> values, double pct);
+
+}  // namespace test
+}  // namespace pcl_dise
