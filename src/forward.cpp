@@ -92,7 +92,7 @@ PreparedGraph prepareGraph(const ForwardInput& input, int threads) {
   for (std::int64_t i = 0; i < static_cast<std::int64_t>(m); ++i) {
     if (full.size(i) < 3) continue;
     float normal[3], curvature;
-    if (fitPlane<float>(input.points, input.points + 3 * i, full.begin(i), nullptr, static_cast<int>(full.size(i)),
+    if (fitPlane<double>(input.points, input.points + 3 * i, full.begin(i), nullptr, static_cast<int>(full.size(i)),
                         normal, &curvature)) {
       for (int c = 0; c < 3; ++c) g.normals[3 * i + c] = normal[c];
       g.curvature[i] = curvature;

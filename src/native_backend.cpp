@@ -142,7 +142,7 @@ bool iteratePoint(const NativeModel& net, const PreparedGraph& g, std::size_t i,
   std::copy(ws.weights.data(), ws.weights.data() + k, weights_out);
 
   // 10: weighted plane fit.
-  return fitPlane<float>(g.points, pi, idx, weights_out, k, normal_out, curvature_out);
+  return fitPlane<double>(g.points, pi, idx, weights_out, k, normal_out, curvature_out);
 }
 
 }  // namespace

@@ -17,6 +17,8 @@ struct ParityCase {
   pcl_dise::Backend backend;
 };
 
+void PrintTo(const ParityCase& c, std::ostream* os) { *os << c.name << " on " << pcl_dise::toString(c.backend); }
+
 class Parity : public ::testing::TestWithParam<ParityCase> {};
 
 TEST_P(Parity, MatchesReferenceAfterEveryIteration) {

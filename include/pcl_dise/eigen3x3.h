@@ -5,6 +5,7 @@
 // and zero eigenvalues still give an orthonormal basis. Header-only, no dependencies, usable
 // from CUDA device code: every backend (native, LibTorch, CUDA) calls this one solver.
 #include <cmath>
+#include <limits>
 
 #if defined(__CUDACC__)
 #define PCL_DISE_HOST_DEVICE __host__ __device__ __forceinline__
@@ -108,6 +109,25 @@ PCL_DISE_HOST_DEVICE void eigenvectorInComplement(const SymMat3<Scalar>& a, cons
   for (int c = 0; c < 3; ++c) out[c] = cu * u[c] + cv * v[c];
 }
 
+template <typename Scalar>
+PCL_DISE_HOST_DEVICE Scalar rayleighQuotient(const SymMat3<Scalar>& a, const Scalar* v) {
+  return a.a00 * v[0] * v[0] + a.a11 * v[1] * v[1] + a.a22 * v[2] * v[2] +
+         Scalar(2) * (a.a01 * v[0] * v[1] + a.a02 * v[0] * v[2] + a.a12 * v[1] * v[2]);
+}
+
+// Sorts eigenpairs by value; each swap negates one vector so the basis stays right-handed.
+template <typename Scalar>
+PCL_DISE_HOST_DEVICE void sortAscending(Scalar* values, Scalar (*vectors)[3]) {
+  for (int i = 0; i < 2; ++i)
+    for (int j = 0; j < 2 - i; ++j)
+      if (values[j] > values[j + 1]) {
+        const Scalar t = values[j]; values[j] = values[j + 1]; values[j + 1] = t;
+        for (int c = 0; c < 3; ++c) {
+          const Scalar v = vectors[j][c]; vectors[j][c] = vectors[j + 1][c]; vectors[j + 1][c] = -v;
+        }
+      }
+}
+
 }  // namespace eigen3x3_detail
 
 /** Eigendecomposition of the symmetric matrix m. Finite input gives finite output; a zero
@@ -130,10 +150,10 @@ PCL_DISE_HOST_DEVICE Eigen3Result<Scalar> eigenSymmetric3(const SymMat3<Scalar>&
                           m.a11 * inv_max, m.a12 * inv_max, m.a22 * inv_max};
   const Scalar off_norm2 = a.a01 * a.a01 + a.a02 * a.a02 + a.a12 * a.a12;
   Scalar values[3];
-  if (off_norm2 > Scalar(0)) {
-    const Scalar q = (a.a00 + a.a11 + a.a22) / Scalar(3);
-    const Scalar b00 = a.a00 - q, b11 = a.a11 - q, b22 = a.a22 - q;
-    const Scalar p = std::sqrt((b00 * b00 + b11 * b11 + b22 * b22 + Scalar(2) * off_norm2) / Scalar(6));
+  const Scalar q = (a.a00 + a.a11 + a.a22) / Scalar(3);
+  const Scalar b00 = a.a00 - q, b11 = a.a11 - q, b22 = a.a22 - q;
+  const Scalar p = std::sqrt((b00 * b00 + b11 * b11 + b22 * b22 + Scalar(2) * off_norm2) / Scalar(6));
+  if (off_norm2 > Scalar(0) && p > std::numeric_limits<Scalar>::epsilon()) {
     const Scalar c00 = b11 * b22 - a.a12 * a.a12;
     const Scalar c01 = a.a01 * b22 - a.a12 * a.a02;
     const Scalar c02 = a.a01 * a.a12 - b11 * a.a02;
@@ -147,26 +167,24 @@ PCL_DISE_HOST_DEVICE Eigen3Result<Scalar> eigenSymmetric3(const SymMat3<Scalar>&
     values[0] = q + p * beta0;
     values[1] = q + p * beta1;
     values[2] = q + p * beta2;
-    // Start from the eigenvalue farthest from the other two: it is simple and well separated.
-    if (half_det >= Scalar(0)) {
-      eigenvectorOfSimpleValue(a, values[2], r.vectors[2]);
-      eigenvectorInComplement(a, r.vectors[2], values[1], r.vectors[1]);
-      cross(r.vectors[1], r.vectors[2], r.vectors[0]);
-    } else {
-      eigenvectorOfSimpleValue(a, values[0], r.vectors[0]);
-      eigenvectorInComplement(a, r.vectors[0], values[1], r.vectors[1]);
-      cross(r.vectors[0], r.vectors[1], r.vectors[2]);
-    }
+    // Start from the eigenvalue farthest from the other two: it is simple. Near a double root the
+    // closed form loses half the digits, so the simple eigenpair is refined once by its Rayleigh
+    // quotient before the other vectors are derived from it.
+    const int simple = half_det >= Scalar(0) ? 2 : 0;
+    eigenvectorOfSimpleValue(a, values[simple], r.vectors[simple]);
+    values[simple] = rayleighQuotient(a, r.vectors[simple]);
+    eigenvectorOfSimpleValue(a, values[simple], r.vectors[simple]);
+    eigenvectorInComplement(a, r.vectors[simple], values[1], r.vectors[1]);
+    if (simple == 2) cross(r.vectors[1], r.vectors[2], r.vectors[0]);
+    else cross(r.vectors[0], r.vectors[1], r.vectors[2]);
+    for (int i = 0; i < 3; ++i) values[i] = rayleighQuotient(a, r.vectors[i]);
+    // Rayleigh quotients of a (near-)double root may swap by rounding.
+    sortAscending(values, r.vectors);
+  } else if (off_norm2 > Scalar(0)) {  // a multiple of the identity up to rounding
+    values[0] = values[1] = values[2] = q;
   } else {  // diagonal: sort the diagonal, keep the axes
     values[0] = a.a00; values[1] = a.a11; values[2] = a.a22;
-    for (int i = 0; i < 2; ++i)
-      for (int j = 0; j < 2 - i; ++j)
-        if (values[j] > values[j + 1]) {
-          const Scalar t = values[j]; values[j] = values[j + 1]; values[j + 1] = t;
-          for (int c = 0; c < 3; ++c) {
-            const Scalar s = r.vectors[j][c]; r.vectors[j][c] = r.vectors[j + 1][c]; r.vectors[j + 1][c] = s;
-          }
-        }
+    sortAscending(values, r.vectors);
   }
   for (int i = 0; i < 3; ++i) r.values[i] = values[i] * max_abs;
   return r;

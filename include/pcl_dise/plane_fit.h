@@ -10,11 +10,13 @@ namespace pcl_dise {
  *  neighbors: `count` node indices; weights: `count` weights, or nullptr for unit weights.
  *  Computes m = sum w d / sum w and C = sum w (d - m)(d - m)^T over d = p_j - center, then
  *  writes the unit normal (sign rule applied) and |lambda_min| / trace(C).
+ *  Scalar is the precision of the sums and the eigensolve (double on the CPU: a nearly collinear
+ *  neighbourhood needs it to match a double-precision fit).
  *  Returns false, leaving the outputs untouched, when C is zero or not finite (every point at
  *  the same place, or weights that sum to zero). */
 template <typename Scalar, typename Index>
 PCL_DISE_HOST_DEVICE bool fitPlane(const float* points, const float* center, const Index* neighbors,
-                                   const float* weights, int count, Scalar* normal, Scalar* curvature) {
+                                   const float* weights, int count, float* normal, float* curvature) {
   Scalar sum_w = 0, mean[3] = {0, 0, 0};
   for (int e = 0; e < count; ++e) {
     const float* p = points + 3 * static_cast<long long>(neighbors[e]);
@@ -36,7 +38,10 @@ PCL_DISE_HOST_DEVICE bool fitPlane(const float* points, const float* center, con
   }
   const Scalar trace = cov.a00 + cov.a11 + cov.a22;
   if (!(trace > Scalar(0)) || !(trace < Scalar(3.0e38))) return false;
-  planeFromCovariance(cov, normal, curvature);
+  Scalar n[3], c;
+  planeFromCovariance(cov, n, &c);
+  for (int i = 0; i < 3; ++i) normal[i] = static_cast<float>(n[i]);
+  *curvature = static_cast<float>(c);
   return true;
 }
 

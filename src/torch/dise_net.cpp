@@ -77,9 +77,12 @@ torch::Tensor segmentMean(const torch::Tensor& x, const TorchGraph& graph) {
 }
 
 PlaneFit weightedPlaneFit(const TorchGraph& graph, const torch::Tensor& weights) {
-  const torch::Tensor d = graph.points.index_select(0, graph.neighbor) - graph.points.index_select(0, graph.center);
-  const torch::Tensor w = weights.unsqueeze(1);
-  const torch::Tensor sum_w = segmentSum(weights, graph);
+  // Sums and eigensolve in double, as the native backend (plane_fit.h): nearly collinear
+  // neighbourhoods need it.
+  const torch::Tensor d = (graph.points.index_select(0, graph.neighbor) - graph.points.index_select(0, graph.center))
+                              .to(torch::kFloat64);
+  const torch::Tensor w = weights.to(torch::kFloat64).unsqueeze(1);
+  const torch::Tensor sum_w = segmentSum(w.squeeze(1), graph);
   const torch::Tensor safe_sum = torch::where(sum_w > 0, sum_w, torch::ones_like(sum_w));
   const torch::Tensor mean = segmentSum(w * d, graph) / safe_sum.unsqueeze(1);
   const torch::Tensor centered = d - mean.index_select(0, graph.center);
@@ -95,7 +98,7 @@ PlaneFit weightedPlaneFit(const TorchGraph& graph, const torch::Tensor& weights)
   const torch::Tensor lambda_min = values.gather(1, smallest.unsqueeze(1)).squeeze(1).abs();
   const torch::Tensor curvature = torch::where(valid, lambda_min / torch::where(valid, trace, torch::ones_like(trace)),
                                                torch::zeros_like(trace));
-  return {normals, curvature, valid};
+  return {normals.to(weights.scalar_type()), curvature.to(weights.scalar_type()), valid};
 }
 
 TorchState initialState(const TorchGraph& graph) {

@@ -37,7 +37,7 @@ bool DeepIterativeNormalEstimation<PointInT, PointOutT>::computePointNormal(cons
   std::iota(local.begin(), local.end(), 0);
   const float zero[3] = {0.f, 0.f, 0.f};
   float normal[3];
-  if (!pcl_dise::fitPlane<float>(offsets.data(), zero, local.data(), nullptr, static_cast<int>(local.size()),
+  if (!pcl_dise::fitPlane<double>(offsets.data(), zero, local.data(), nullptr, static_cast<int>(local.size()),
                                  normal, &curvature)) {
     curvature = std::numeric_limits<float>::quiet_NaN();
     return false;

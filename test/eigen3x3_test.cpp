@@ -1,0 +1,114 @@
+// The shared 3x3 eigensolver against Eigen's SelfAdjointEigenSolver in double precision.
+#include <random>
+
+#include <Eigen/Dense>
+#include <gtest/gtest.h>
+
+#include "pcl_dise/eigen3x3.h"
+
+namespace {
+
+using pcl_dise::SymMat3;
+
+SymMat3<double> fromEigen(const Eigen::Matrix3d& m) { return {m(0, 0), m(0, 1), m(0, 2), m(1, 1), m(1, 2), m(2, 2)}; }
+
+Eigen::Matrix3d randomRotation(std::mt19937& rng) {
+  std::normal_distribution<double> g;
+  Eigen::Quaterniond q(g(rng), g(rng), g(rng), g(rng));
+  return q.normalized().toRotationMatrix();
+}
+
+// Checks values against Eigen's, and that the vectors form an orthonormal eigenbasis.
+void expectDecomposes(const Eigen::Matrix3d& m, double tol) {
+  const auto r = pcl_dise::eigenSymmetric3(fromEigen(m));
+  Eigen::SelfAdjointEigenSolver<Eigen::Matrix3d> ref(m);
+  const double scale = std::max(1e-300, m.cwiseAbs().maxCoeff());
+  Eigen::Matrix3d u;
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_NEAR(r.values[i], ref.eigenvalues()[i], tol * scale) << "matrix\n" << m;
+    u.col(i) = Eigen::Vector3d(r.vectors[i][0], r.vectors[i][1], r.vectors[i][2]);
+  }
+  EXPECT_TRUE(u.allFinite());
+  EXPECT_LT((u.transpose() * u - Eigen::Matrix3d::Identity()).cwiseAbs().maxCoeff(), 1e-9) << "matrix\n" << m;
+  const Eigen::Matrix3d reconstructed = u * Eigen::Vector3d(r.values[0], r.values[1], r.values[2]).asDiagonal() * u.transpose();
+  EXPECT_LT((reconstructed - m).cwiseAbs().maxCoeff(), tol * scale) << "matrix\n" << m;
+  EXPECT_GT(u.determinant(), 0.0);
+}
+
+TEST(EigenSymmetric3, RandomMatrices) {
+  std::mt19937 rng(7);
+  std::normal_distribution<double> g;
+  for (int t = 0; t < 2000; ++t) {
+    Eigen::Matrix3d a;
+    for (int i = 0; i < 9; ++i) a.data()[i] = g(rng);
+    expectDecomposes(0.5 * (a + a.transpose()), 1e-12);
+  }
+}
+
+TEST(EigenSymmetric3, SimpleEigenvectorsMatchEigen) {
+  std::mt19937 rng(8);
+  for (int t = 0; t < 500; ++t) {
+    const Eigen::Matrix3d q = randomRotation(rng);
+    const Eigen::Matrix3d m = q * Eigen::Vector3d(0.1, 1.0, 3.0).asDiagonal() * q.transpose();
+    const auto r = pcl_dise::eigenSymmetric3(fromEigen(m));
+    for (int i = 0; i < 3; ++i) {
+      const Eigen::Vector3d v(r.vectors[i][0], r.vectors[i][1], r.vectors[i][2]);
+      EXPECT_NEAR(std::fabs(v.dot(q.col(i))), 1.0, 1e-12);
+    }
+  }
+}
+
+TEST(EigenSymmetric3, RankDeficient) {
+  std::mt19937 rng(9);
+  for (int t = 0; t < 500; ++t) {
+    const Eigen::Matrix3d q = randomRotation(rng);
+    expectDecomposes(q * Eigen::Vector3d(0.0, 1.0, 2.0).asDiagonal() * q.transpose(), 1e-12);  // planar patch
+    expectDecomposes(q * Eigen::Vector3d(0.0, 0.0, 5.0).asDiagonal() * q.transpose(), 1e-12);  // collinear
+    const auto r = pcl_dise::eigenSymmetric3(fromEigen(q * Eigen::Vector3d(0.0, 1.0, 2.0).asDiagonal() * q.transpose()));
+    EXPECT_NEAR(std::fabs(Eigen::Vector3d(r.vectors[0][0], r.vectors[0][1], r.vectors[0][2]).dot(q.col(0))), 1.0, 1e-12);
+  }
+}
+
+TEST(EigenSymmetric3, RepeatedEigenvalues) {
+  std::mt19937 rng(10);
+  for (int t = 0; t < 500; ++t) {
+    const Eigen::Matrix3d q = randomRotation(rng);
+    expectDecomposes(q * Eigen::Vector3d(1.0, 1.0, 4.0).asDiagonal() * q.transpose(), 1e-12);
+    expectDecomposes(q * Eigen::Vector3d(-2.0, 3.0, 3.0).asDiagonal() * q.transpose(), 1e-12);
+    expectDecomposes(q * Eigen::Vector3d(2.5, 2.5, 2.5).asDiagonal() * q.transpose(), 1e-12);
+    expectDecomposes(q * Eigen::Vector3d(1.0, 1.0 + 1e-9, 1.0 + 2e-9).asDiagonal() * q.transpose(), 1e-12);
+  }
+}
+
+TEST(EigenSymmetric3, ZeroAndDiagonal) {
+  expectDecomposes(Eigen::Matrix3d::Zero(), 1e-12);
+  expectDecomposes(Eigen::Vector3d(3.0, -1.0, 2.0).asDiagonal().toDenseMatrix(), 1e-12);
+  const auto r = pcl_dise::eigenSymmetric3(SymMat3<double>{0, 0, 0, 0, 0, 0});
+  EXPECT_EQ(r.values[0], 0.0);
+  EXPECT_EQ(r.vectors[2][2], 1.0);
+}
+
+TEST(EigenSymmetric3, BadlyScaled) {
+  std::mt19937 rng(11);
+  for (double scale : {1e-30, 1e-12, 1e-6, 1e6, 1e12, 1e30}) {
+    for (int t = 0; t < 100; ++t) {
+      const Eigen::Matrix3d q = randomRotation(rng);
+      expectDecomposes(scale * (q * Eigen::Vector3d(1e-4, 0.5, 1.0).asDiagonal() * q.transpose()), 1e-12);
+    }
+  }
+}
+
+TEST(EigenSymmetric3, FloatPlaneNormalIsAccurate) {
+  std::mt19937 rng(12);
+  for (int t = 0; t < 500; ++t) {
+    const Eigen::Matrix3d q = randomRotation(rng);
+    const Eigen::Matrix3f m = (q * Eigen::Vector3d(1e-3, 0.3, 1.0).asDiagonal() * q.transpose()).cast<float>();
+    float normal[3], curvature;
+    pcl_dise::planeFromCovariance(SymMat3<float>{m(0, 0), m(0, 1), m(0, 2), m(1, 1), m(1, 2), m(2, 2)}, normal, &curvature);
+    EXPECT_NEAR(std::fabs(Eigen::Vector3f(normal[0], normal[1], normal[2]).dot(q.col(0).cast<float>())), 1.f, 1e-6f);
+    EXPECT_GE(normal[0] + 2 * normal[1] + 3 * normal[2], 0.f);  // sign rule
+    EXPECT_NEAR(curvature, 1e-3 / 1.301, 1e-5);
+  }
+}
+
+}  // namespace

@@ -1,0 +1,166 @@
+// The PCL-free forward pass: backends against each other, pruning, edge scale, bad input.
+#include <cmath>
+#include <random>
+
+#include <gtest/gtest.h>
+
+#include "pcl_dise/forward.h"
+#include "test_support.h"
+
+namespace {
+
+using namespace pcl_dise;
+
+// Brute-force k nearest neighbours (the point itself first): the reference neighbourhoods.
+Neighborhoods bruteForceKnn(const std::vector<float>& points, int k_plus_self) {
+  const std::size_t m = points.size() / 3;
+  Neighborhoods nb;
+  for (std::size_t i = 0; i < m; ++i) {
+    std::vector<std::pair<float, std::int32_t>> d;
+    for (std::size_t j = 0; j < m; ++j) {
+      float s = 0;
+      for (int c = 0; c < 3; ++c) s += (points[3 * i + c] - points[3 * j + c]) * (points[3 * i + c] - points[3 * j + c]);
+      d.emplace_back(j == i ? -1.f : s, static_cast<std::int32_t>(j));
+    }
+    std::sort(d.begin(), d.end());
+    std::vector<std::int32_t> row;
+    for (int e = 0; e < std::min<int>(k_plus_self, static_cast<int>(m)); ++e) row.push_back(d[e].second);
+    nb.append(row.data(), row.size());
+  }
+  return nb;
+}
+
+std::vector<float> flatten(const pcl::PointCloud<pcl::PointXYZ>& cloud) {
+  std::vector<float> p;
+  for (const auto& q : cloud) p.insert(p.end(), {q.x, q.y, q.z});
+  return p;
+}
+
+TEST(EdgeScale, HandComputed) {
+  // Two points one unit apart, each with itself and the other: mean |d|^2/3 over 4 entries = 2/12.
+  const std::vector<float> points = {0, 0, 0, 1, 0, 0};
+  const std::int32_t table[] = {0, 1, 1, 0};
+  const Neighborhoods nb = Neighborhoods::fromDense(table, 2, 2);
+  EXPECT_NEAR(edgeScale(points.data(), nb), 0.2 / std::sqrt(2.0 / 12.0), 1e-6);
+  const std::vector<float> same = {1, 1, 1, 1, 1, 1};
+  EXPECT_EQ(edgeScale(same.data(), nb), 1.f);  // no spread: a neutral scale instead of infinity
+}
+
+TEST(Forward, BackendsAgreeWithRandomWeights) {
+  if (!backendAvailable(Backend::Torch)) GTEST_SKIP() << "torch backend not built";
+  const auto cloud = test::boxCloud(1500);
+  const std::vector<float> points = flatten(*cloud);
+  const Neighborhoods nb = bruteForceKnn(points, 33);
+  ForwardInput in{points.data(), cloud->size(), &nb, edgeScale(points.data(), bruteForceKnn(points, 17))};
+  ForwardOptions opt;
+  opt.iterations = 4;
+  opt.keep_iterations = true;
+  for (unsigned seed : {1u, 2u}) {
+    const Model model = randomModel(seed);
+    const ForwardResult native = runForward(model, in, opt, Backend::Native);
+    const ForwardResult torch = runForward(model, in, opt, Backend::Torch);
+    ASSERT_EQ(native.iteration_normals.size(), 5u);
+    std::vector<double> errors;
+    for (std::size_t i = 0; i < cloud->size(); ++i) errors.push_back(test::unorientedAngleDeg(&native.normals[3 * i], &torch.normals[3 * i]));
+    EXPECT_LT(test::percentile(errors, 99), 0.1);
+    for (std::size_t e = 0; e < native.kernel_weights.size(); ++e)
+      ASSERT_NEAR(native.kernel_weights[e], torch.kernel_weights[e], 1e-4);
+    for (std::size_t i = 0; i < cloud->size(); ++i) ASSERT_NEAR(native.curvature[i], torch.curvature[i], 1e-4);
+  }
+}
+
+TEST(Forward, KernelWeightsAreASoftmaxPerNeighbourhood) {
+  const auto cloud = test::sphereCloud(400);
+  const std::vector<float> points = flatten(*cloud);
+  const Neighborhoods nb = bruteForceKnn(points, 17);
+  ForwardInput in{points.data(), cloud->size(), &nb, edgeScale(points.data(), nb)};
+  ForwardOptions opt;
+  opt.iterations = 2;
+  const ForwardResult r = runForward(randomModel(3), in, opt);
+  for (std::size_t i = 0; i < cloud->size(); ++i) {
+    double sum = 0;
+    for (auto e = r.kernel_neighborhoods.offsets[i]; e < r.kernel_neighborhoods.offsets[i + 1]; ++e) {
+      EXPECT_GT(r.kernel_weights[e], 0.f);
+      sum += r.kernel_weights[e];
+    }
+    EXPECT_NEAR(sum, 1.0, 1e-5);
+    // A sphere's normal is radial.
+    EXPECT_LT(test::unorientedAngleDeg(&r.normals[3 * i], &points[3 * i]), 10.0);
+  }
+}
+
+TEST(Forward, PointsWithoutANormalLeaveOtherNeighbourhoods) {
+  // Nodes 0-4 form a planar patch; node 5 sees only itself and node 0 (too few points).
+  const std::vector<float> points = {0, 0, 0, 1, 0, 0, 0, 1, 0, 1, 1, 0, 0.5f, 0.5f, 0.1f, 5, 5, 5};
+  Neighborhoods nb;
+  for (int i = 0; i < 5; ++i) {
+    std::vector<std::int32_t> row = {i};
+    for (int j = 0; j < 6; ++j)
+      if (j != i) row.push_back(j);
+    nb.append(row.data(), row.size());
+  }
+  const std::int32_t lonely[] = {5, 0};
+  nb.append(lonely, 2);
+  ForwardInput in{points.data(), 6, &nb, 1.f};
+  ForwardOptions opt;
+  opt.iterations = 1;
+  const ForwardResult r = runForward(randomModel(1), in, opt);
+  EXPECT_TRUE(std::isnan(r.normals[15]) && std::isnan(r.curvature[5]));
+  for (int i = 0; i < 5; ++i) {
+    EXPECT_TRUE(std::isfinite(r.normals[3 * i]));
+    EXPECT_EQ(r.kernel_neighborhoods.size(i), 5);
+    for (auto e = r.kernel_neighborhoods.offsets[i]; e < r.kernel_neighborhoods.offsets[i + 1]; ++e)
+      EXPECT_NE(r.kernel_neighborhoods.indices[e], 5);
+  }
+  EXPECT_EQ(r.kernel_neighborhoods.size(5), 0);
+}
+
+TEST(Forward, CoincidentNeighbourhoodHasNoNormal) {
+  const std::vector<float> points = {1, 1, 1, 1, 1, 1, 1, 1, 1};
+  const std::int32_t table[] = {0, 1, 2, 1, 0, 2, 2, 0, 1};
+  const Neighborhoods nb = Neighborhoods::fromDense(table, 3, 3);
+  ForwardInput in{points.data(), 3, &nb, 1.f};
+  ForwardOptions opt;
+  opt.iterations = 0;
+  const ForwardResult r = runForward(Model{}, in, opt);
+  for (float v : r.normals) EXPECT_TRUE(std::isnan(v));
+}
+
+TEST(Forward, CollinearNeighbourhoodGetsAPerpendicularNormal) {
+  const std::vector<float> points = {0, 0, 0, 1, 1, 1, 2, 2, 2, 3, 3, 3};
+  const std::int32_t table[] = {0, 1, 2, 3, 1, 0, 2, 3, 2, 0, 1, 3, 3, 0, 1, 2};
+  const Neighborhoods nb = Neighborhoods::fromDense(table, 4, 4);
+  ForwardInput in{points.data(), 4, &nb, 1.f};
+  ForwardOptions opt;
+  opt.iterations = 2;
+  const ForwardResult r = runForward(randomModel(2), in, opt);
+  for (int i = 0; i < 4; ++i) {
+    const float* n = &r.normals[3 * i];
+    EXPECT_NEAR(n[0] + n[1] + n[2], 0.f, 1e-5f);
+    EXPECT_NEAR(n[0] * n[0] + n[1] * n[1] + n[2] * n[2], 1.f, 1e-5f);
+  }
+}
+
+TEST(Forward, RejectsMalformedInput) {
+  const std::vector<float> points = {0, 0, 0, 1, 0, 0};
+  const std::int32_t table[] = {0, 7};
+  const Neighborhoods bad_index = Neighborhoods::fromDense(table, 2, 1);
+  EXPECT_THROW(runForward(Model{}, ForwardInput{points.data(), 2, &bad_index, 1.f}, ForwardOptions{}), std::invalid_argument);
+  const Neighborhoods too_few = Neighborhoods::fromDense(table, 1, 1);
+  EXPECT_THROW(runForward(Model{}, ForwardInput{points.data(), 2, &too_few, 1.f}, ForwardOptions{}), std::invalid_argument);
+  const std::int32_t ok[] = {0, 1};
+  const Neighborhoods good = Neighborhoods::fromDense(ok, 2, 1);
+  EXPECT_THROW(runForward(Model{}, ForwardInput{points.data(), 2, &good, NAN}, ForwardOptions{}), std::invalid_argument);
+  ForwardOptions negative;
+  negative.iterations = -1;
+  EXPECT_THROW(runForward(Model{}, ForwardInput{points.data(), 2, &good, 1.f}, negative), std::invalid_argument);
+  EXPECT_THROW(backendFromString("opencl"), std::invalid_argument);
+}
+
+TEST(Forward, EmptyInputGivesEmptyOutput) {
+  const Neighborhoods none;
+  const ForwardResult r = runForward(randomModel(1), ForwardInput{nullptr, 0, &none, 1.f}, ForwardOptions{});
+  EXPECT_TRUE(r.normals.empty());
+}
+
+}  // namespace
