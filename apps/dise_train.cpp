@@ -1,0 +1,240 @@
+// dise_train: trains a DISE model by the published recipe (ALGORITHM.md) on PCPNet-format data,
+// on spatial patches so that it fits a laptop CPU: L iterations per patch, a loss and an RMSprop
+// step after each, dropout on the kernel weights, checkpoints and --resume.
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <random>
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include "pcl_dise/forward.h"
+#include "pcl_dise/torch/dise_net.h"
+#include "training/knn_graph.h"
+#include "training/pcpnet_data.h"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+struct Options {
+  std::string list, out = "dise_k64.safetensors", checkpoint_dir = "checkpoints", device = "cpu", log = "train_log.csv";
+  int k = 64, iterations = 8, epochs = 300, patch = 2048, patches_per_cloud = 4, threads = 0;
+  double lr = 5e-4, dropout = 0.25, minutes = 0, checkpoint_minutes = 5;
+  std::uint64_t seed = 1;
+  bool resume = false;
+};
+
+// A training cloud with its whole-cloud edge scale (ALGORITHM.md: one statistic per cloud).
+struct TrainingCloud {
+  std::string name;
+  std::vector<float> points, normals;  // N x 3
+  float edge_scale;
+  std::unique_ptr<pcl_dise::PointKdTree> tree;
+};
+
+TrainingCloud loadCloud(const std::string& base) {
+  auto loaded = pcl_dise::pcpnet::readCloud(base);
+  TrainingCloud c;
+  c.name = base;
+  for (std::size_t i = 0; i < loaded.cloud.points.size(); ++i) {
+    c.points.insert(c.points.end(), loaded.cloud.points[i].begin(), loaded.cloud.points[i].end());
+    c.normals.insert(c.normals.end(), loaded.cloud.normals[i].begin(), loaded.cloud.normals[i].end());
+  }
+  // Centre the cloud: float keeps its precision in the local frame.
+  double mean[3] = {0, 0, 0};
+  const std::size_t n = c.points.size() / 3;
+  for (std::size_t i = 0; i < n; ++i)
+    for (int d = 0; d < 3; ++d) mean[d] += c.points[3 * i + d] / double(n);
+  for (std::size_t i = 0; i < n; ++i)
+    for (int d = 0; d < 3; ++d) c.points[3 * i + d] -= static_cast<float>(mean[d]);
+  c.tree = std::make_unique<pcl_dise::PointKdTree>(c.points.data(), n);
+  c.edge_scale = pcl_dise::edgeScale(c.points.data(), c.tree->graph(17));
+  return c;
+}
+
+// A patch: the `size` points nearest to a random centre, their k-NN graph within the patch, and
+// the inner half on which the loss is taken (outer points have clipped neighbourhoods).
+struct Patch {
+  pcl_dise::TorchGraph graph;
+  torch::Tensor target, inner;
+};
+
+Patch makePatch(const TrainingCloud& c, int size, int k, std::mt19937_64& rng, const torch::Device& device) {
+  const std::size_t n = c.points.size() / 3;
+  const std::size_t centre = std::uniform_int_distribution<std::size_t>(0, n - 1)(rng);
+  const std::vector<std::int32_t> ids = c.tree->nearest(&c.points[3 * centre], std::min<std::size_t>(size, n));
+  std::vector<float> points, normals;
+  for (auto i : ids) {
+    points.insert(points.end(), &c.points[3 * i], &c.points[3 * i] + 3);
+    normals.insert(normals.end(), &c.normals[3 * i], &c.normals[3 * i] + 3);
+  }
+  const pcl_dise::PointKdTree patch_tree(points.data(), ids.size());
+  Patch p;
+  p.graph = pcl_dise::TorchGraph::build(points.data(), ids.size(), patch_tree.graph(k + 1), c.edge_scale, device);
+  p.target = torch::from_blob(normals.data(), {static_cast<int64_t>(ids.size()), 3}, torch::kFloat32).clone().to(device);
+  p.inner = torch::arange(static_cast<int64_t>(ids.size() / 2), torch::TensorOptions(torch::kInt64).device(device));
+  return p;
+}
+
+std::string bar(double fraction, int width = 30) {
+  const int filled = static_cast<int>(fraction * width);
+  return "[" + std::string(filled, '#') + std::string(width - filled, '.') + "]";
+}
+
+int train(const Options& o) {
+  if (o.k < 2 || o.iterations < 1 || o.epochs < 1 || o.patch < o.k + 1)
+    throw std::runtime_error("need k >= 2, iterations >= 1, epochs >= 1 and a patch of at least k+1 points");
+  if (o.threads > 0) torch::set_num_threads(o.threads);
+  const torch::Device device(o.device);
+  std::vector<TrainingCloud> clouds;
+  for (const auto& base : pcl_dise::pcpnet::readList(o.list)) {
+    try {
+      clouds.push_back(loadCloud(base));
+    } catch (const std::exception& e) {
+      std::cerr << "dise_train: warning: skipping " << e.what() << "\n";
+    }
+  }
+  if (clouds.empty()) throw std::runtime_error("no usable cloud in " + o.list);
+  std::cout << "dise_train: " << clouds.size() << " clouds, k = " << o.k << ", L = " << o.iterations << ", "
+            << o.patches_per_cloud << " patches of " << o.patch << " points per cloud and epoch\n";
+
+  torch::manual_seed(o.seed);
+  pcl_dise::DiseNet net;
+  net->to(device);
+  torch::optim::RMSprop optimizer(net->parameters(), torch::optim::RMSpropOptions(o.lr));
+  std::filesystem::create_directories(o.checkpoint_dir);
+  const std::string ckpt_model = o.checkpoint_dir + "/model.safetensors", ckpt_optim = o.checkpoint_dir + "/optimizer.pt",
+                    ckpt_state = o.checkpoint_dir + "/progress.json";
+  long step = 0;  // patches done
+  if (o.resume && std::filesystem::exists(ckpt_state)) {
+    net->load(pcl_dise::loadModel(ckpt_model));
+    torch::load(optimizer, ckpt_optim);
+    step = nlohmann::json::parse(std::ifstream(ckpt_state))["step"].get<long>();
+    std::cout << "dise_train: resumed at patch " << step << "\n";
+  }
+  const long steps_per_epoch = static_cast<long>(clouds.size()) * o.patches_per_cloud;
+  const long total_steps = steps_per_epoch * o.epochs;
+  std::ofstream log(o.log, step > 0 ? std::ios::app : std::ios::trunc);
+  if (step == 0) log << "epoch,patch,cloud,iteration,loss\n";
+
+  auto save = [&](const std::string& path) {
+    pcl_dise::Model model = net->toModel();
+    model.metadata = {{"k_train", std::to_string(o.k)},
+                      {"iterations_train", std::to_string(o.iterations)},
+                      {"patches", std::to_string(step)},
+                      {"epochs", std::to_string(double(step) / steps_per_epoch)},
+                      {"patch_points", std::to_string(o.patch)},
+                      {"training_list", o.list},
+                      {"recipe", "dise_train: RMSprop lr " + std::to_string(o.lr) + ", dropout " + std::to_string(o.dropout) +
+                                     ", loss and step after every iteration, seed " + std::to_string(o.seed)}};
+    pcl_dise::saveModel(model, path);
+  };
+  auto checkpoint = [&] {
+    save(ckpt_model);
+    torch::save(optimizer, ckpt_optim);
+    std::ofstream(ckpt_state) << nlohmann::json{{"step", step}}.dump();
+  };
+
+  const auto start = Clock::now();
+  auto last_checkpoint = start;
+  const long start_step = step;
+  double running = 0;
+  net->train();
+  for (; step < total_steps; ++step) {
+    const long epoch = step / steps_per_epoch;
+    // Deterministic per patch: the order of clouds in an epoch and the patch centres depend on
+    // (seed, epoch, patch) alone, so a resumed run continues exactly where it stopped.
+    std::mt19937_64 epoch_rng(o.seed * 7919 + epoch);
+    std::vector<std::size_t> order(steps_per_epoch);
+    for (long i = 0; i < steps_per_epoch; ++i) order[i] = i % clouds.size();
+    std::shuffle(order.begin(), order.end(), epoch_rng);
+    std::mt19937_64 rng(o.seed * 104729 + step);
+    const TrainingCloud& cloud = clouds[order[step % steps_per_epoch]];
+    const Patch patch = makePatch(cloud, o.patch, o.k, rng, device);
+
+    pcl_dise::TorchState state;
+    {
+      torch::NoGradGuard no_grad;
+      state = pcl_dise::initialState(patch.graph);
+    }
+    double patch_loss = 0;
+    for (int it = 1; it <= o.iterations; ++it) {
+      pcl_dise::TorchState next = net->iterate(patch.graph, state, o.dropout);
+      torch::Tensor loss = pcl_dise::unorientedNormalLoss(next.normals.index_select(0, patch.inner),
+                                                          patch.target.index_select(0, patch.inner));
+      const double value = loss.item<double>();
+      if (!std::isfinite(value)) {
+        checkpoint();
+        throw std::runtime_error("loss became " + std::to_string(value) + " at patch " + std::to_string(step) +
+                                 " (cloud " + cloud.name + "); stopped, last checkpoint in " + o.checkpoint_dir);
+      }
+      optimizer.zero_grad();
+      loss.backward();
+      optimizer.step();
+      log << epoch << ',' << step << ',' << std::filesystem::path(cloud.name).filename().string() << ',' << it << ','
+          << value << '\n';
+      patch_loss = value;
+      state = {next.normals.detach(), next.weights.detach(), next.curvature.detach()};
+    }
+    running = step == start_step ? patch_loss : 0.95 * running + 0.05 * patch_loss;
+
+    const auto now = Clock::now();
+    const double elapsed = std::chrono::duration<double>(now - start).count();
+    const double per_step = elapsed / double(step + 1 - start_step);
+    if ((step + 1) % 5 == 0 || step + 1 == total_steps) {
+      std::cout << "\r" << bar(double(step + 1) / total_steps) << " epoch " << epoch + 1 << "/" << o.epochs << " patch "
+                << step + 1 << "/" << total_steps << " loss " << running << " " << per_step << " s/patch, ETA "
+                << static_cast<long>(per_step * (total_steps - step - 1) / 60) << " min   " << std::flush;
+    }
+    if (std::chrono::duration<double>(now - last_checkpoint).count() > 60 * o.checkpoint_minutes) {
+      ++step;  // this patch is done
+      checkpoint();
+      --step;
+      last_checkpoint = now;
+    }
+    if (o.minutes > 0 && elapsed > 60 * o.minutes) {
+      ++step;
+      std::cout << "\ndise_train: time budget of " << o.minutes << " min reached\n";
+      break;
+    }
+  }
+  checkpoint();
+  save(o.out);
+  std::cout << "\ndise_train: wrote " << o.out << " after " << step << " patches (" << double(step) / steps_per_epoch
+            << " epochs)\n";
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"Trains a DISE model (ALGORITHM.md's recipe) on a PCPNet-format list."};
+  Options o;
+  app.add_option("list", o.list, "list file naming the training clouds")->required()->check(CLI::ExistingFile);
+  app.add_option("--out", o.out, "output model")->capture_default_str();
+  app.add_option("--k", o.k, "neighbours per point (+ the point itself)")->capture_default_str();
+  app.add_option("--iterations", o.iterations, "L during training")->capture_default_str();
+  app.add_option("--epochs", o.epochs, "passes over the clouds")->capture_default_str();
+  app.add_option("--patch", o.patch, "points per training patch")->capture_default_str();
+  app.add_option("--patches-per-cloud", o.patches_per_cloud, "patches per cloud and epoch")->capture_default_str();
+  app.add_option("--lr", o.lr, "RMSprop learning rate")->capture_default_str();
+  app.add_option("--dropout", o.dropout, "dropout on the kernel weights")->capture_default_str();
+  app.add_option("--seed", o.seed, "random seed")->capture_default_str();
+  app.add_option("--threads", o.threads, "CPU threads (0: LibTorch's default)")->capture_default_str();
+  app.add_option("--device", o.device, "cpu or cuda")->capture_default_str();
+  app.add_option("--checkpoints", o.checkpoint_dir, "checkpoint folder")->capture_default_str();
+  app.add_option("--checkpoint-minutes", o.checkpoint_minutes, "minutes between checkpoints")->capture_default_str();
+  app.add_option("--minutes", o.minutes, "stop (and save) after this many minutes (0: no limit)")->capture_default_str();
+  app.add_option("--log", o.log, "CSV log of every loss")->capture_default_str();
+  app.add_flag("--resume", o.resume, "continue from the checkpoint folder");
+  CLI11_PARSE(app, argc, argv);
+  try {
+    return train(o);
+  } catch (const std::exception& e) {
+    std::cerr << "\ndise_train: error: " << e.what() << "\n";
+    return 1;
+  }
+}

@@ -1,0 +1,58 @@
+#pragma once
+// k-nearest-neighbour graphs from nanoflann in the forward pass's index format, for the tools
+// that run without PCL search (trainer, evaluator).
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+#include <nanoflann.hpp>
+
+#include "pcl_dise/neighborhoods.h"
+
+namespace pcl_dise {
+
+/** KD-tree over points N x 3 (row-major float, borrowed: must outlive the index). */
+class PointKdTree {
+ public:
+  PointKdTree(const float* points, std::size_t n) : cloud_{points, n}, index_(3, cloud_, nanoflann::KDTreeSingleIndexAdaptorParams(16)) {
+    index_.buildIndex();
+  }
+
+  /** The k nearest points of `query` (3 floats), nearest first, as indices. */
+  std::vector<std::int32_t> nearest(const float* query, std::size_t k) const {
+    std::vector<std::uint32_t> ids(k);
+    std::vector<float> d2(k);
+    ids.resize(index_.knnSearch(query, k, ids.data(), d2.data()));
+    return std::vector<std::int32_t>(ids.begin(), ids.end());
+  }
+
+  /** Neighbourhoods of every point: its k_with_self nearest points (itself included). */
+  Neighborhoods graph(std::size_t k_with_self) const {
+    Neighborhoods nb;
+    nb.offsets.reserve(cloud_.n + 1);
+    nb.indices.reserve(cloud_.n * k_with_self);
+    for (std::size_t i = 0; i < cloud_.n; ++i) {
+      std::vector<std::int32_t> row = nearest(cloud_.points + 3 * i, k_with_self);
+      // The point itself first, as the algorithm's neighbourhoods are written (duplicates may tie).
+      auto self = std::find(row.begin(), row.end(), static_cast<std::int32_t>(i));
+      if (self != row.end()) std::rotate(row.begin(), self, self + 1);
+      nb.append(row.data(), row.size());
+    }
+    return nb;
+  }
+
+ private:
+  struct Adaptor {
+    const float* points;
+    std::size_t n;
+    std::size_t kdtree_get_point_count() const { return n; }
+    float kdtree_get_pt(std::size_t i, std::size_t dim) const { return points[3 * i + dim]; }
+    template <class BBox>
+    bool kdtree_get_bbox(BBox&) const { return false; }
+  };
+  using Index = nanoflann::KDTreeSingleIndexAdaptor<nanoflann::L2_Simple_Adaptor<float, Adaptor>, Adaptor, 3, std::uint32_t>;
+  Adaptor cloud_;
+  Index index_;
+};
+
+}  // namespace pcl_dise

@@ -1,0 +1,49 @@
+#pragma once
+// PCPNet-protocol data (ALGORITHM.md): meshes, sampling with noise and density variants, and
+// the file format (NAME.xyz, NAME.normals, NAME.pidx, list files). Header of plain C++ and
+// Eigen, shared by dise_make_dataset, dise_train and dise_eval.
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace pcl_dise {
+namespace pcpnet {
+
+struct Mesh {
+  std::vector<std::array<double, 3>> vertices;
+  std::vector<std::array<int, 3>> triangles;  // polygons fanned into triangles
+};
+
+/** Reads an .off mesh; polygons are fanned, degenerate (zero-area) triangles dropped with a
+ *  count in `dropped`. Throws std::runtime_error naming the file and the problem. */
+Mesh readOff(const std::string& path, std::size_t* dropped = nullptr);
+
+enum class Density { Uniform, Gradient, Striped };
+
+struct Cloud {
+  std::vector<std::array<float, 3>> points, normals;  // N x 3 each
+};
+
+/** Area-weighted samples (face normal as ground truth), density variant by face centroid,
+ *  Gaussian noise of std level / (4.2 sqrt 3) x the bounding box's largest side. */
+Cloud sample(const Mesh& mesh, std::size_t count, Density density, double noise_level, std::uint64_t seed);
+
+/** `count` distinct indices in [0, n), ascending (PCPNet's .pidx). */
+std::vector<std::int64_t> sampleIndices(std::size_t n, std::size_t count, std::uint64_t seed);
+
+void writeCloud(const std::string& base, const Cloud& cloud, const std::vector<std::int64_t>& pidx);
+
+/** Reads BASE.xyz, BASE.normals and BASE.pidx (pidx optional: all points where absent).
+ *  Throws std::runtime_error for missing files, different lengths and indices out of range. */
+struct LoadedCloud {
+  Cloud cloud;
+  std::vector<std::int64_t> pidx;
+};
+LoadedCloud readCloud(const std::string& base);
+
+/** Names listed in a list file (one per line), resolved against the list's folder. */
+std::vector<std::string> readList(const std::string& list_path);
+
+}  // namespace pcpnet
+}  // namespace pcl_dise
