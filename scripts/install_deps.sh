@@ -3,10 +3,12 @@
 # Idempotent and non-interactive: packages already present are skipped by apt.
 set -euo pipefail
 
+# libopenblas0-openmp: LibTorch multiplies through the system BLAS, and the reference BLAS
+# Debian falls back to is about 10x slower.
 packages=(
   build-essential cmake ccache pkg-config git
   libpcl-dev libeigen3-dev libflann-dev libboost-all-dev
-  libtorch-dev libgtest-dev libnanoflann-dev
+  libtorch-dev libopenblas0-openmp libgtest-dev libnanoflann-dev
   nlohmann-json3-dev libcli11-dev libcgal-dev
   xvfb
 )
