@@ -152,6 +152,7 @@ int train(const Options& o) {
     for (long i = 0; i < steps_per_epoch; ++i) order[i] = i % clouds.size();
     std::shuffle(order.begin(), order.end(), epoch_rng);
     std::mt19937_64 rng(o.seed * 104729 + step);
+    torch::manual_seed(o.seed * 1000003 + step);  // dropout masks, likewise
     const TrainingCloud& cloud = clouds[order[step % steps_per_epoch]];
     const Patch patch = makePatch(cloud, o.patch, o.k, rng, device);
 
