@@ -13,37 +13,14 @@
 #include <pcl/io/pcd_io.h>
 #include <pcl/io/ply_io.h>
 
+#include "pcl_dise/text_io.h"
+
 namespace pcl_dise {
 namespace io {
 namespace {
 
 [[noreturn]] void fail(const std::string& path, const std::string& problem) {
   throw std::runtime_error("'" + path + "': " + problem);
-}
-
-// Whitespace-separated rows of exactly three numbers ("nan" allowed), blank lines skipped.
-std::vector<std::array<float, 3>> readTriples(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) fail(path, "cannot be opened");
-  std::vector<std::array<float, 3>> rows;
-  std::string line;
-  for (std::size_t number = 1; std::getline(in, line); ++number) {
-    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
-    std::istringstream fields(line);
-    std::array<float, 3> row{};
-    std::string token;
-    int count = 0;
-    while (fields >> token) {
-      if (count == 3) fail(path, "line " + std::to_string(number) + " has more than 3 values");
-      char* end = nullptr;
-      row[count++] = std::strtof(token.c_str(), &end);
-      if (end == token.c_str() || *end != '\0')
-        fail(path, "line " + std::to_string(number) + ": '" + token + "' is not a number");
-    }
-    if (count != 3) fail(path, "line " + std::to_string(number) + " has " + std::to_string(count) + " values, expected 3");
-    rows.push_back(row);
-  }
-  return rows;
 }
 
 bool hasXyz(const pcl::PCLPointCloud2& blob) {
@@ -67,7 +44,7 @@ pcl::PointCloud<pcl::PointXYZ>::Ptr readCloud(const std::string& path) {
   const std::string ext = extension(path);
   auto cloud = pcl::make_shared<pcl::PointCloud<pcl::PointXYZ>>();
   if (ext == ".xyz") {
-    for (const auto& row : readTriples(path)) cloud->push_back(pcl::PointXYZ(row[0], row[1], row[2]));
+    for (const auto& row : readTextTriples(path)) cloud->push_back(pcl::PointXYZ(row[0], row[1], row[2]));
     cloud->is_dense = std::all_of(cloud->begin(), cloud->end(), [](const pcl::PointXYZ& p) {
       return std::isfinite(p.x) && std::isfinite(p.y) && std::isfinite(p.z);
     });
@@ -85,7 +62,7 @@ pcl::PointCloud<pcl::PointXYZ>::Ptr readCloud(const std::string& path) {
 
 pcl::PointCloud<pcl::Normal>::Ptr readNormals(const std::string& path) {
   auto normals = pcl::make_shared<pcl::PointCloud<pcl::Normal>>();
-  for (const auto& row : readTriples(path)) normals->push_back(pcl::Normal(row[0], row[1], row[2]));
+  for (const auto& row : readTextTriples(path)) normals->push_back(pcl::Normal(row[0], row[1], row[2]));
   return normals;
 }
 

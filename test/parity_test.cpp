@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "pcl_dise/deep_iterative_normal_estimation.h"
+#include "pcl_dise/text_io.h"
 #include "test_support.h"
 
 namespace {
@@ -42,7 +43,7 @@ TEST_P(Parity, MatchesReferenceAfterEveryIteration) {
   ASSERT_EQ(out.size(), cloud->size());
 
   for (int iteration = 0; iteration <= 4; ++iteration) {
-    const auto expected = readTriples(base + ".k64.iter" + std::to_string(iteration) + ".normals");
+    const auto expected = pcl_dise::readTextTriples(base + ".k64.iter" + std::to_string(iteration) + ".normals");
     ASSERT_EQ(expected.size(), cloud->size());
     pcl::PointCloud<pcl::Normal> normals;
     ASSERT_TRUE(dise.getIterationNormals(iteration, normals));

@@ -8,6 +8,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "pcl_dise/text_io.h"
+
 namespace pcl_dise {
 namespace pcpnet {
 namespace {
@@ -41,23 +43,6 @@ T parse(const std::string& token, const std::string& path) {
   T value;
   if (!(s >> value)) fail(path, "'" + token + "' is not a number");
   return value;
-}
-
-std::vector<std::array<float, 3>> readTriples(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) fail(path, "cannot be opened");
-  std::vector<std::array<float, 3>> rows;
-  std::string line;
-  while (std::getline(in, line)) {
-    std::istringstream s(line);
-    std::array<float, 3> r;
-    if (!(s >> r[0] >> r[1] >> r[2])) {
-      if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
-      fail(path, "line " + std::to_string(rows.size() + 1) + " is not three numbers");
-    }
-    rows.push_back(r);
-  }
-  return rows;
 }
 
 }  // namespace
@@ -185,8 +170,8 @@ void writeCloud(const std::string& base, const Cloud& cloud, const std::vector<s
 
 LoadedCloud readCloud(const std::string& base) {
   LoadedCloud loaded;
-  loaded.cloud.points = readTriples(base + ".xyz");
-  loaded.cloud.normals = readTriples(base + ".normals");
+  loaded.cloud.points = readTextTriples(base + ".xyz");
+  loaded.cloud.normals = readTextTriples(base + ".normals");
   const std::size_t n = loaded.cloud.points.size();
   if (loaded.cloud.normals.size() != n)
     fail(base, std::to_string(n) + " points but " + std::to_string(loaded.cloud.normals.size()) + " normals");

@@ -13,11 +13,6 @@ torch::Tensor toTensor(const std::vector<float>& values, std::vector<int64_t> sh
   return torch::from_blob(const_cast<float*>(values.data()), shape, torch::kFloat32).clone();
 }
 
-std::vector<float> toVector(const torch::Tensor& t) {
-  const torch::Tensor c = t.detach().to(torch::kCPU, torch::kFloat32).contiguous();
-  return std::vector<float>(c.data_ptr<float>(), c.data_ptr<float>() + c.numel());
-}
-
 // cos(a, b) per row, 0 where |a||b| < 1e-8 (self loops).
 torch::Tensor safeCosine(const torch::Tensor& a, const torch::Tensor& b) {
   const torch::Tensor denom = a.norm(2, 1) * b.norm(2, 1);
@@ -70,6 +65,11 @@ TorchGraph TorchGraph::build(const float* points, std::size_t num_points, const 
   g.counts = g.counts.to(device);
   g.edge_scale = edge_scale;
   return g;
+}
+
+std::vector<float> toFloatVector(const torch::Tensor& t) {
+  const torch::Tensor c = t.detach().to(torch::kCPU, torch::kFloat32).contiguous();
+  return std::vector<float>(c.data_ptr<float>(), c.data_ptr<float>() + c.numel());
 }
 
 torch::Tensor segmentMean(const torch::Tensor& x, const TorchGraph& graph) {
@@ -138,8 +138,8 @@ Model DiseNetImpl::toModel() const {
   for (auto& [name, mlp] : model.namedMlps()) {
     for (Linear* linear : {&mlp->first, &mlp->second}) {
       const std::string base = std::string(name) + (linear == &mlp->first ? ".0" : ".2");
-      linear->weight = toVector(params[base + ".weight"]);
-      linear->bias = toVector(params[base + ".bias"]);
+      linear->weight = toFloatVector(params[base + ".weight"]);
+      linear->bias = toFloatVector(params[base + ".bias"]);
     }
   }
   return model;

@@ -6,15 +6,6 @@
 
 namespace pcl_dise {
 namespace detail {
-namespace {
-
-std::vector<float> toVector(const torch::Tensor& t) {
-  const torch::Tensor c = t.contiguous();
-  return std::vector<float>(c.data_ptr<float>(), c.data_ptr<float>() + c.numel());
-}
-
-}  // namespace
-
 void runTorchIterations(const Model& model, const PreparedGraph& g, const ForwardOptions& options,
                         ForwardResult& result) {
   torch::NoGradGuard no_grad;
@@ -35,12 +26,12 @@ void runTorchIterations(const Model& model, const PreparedGraph& g, const Forwar
   for (int iteration = 1; iteration <= options.iterations; ++iteration) {
     state = net->iterate(graph, state);
     state.normals.masked_fill_(active.logical_not().unsqueeze(1), nan);
-    if (options.keep_iterations) result.iteration_normals.push_back(toVector(state.normals));
+    if (options.keep_iterations) result.iteration_normals.push_back(toFloatVector(state.normals));
   }
   state.curvature.masked_fill_(active.logical_not(), nan);
-  result.normals = toVector(state.normals);
-  result.curvature = toVector(state.curvature);
-  result.kernel_weights = toVector(state.weights);
+  result.normals = toFloatVector(state.normals);
+  result.curvature = toFloatVector(state.curvature);
+  result.kernel_weights = toFloatVector(state.weights);
 }
 
 }  // namespace detail

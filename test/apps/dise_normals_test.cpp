@@ -8,6 +8,7 @@
 
 #include <gtest/gtest.h>
 
+#include "pcl_dise/text_io.h"
 #include "test_support.h"
 
 namespace {
@@ -36,8 +37,8 @@ TEST(DiseNormals, ParityWithThePublishedWeights) {
   const RunResult r = runTool(base + ".xyz " + out + " --model " + sharedDir() + "/reference/published_k64.safetensors --k 64");
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("6000 normals"), std::string::npos) << r.output;
-  const auto actual = readTriples(out);
-  const auto expected = readTriples(base + ".k64.iter4.normals");
+  const auto actual = pcl_dise::readTextTriples(out);
+  const auto expected = pcl_dise::readTextTriples(base + ".k64.iter4.normals");
   ASSERT_EQ(actual.size(), expected.size());
   std::vector<double> errors;
   for (std::size_t i = 0; i < actual.size(); ++i) errors.push_back(unorientedAngleDeg(actual[i].data(), expected[i].data()));
@@ -61,7 +62,7 @@ TEST(DiseNormals, WritesPcdPlyAndNormals) {
     std::ifstream written(dir + "/out" + ext);
     EXPECT_TRUE(written.good());
   }
-  const auto normals = readTriples(dir + "/out.normals");
+  const auto normals = pcl_dise::readTextTriples(dir + "/out.normals");
   ASSERT_EQ(normals.size(), 301u);
   EXPECT_TRUE(std::isnan(normals[300][0]));
   // Round trip: the .pcd output is a valid input.

@@ -10,6 +10,7 @@
 #include <stdexcept>
 
 #include "pcl_dise/model.h"
+#include "pcl_dise/text_io.h"
 
 namespace pcl_dise {
 namespace test {
@@ -27,25 +28,10 @@ std::string temporaryDir(const std::string& name) {
   return dir.string();
 }
 
-std::vector<std::array<float, 3>> readTriples(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw std::runtime_error("cannot open " + path);
-  std::vector<std::array<float, 3>> rows;
-  std::string line;
-  while (std::getline(in, line)) {
-    std::istringstream fields(line);
-    std::array<float, 3> r{};
-    std::string a, b, c;
-    if (!(fields >> a >> b >> c)) continue;
-    r = {std::stof(a), std::stof(b), std::stof(c)};
-    rows.push_back(r);
-  }
-  return rows;
-}
 
 pcl::PointCloud<pcl::PointXYZ>::Ptr readXyz(const std::string& path) {
   auto cloud = pcl::make_shared<pcl::PointCloud<pcl::PointXYZ>>();
-  for (const auto& r : readTriples(path)) cloud->push_back(pcl::PointXYZ(r[0], r[1], r[2]));
+  for (const auto& r : readTextTriples(path)) cloud->push_back(pcl::PointXYZ(r[0], r[1], r[2]));
   return cloud;
 }
 

@@ -19,9 +19,9 @@ std::string binaryDir();
 /** A fresh temporary folder for one test. */
 std::string temporaryDir(const std::string& name);
 
-/** Text rows of three floats ("x y z" / "nx ny nz"). */
+/** An .xyz file as a cloud. */
 pcl::PointCloud<pcl::PointXYZ>::Ptr readXyz(const std::string& path);
-std::vector<std::array<float, 3>> readTriples(const std::string& path);
+
 
 /** A random model (seeded) written to a temporary .safetensors file; returns its path. */
 std::string randomModelFile(unsigned seed);

@@ -63,6 +63,9 @@ PlaneFit weightedPlaneFit(const TorchGraph& graph, const torch::Tensor& weights)
  *  symmetrised, with F = 0 for (near-)equal eigenvalues and non-finite gradients zeroed. */
 std::tuple<torch::Tensor, torch::Tensor> symmetricEigen3(const torch::Tensor& covariance);
 
+/** The values of a float tensor (any device), row-major. */
+std::vector<float> toFloatVector(const torch::Tensor& t);
+
 /** Scatter-mean of rows x (E x F) into M x F by `index` (E). */
 torch::Tensor segmentMean(const torch::Tensor& x, const TorchGraph& graph);
 
