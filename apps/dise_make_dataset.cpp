@@ -1,4 +1,4 @@
-// dise_make_dataset: PCPNet-protocol training / validation data from meshes.
+// dise_make_dataset: PCPNet-protocol training / validation data from meshes and procedural CAD shapes.
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -6,6 +6,7 @@
 #include <CLI/CLI.hpp>
 
 #include "training/pcpnet_data.h"
+#include "training/procedural_shapes.h"
 
 namespace {
 
@@ -30,14 +31,18 @@ constexpr Variant kVariants[] = {
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"Writes PCPNet-format clouds (NAME.xyz, .normals, .pidx) for each mesh in the six PCPNet\n"
-               "categories (no noise, noise 1e-2, 5e-2, 1e-1, striped and gradient density), and list files\n"
-               "PREFIX_<category>.txt plus PREFIX_all.txt."};
+  CLI::App app{"Writes PCPNet-format clouds (NAME.xyz, .normals, .pidx) for each mesh (.off, .obj, .ply) and\n"
+               "procedural CAD shape in the six PCPNet categories (no noise, noise 1e-2, 5e-2, 1e-1, striped\n"
+               "and gradient density), and list files PREFIX_<category>.txt plus PREFIX_all.txt."};
   std::vector<std::string> meshes;
   std::string out_dir, prefix = "testset";
   std::size_t points = 100000, pidx = 5000;
-  std::uint64_t seed = 1;
-  app.add_option("meshes", meshes, ".off meshes")->required()->check(CLI::ExistingFile);
+  std::uint64_t seed = 1, shape_seed = 1;
+  std::size_t shapes = 0;
+  app.add_option("meshes", meshes, ".off, .obj or .ply meshes")->check(CLI::ExistingFile);
+  app.add_option("--procedural", shapes, "procedural CAD shapes to add (cycling through the kinds)")->capture_default_str();
+  app.add_option("--shape-seed", shape_seed, "seed of the procedural shapes' proportions (hold out with another seed)")
+      ->capture_default_str();
   app.add_option("--out", out_dir, "output folder")->required();
   app.add_option("--prefix", prefix, "list-file prefix (e.g. trainingset, validationset)")->capture_default_str();
   app.add_option("--points", points, "samples per cloud")->capture_default_str();
@@ -45,20 +50,33 @@ int main(int argc, char** argv) {
   app.add_option("--seed", seed, "random seed")->capture_default_str();
   CLI11_PARSE(app, argc, argv);
 
+  if (meshes.empty() && shapes == 0) {
+    std::cerr << "dise_make_dataset: error: give meshes, --procedural N, or both\n";
+    return 2;
+  }
+
   std::filesystem::create_directories(out_dir);
   std::vector<std::vector<std::string>> lists(std::size(kVariants));
+  const auto procedural = pcl_dise::pcpnet::proceduralShapes(shapes, shape_seed);
+  const std::size_t sources = meshes.size() + procedural.size();
   int failures = 0;
-  for (std::size_t m = 0; m < meshes.size(); ++m) {
-    const std::string name = std::filesystem::path(meshes[m]).stem().string();
+  for (std::size_t m = 0; m < sources; ++m) {
+    std::string name;
     pcl_dise::pcpnet::Mesh mesh;
-    try {
-      std::size_t dropped = 0;
-      mesh = pcl_dise::pcpnet::readOff(meshes[m], &dropped);
-      if (dropped) std::cerr << "dise_make_dataset: warning: " << meshes[m] << ": dropped " << dropped << " degenerate faces\n";
-    } catch (const std::exception& e) {
-      std::cerr << "dise_make_dataset: skipping " << e.what() << "\n";
-      ++failures;
-      continue;
+    if (m < meshes.size()) {
+      name = std::filesystem::path(meshes[m]).stem().string();
+      try {
+        std::size_t dropped = 0;
+        mesh = pcl_dise::pcpnet::readMesh(meshes[m], &dropped);
+        if (dropped) std::cerr << "dise_make_dataset: warning: " << meshes[m] << ": dropped " << dropped << " degenerate faces\n";
+      } catch (const std::exception& e) {
+        std::cerr << "dise_make_dataset: skipping " << e.what() << "\n";
+        ++failures;
+        continue;
+      }
+    } else {
+      name = procedural[m - meshes.size()].name;
+      mesh = procedural[m - meshes.size()].mesh;
     }
 #pragma omp parallel for schedule(dynamic)
     for (std::size_t v = 0; v < std::size(kVariants); ++v) {
@@ -83,5 +101,5 @@ int main(int argc, char** argv) {
     }
   }
   std::cout << "dise_make_dataset: wrote " << out_dir << "/" << prefix << "_*.txt\n";
-  return failures == static_cast<int>(meshes.size()) ? 1 : 0;
+  return failures == static_cast<int>(sources) ? 1 : 0;
 }

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <random>
 
 #include <CLI/CLI.hpp>
@@ -89,14 +90,21 @@ int train(const Options& o) {
     throw std::runtime_error("need k >= 2, iterations >= 1, epochs >= 1 and a patch of at least k+1 points");
   if (o.threads > 0) torch::set_num_threads(o.threads);
   const torch::Device device(o.device);
-  std::vector<TrainingCloud> clouds;
-  for (const auto& base : pcl_dise::pcpnet::readList(o.list)) {
+  // Clouds load in parallel (text parsing and k-d trees); the list's order is kept.
+  const std::vector<std::string> bases = pcl_dise::pcpnet::readList(o.list);
+  std::vector<std::optional<TrainingCloud>> loaded(bases.size());
+#pragma omp parallel for schedule(dynamic)
+  for (std::size_t i = 0; i < bases.size(); ++i) {
     try {
-      clouds.push_back(loadCloud(base));
+      loaded[i] = loadCloud(bases[i]);
     } catch (const std::exception& e) {
+#pragma omp critical
       std::cerr << "dise_train: warning: skipping " << e.what() << "\n";
     }
   }
+  std::vector<TrainingCloud> clouds;
+  for (auto& c : loaded)
+    if (c) clouds.push_back(std::move(*c));
   if (clouds.empty()) throw std::runtime_error("no usable cloud in " + o.list);
   std::cout << "dise_train: " << clouds.size() << " clouds, k = " << o.k << ", L = " << o.iterations << ", "
             << o.patches_per_cloud << " patches of " << o.patch << " points per cloud and epoch\n";

@@ -24,68 +24,16 @@ constexpr double kStripeDensity[30] = {0.1,    10,     0.1374, 7.279,  0.1887, 5
                                        1.269,  0.788,  1.743,  0.5736, 2.395,  0.4175, 3.29,   0.3039,
                                        4.52,   0.2212, 6.21,   0.161,  8.532,  0.1172};
 
-std::string nextToken(std::istream& in, const std::string& path) {
-  std::string token;
-  while (in >> token) {
-    if (token[0] == '#') {
-      std::string rest;
-      std::getline(in, rest);
-      continue;
-    }
-    return token;
-  }
-  fail(path, "ends early");
-}
-
-template <typename T>
-T parse(const std::string& token, const std::string& path) {
-  std::istringstream s(token);
-  T value;
-  if (!(s >> value)) fail(path, "'" + token + "' is not a number");
-  return value;
-}
-
 }  // namespace
 
-Mesh readOff(const std::string& path, std::size_t* dropped) {
-  std::ifstream in(path);
-  if (!in) fail(path, "cannot be opened");
-  std::string magic = nextToken(in, path);
-  if (magic != "OFF") fail(path, "is not an OFF file (starts with '" + magic + "')");
-  const long nv = parse<long>(nextToken(in, path), path), nf = parse<long>(nextToken(in, path), path);
-  nextToken(in, path);  // edge count
-  if (nv < 3 || nf < 1) fail(path, "has no surface");
-  Mesh mesh;
-  mesh.vertices.resize(nv);
-  for (auto& v : mesh.vertices)
-    for (auto& c : v) c = parse<double>(nextToken(in, path), path);
-  std::size_t degenerate = 0;
-  for (long f = 0; f < nf; ++f) {
-    const int n = parse<int>(nextToken(in, path), path);
-    std::vector<int> ids(n);
-    for (auto& id : ids) {
-      id = parse<int>(nextToken(in, path), path);
-      if (id < 0 || id >= nv) fail(path, "face " + std::to_string(f) + " names vertex " + std::to_string(id));
-    }
-    std::string rest;
-    std::getline(in, rest);  // optional colour
-    for (int t = 1; t + 1 < n; ++t) {
-      const std::array<int, 3> tri = {ids[0], ids[t], ids[t + 1]};
-      const auto& a = mesh.vertices[tri[0]];
-      const auto& b = mesh.vertices[tri[1]];
-      const auto& c = mesh.vertices[tri[2]];
-      const double u[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]}, w[3] = {c[0] - a[0], c[1] - a[1], c[2] - a[2]};
-      const double cx = u[1] * w[2] - u[2] * w[1], cy = u[2] * w[0] - u[0] * w[2], cz = u[0] * w[1] - u[1] * w[0];
-      if (!(cx * cx + cy * cy + cz * cz > 0)) {
-        ++degenerate;
-        continue;
-      }
-      mesh.triangles.push_back(tri);
-    }
-  }
-  if (mesh.triangles.empty()) fail(path, "has only degenerate faces");
-  if (dropped) *dropped = degenerate;
-  return mesh;
+bool Mesh::addTriangle(int a, int b, int c, int solid) {
+  const auto &pa = vertices[a], &pb = vertices[b], &pc = vertices[c];
+  const double u[3] = {pb[0] - pa[0], pb[1] - pa[1], pb[2] - pa[2]}, w[3] = {pc[0] - pa[0], pc[1] - pa[1], pc[2] - pa[2]};
+  const double cx = u[1] * w[2] - u[2] * w[1], cy = u[2] * w[0] - u[0] * w[2], cz = u[0] * w[1] - u[1] * w[0];
+  if (!(cx * cx + cy * cy + cz * cz > 0)) return false;
+  triangles.push_back({a, b, c});
+  if (solid >= 0) part.push_back(solid);
+  return true;
 }
 
 Cloud sample(const Mesh& mesh, std::size_t count, Density density, double noise_level, std::uint64_t seed) {
@@ -121,10 +69,24 @@ Cloud sample(const Mesh& mesh, std::size_t count, Density density, double noise_
   std::discrete_distribution<std::size_t> pick(weight.begin(), weight.end());
   std::uniform_real_distribution<double> uniform(0.0, 1.0);
   std::normal_distribution<double> gauss(0.0, noise_level / (4.2 * std::sqrt(3.0)) * largest_side);
+  // A point of solid `own` that lies strictly inside another solid is inside the union.
+  auto insideOtherSolid = [&](const double* q, int own) {
+    constexpr double kTolerance = 1e-9;
+    for (std::size_t s = 0; s < mesh.solid_boxes.size(); ++s) {
+      if (static_cast<int>(s) == own) continue;
+      const auto& box = mesh.solid_boxes[s];
+      bool inside = true;
+      for (int k = 0; k < 3 && inside; ++k) inside = q[k] > box[k] + kTolerance && q[k] < box[k + 3] - kTolerance;
+      if (inside) return true;
+    }
+    return false;
+  };
   Cloud cloud;
   cloud.points.reserve(count);
   cloud.normals.reserve(count);
-  for (std::size_t i = 0; i < count; ++i) {
+  const std::size_t max_draws = 100 * count + 1000;
+  for (std::size_t draws = 0; cloud.points.size() < count; ++draws) {
+    if (draws == max_draws) throw std::runtime_error("sampling: almost all of the surface lies inside other solids");
     const std::size_t f = pick(rng);
     double r1 = uniform(rng), r2 = uniform(rng);
     if (r1 + r2 > 1) {
@@ -134,11 +96,11 @@ Cloud sample(const Mesh& mesh, std::size_t count, Density density, double noise_
     const auto& a = mesh.vertices[mesh.triangles[f][0]];
     const auto& b = mesh.vertices[mesh.triangles[f][1]];
     const auto& c = mesh.vertices[mesh.triangles[f][2]];
+    double q[3];
+    for (int k = 0; k < 3; ++k) q[k] = a[k] + r1 * (b[k] - a[k]) + r2 * (c[k] - a[k]);
+    if (!mesh.part.empty() && insideOtherSolid(q, mesh.part[f])) continue;
     std::array<float, 3> p;
-    for (int k = 0; k < 3; ++k) {
-      const double noise = noise_level > 0 ? gauss(rng) : 0.0;
-      p[k] = static_cast<float>(a[k] + r1 * (b[k] - a[k]) + r2 * (c[k] - a[k]) + noise);
-    }
+    for (int k = 0; k < 3; ++k) p[k] = static_cast<float>(q[k] + (noise_level > 0 ? gauss(rng) : 0.0));
     cloud.points.push_back(p);
     cloud.normals.push_back({static_cast<float>(face_normal[f][0]), static_cast<float>(face_normal[f][1]),
                              static_cast<float>(face_normal[f][2])});

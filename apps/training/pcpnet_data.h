@@ -13,11 +13,20 @@ namespace pcpnet {
 struct Mesh {
   std::vector<std::array<double, 3>> vertices;
   std::vector<std::array<int, 3>> triangles;  // polygons fanned into triangles
+  // Unions of solids (procedural shapes): triangle t belongs to solid part[t], and a sample on
+  // it that lies strictly inside another solid's box (min xyz, max xyz) is not on the surface.
+  // Both empty for an ordinary mesh.
+  std::vector<int> part;
+  std::vector<std::array<double, 6>> solid_boxes;
+
+  /** Appends a triangle unless it is degenerate (zero area); returns whether it was kept. */
+  bool addTriangle(int a, int b, int c, int solid = -1);
 };
 
-/** Reads an .off mesh; polygons are fanned, degenerate (zero-area) triangles dropped with a
- *  count in `dropped`. Throws std::runtime_error naming the file and the problem. */
-Mesh readOff(const std::string& path, std::size_t* dropped = nullptr);
+/** Reads an .off, .obj or .ply (ASCII or binary little-endian) mesh by its extension; polygons
+ *  are fanned, degenerate (zero-area) triangles dropped with a count in `dropped`. Throws
+ *  std::runtime_error naming the file and the problem. */
+Mesh readMesh(const std::string& path, std::size_t* dropped = nullptr);
 
 enum class Density { Uniform, Gradient, Striped };
 

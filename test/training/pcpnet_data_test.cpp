@@ -22,7 +22,7 @@ std::string writeSquare(const std::string& dir) {
 
 TEST(PcpnetData, SamplesLieOnFacesWithFaceNormals) {
   std::size_t dropped = 0;
-  const Mesh mesh = readOff(writeSquare(pcl_dise::test::temporaryDir("pcpnet_square")), &dropped);
+  const Mesh mesh = readMesh(writeSquare(pcl_dise::test::temporaryDir("pcpnet_square")), &dropped);
   EXPECT_EQ(dropped, 1u);
   const Cloud c = sample(mesh, 5000, Density::Uniform, 0.0, 1);
   ASSERT_EQ(c.points.size(), 5000u);
@@ -35,7 +35,7 @@ TEST(PcpnetData, SamplesLieOnFacesWithFaceNormals) {
 }
 
 TEST(PcpnetData, NoiseHasTheProtocolsStd) {
-  const Mesh mesh = readOff(writeSquare(pcl_dise::test::temporaryDir("pcpnet_noise")));
+  const Mesh mesh = readMesh(writeSquare(pcl_dise::test::temporaryDir("pcpnet_noise")));
   for (double level : {1e-2, 5e-2}) {
     const Cloud c = sample(mesh, 20000, Density::Uniform, level, 2);
     double sum2 = 0;
@@ -75,7 +75,7 @@ TEST(PcpnetData, DensityVariants) {
 
 TEST(PcpnetData, RoundTripAndIndices) {
   const std::string dir = pcl_dise::test::temporaryDir("pcpnet_io");
-  const Cloud c = sample(readOff(writeSquare(dir)), 300, Density::Uniform, 0.0, 5);
+  const Cloud c = sample(readMesh(writeSquare(dir)), 300, Density::Uniform, 0.0, 5);
   const auto pidx = sampleIndices(300, 50, 6);
   ASSERT_EQ(pidx.size(), 50u);
   EXPECT_TRUE(std::is_sorted(pidx.begin(), pidx.end()));
@@ -105,11 +105,11 @@ TEST(PcpnetData, ClearErrors) {
   std::ofstream(dir + "/a.pidx") << "0\n7\n";
   EXPECT_NE(errorOf([&] { readCloud(dir + "/a"); }).find("out of range"), std::string::npos);
   std::ofstream(dir + "/bad.off") << "OFF\n3 1 0\n0 0 0\n1 0 0\n";
-  EXPECT_NE(errorOf([&] { readOff(dir + "/bad.off"); }).find("ends early"), std::string::npos);
+  EXPECT_NE(errorOf([&] { readMesh(dir + "/bad.off"); }).find("ends early"), std::string::npos);
   std::ofstream(dir + "/flat.off") << "OFF\n3 1 0\n0 0 0\n1 0 0\n2 0 0\n3 0 1 2\n";
-  EXPECT_NE(errorOf([&] { readOff(dir + "/flat.off"); }).find("only degenerate faces"), std::string::npos);
+  EXPECT_NE(errorOf([&] { readMesh(dir + "/flat.off"); }).find("only degenerate faces"), std::string::npos);
   std::ofstream(dir + "/index.off") << "OFF\n3 1 0\n0 0 0\n1 0 0\n2 0 0\n3 0 1 9\n";
-  EXPECT_NE(errorOf([&] { readOff(dir + "/index.off"); }).find("names vertex 9"), std::string::npos);
+  EXPECT_NE(errorOf([&] { readMesh(dir + "/index.off"); }).find("names vertex 9"), std::string::npos);
 }
 
 }  // namespace

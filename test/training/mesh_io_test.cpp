@@ -1,0 +1,79 @@
+// Mesh readers: the same square from .off, .obj, ASCII and binary .ply; clear errors otherwise.
+#include <cstring>
+#include <fstream>
+
+#include <gtest/gtest.h>
+
+#include "test_support.h"
+#include "training/pcpnet_data.h"
+
+namespace {
+
+using namespace pcl_dise::pcpnet;
+
+// The unit square of two triangles (a quad, fanned) in z = 0, and a degenerate triangle.
+void expectSquare(const std::string& path) {
+  std::size_t dropped = 0;
+  const Mesh mesh = readMesh(path, &dropped);
+  ASSERT_EQ(mesh.vertices.size(), 5u);
+  ASSERT_EQ(mesh.triangles.size(), 2u);
+  EXPECT_EQ(dropped, 1u);
+  EXPECT_EQ(mesh.vertices[2][0], 1.0);
+  EXPECT_EQ(mesh.vertices[2][1], 1.0);
+  EXPECT_EQ(mesh.triangles[1], (std::array<int, 3>{0, 2, 3}));
+}
+
+TEST(MeshIo, ReadsOffObjAndPly) {
+  const std::string dir = pcl_dise::test::temporaryDir("mesh_io");
+  std::ofstream(dir + "/s.off") << "OFF\n5 2 0\n0 0 0\n1 0 0\n1 1 0\n0 1 0\n2 2 0\n4 0 1 2 3\n3 0 0 4\n";
+  expectSquare(dir + "/s.off");
+
+  std::ofstream(dir + "/s.obj") << "# square\nv 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\nv 2 2 0\nvn 0 0 1\n"
+                                << "f 1/1/1 2/2/1 3/3/1 4//1\nf -5 -5 -1\n";
+  expectSquare(dir + "/s.obj");
+
+  const std::string header = "element vertex 5\nproperty float x\nproperty float y\nproperty float z\n"
+                             "element face 2\nproperty list uchar int vertex_indices\nend_header\n";
+  std::ofstream(dir + "/a.ply") << "ply\nformat ascii 1.0\ncomment square\n" << header
+                                << "0 0 0\n1 0 0\n1 1 0\n0 1 0\n2 2 0\n4 0 1 2 3\n3 0 0 4\n";
+  expectSquare(dir + "/a.ply");
+
+  std::ofstream binary(dir + "/b.PLY", std::ios::binary);
+  binary << "ply\nformat binary_little_endian 1.0\n" << header;
+  const float xyz[15] = {0, 0, 0, 1, 0, 0, 1, 1, 0, 0, 1, 0, 2, 2, 0};
+  binary.write(reinterpret_cast<const char*>(xyz), sizeof(xyz));
+  for (std::vector<int> face : {std::vector<int>{0, 1, 2, 3}, std::vector<int>{0, 0, 4}}) {
+    const unsigned char n = static_cast<unsigned char>(face.size());
+    binary.write(reinterpret_cast<const char*>(&n), 1);
+    binary.write(reinterpret_cast<const char*>(face.data()), face.size() * sizeof(int));
+  }
+  binary.close();
+  expectSquare(dir + "/b.PLY");
+}
+
+TEST(MeshIo, BadInputGivesClearErrors) {
+  const std::string dir = pcl_dise::test::temporaryDir("mesh_io_bad");
+  auto errorOf = [](const std::string& path) {
+    try {
+      readMesh(path);
+    } catch (const std::runtime_error& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  std::ofstream(dir + "/m.stl") << "solid\n";
+  EXPECT_NE(errorOf(dir + "/m.stl").find("unknown mesh extension"), std::string::npos);
+  EXPECT_NE(errorOf(dir + "/missing.obj").find("cannot be opened"), std::string::npos);
+  std::ofstream(dir + "/v.obj") << "v 0 0\n";
+  EXPECT_NE(errorOf(dir + "/v.obj").find("fewer than 3 numbers"), std::string::npos);
+  std::ofstream(dir + "/i.obj") << "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 7\n";
+  EXPECT_NE(errorOf(dir + "/i.obj").find("names vertex 6"), std::string::npos);
+  std::ofstream(dir + "/e.obj") << "v 0 0 0\n";
+  EXPECT_NE(errorOf(dir + "/e.obj").find("has no faces"), std::string::npos);
+  std::ofstream(dir + "/big.ply") << "ply\nformat binary_big_endian 1.0\nend_header\n";
+  EXPECT_NE(errorOf(dir + "/big.ply").find("binary_big_endian"), std::string::npos);
+  std::ofstream(dir + "/short.ply") << "ply\nformat ascii 1.0\nelement vertex 3\nproperty float x\nend_header\n0\n1\n";
+  EXPECT_NE(errorOf(dir + "/short.ply").find("ends early"), std::string::npos);
+}
+
+}  // namespace

@@ -1,0 +1,65 @@
+// Procedural CAD shapes: every kind samples to unit normals that match its faces, box unions
+// keep only the union's surface, and seeds give reproducible, different shapes.
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include <gtest/gtest.h>
+
+#include "training/procedural_shapes.h"
+
+namespace {
+
+using namespace pcl_dise::pcpnet;
+
+double norm(const std::array<float, 3>& v) { return std::sqrt(double(v[0]) * v[0] + double(v[1]) * v[1] + double(v[2]) * v[2]); }
+
+TEST(ProceduralShapes, EveryKindSamplesWithUnitNormals) {
+  const auto shapes = proceduralShapes(proceduralKinds().size(), 3);
+  ASSERT_EQ(shapes.size(), proceduralKinds().size());
+  for (std::size_t s = 0; s < shapes.size(); ++s) {
+    SCOPED_TRACE(shapes[s].name);
+    EXPECT_EQ(shapes[s].name.find("cad_" + proceduralKinds()[s] + "_3_"), 0u);
+    ASSERT_FALSE(shapes[s].mesh.triangles.empty());
+    const Cloud c = sample(shapes[s].mesh, 2000, Density::Uniform, 0.0, 1);
+    ASSERT_EQ(c.points.size(), 2000u);
+    for (const auto& n : c.normals) ASSERT_NEAR(norm(n), 1.0, 1e-5);
+  }
+}
+
+TEST(ProceduralShapes, ClosedSolidsHaveNoBoundaryEdges) {
+  // Every edge of a closed surface is shared by two triangles (box unions: per box).
+  for (const auto& shape : proceduralShapes(proceduralKinds().size(), 4)) {
+    SCOPED_TRACE(shape.name);
+    std::map<std::pair<int, int>, int> edges;
+    for (const auto& t : shape.mesh.triangles)
+      for (int e = 0; e < 3; ++e) ++edges[std::minmax(t[e], t[(e + 1) % 3])];
+    for (const auto& [edge, count] : edges) EXPECT_EQ(count, 2) << edge.first << "-" << edge.second;
+  }
+}
+
+TEST(ProceduralShapes, BoxUnionsKeepOnlyTheUnionsSurface) {
+  const std::size_t union_kind = 1;
+  ASSERT_EQ(proceduralKinds()[union_kind], "boxunion");
+  for (std::uint64_t seed : {1, 2, 3}) {
+    const Mesh mesh = proceduralShapes(union_kind + 1, seed)[union_kind].mesh;
+    ASSERT_GE(mesh.solid_boxes.size(), 2u);
+    const Cloud c = sample(mesh, 5000, Density::Uniform, 0.0, seed);
+    for (const auto& p : c.points)
+      for (const auto& box : mesh.solid_boxes) {
+        bool inside = true;
+        for (int k = 0; k < 3; ++k) inside = inside && p[k] > box[k] + 1e-5 && p[k] < box[k + 3] - 1e-5;
+        ASSERT_FALSE(inside) << p[0] << " " << p[1] << " " << p[2];
+      }
+  }
+}
+
+TEST(ProceduralShapes, SeedsAreReproducibleAndDistinct) {
+  const auto a = proceduralShapes(4, 7), b = proceduralShapes(4, 7), c = proceduralShapes(4, 8);
+  for (std::size_t s = 0; s < a.size(); ++s) {
+    EXPECT_EQ(a[s].mesh.vertices, b[s].mesh.vertices);
+    EXPECT_NE(a[s].mesh.vertices, c[s].mesh.vertices);
+  }
+}
+
+}  // namespace
