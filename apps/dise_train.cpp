@@ -119,7 +119,10 @@ int train(const Options& o) {
   long step = 0;  // patches done
   if (o.resume && std::filesystem::exists(ckpt_state)) {
     net->load(pcl_dise::loadModel(ckpt_model));
-    torch::load(optimizer, ckpt_optim);
+    if (std::filesystem::exists(ckpt_optim))
+      torch::load(optimizer, ckpt_optim);
+    else  // e.g. a checkpoint committed without it: RMSprop's running averages start afresh
+      std::cerr << "dise_train: warning: no " << ckpt_optim << ", the optimiser state starts afresh\n";
     step = nlohmann::json::parse(std::ifstream(ckpt_state))["step"].get<long>();
     std::cout << "dise_train: resumed at patch " << step << "\n";
   }

@@ -141,4 +141,15 @@ std::string missingModelHelp(const std::string& path) {
          "dise_k64.safetensors.";
 }
 
+std::vector<float> packParameters(const Model& model) {
+  std::vector<float> packed;
+  packed.reserve(Model::kNumParameters);
+  for (const auto& [name, mlp] : model.namedMlps())
+    for (const Linear* linear : {&mlp->first, &mlp->second}) {
+      packed.insert(packed.end(), linear->weight.begin(), linear->weight.end());
+      packed.insert(packed.end(), linear->bias.begin(), linear->bias.end());
+    }
+  return packed;
+}
+
 }  // namespace pcl_dise

@@ -6,6 +6,7 @@
 
 #include <Eigen/Core>
 
+#include "pcl_dise/edge_features.h"
 #include "pcl_dise/plane_fit.h"
 #include "prepared_graph.h"
 
@@ -46,25 +47,6 @@ struct Workspace {
   Eigen::VectorXf logits, weights;
 };
 
-float safeCosine(const float* a, const float* b) {
-  const float na = std::sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2]);
-  const float nb = std::sqrt(b[0] * b[0] + b[1] * b[1] + b[2] * b[2]);
-  const float denom = na * nb;
-  return denom < 1e-8f ? 0.f : (a[0] * b[0] + a[1] * b[1] + a[2] * b[2]) / denom;
-}
-
-// Rotation matrix of the (normalised) quaternion q, ALGORITHM.md step 7.
-Eigen::Matrix3f rotationFromQuaternion(const float* q_raw) {
-  const float norm = std::sqrt(q_raw[0] * q_raw[0] + q_raw[1] * q_raw[1] + q_raw[2] * q_raw[2] + q_raw[3] * q_raw[3]);
-  const float x0 = q_raw[0] / (norm + 1e-8f), x1 = q_raw[1] / (norm + 1e-8f), x2 = q_raw[2] / (norm + 1e-8f),
-              x3 = q_raw[3] / (norm + 1e-8f);
-  Eigen::Matrix3f r;
-  r << 1 - 2 * (x2 * x2 + x3 * x3), 2 * (x1 * x2 - x0 * x3), 2 * (x1 * x3 + x0 * x2),
-      2 * (x1 * x2 + x0 * x3), 1 - 2 * (x1 * x1 + x3 * x3), 2 * (x2 * x3 - x0 * x1),
-      2 * (x1 * x3 - x0 * x2), 2 * (x2 * x3 + x0 * x1), 1 - 2 * (x1 * x1 + x2 * x2);
-  return r;
-}
-
 // hidden = relu(in * W1^T + b1 + row_bias): the first layer of an edge MLP whose per-point
 // inputs are folded into row_bias.
 void firstLayer(const Eigen::Ref<const RowMatrix>& in, const Eigen::Ref<const Eigen::MatrixXf>& weight_t,
@@ -89,20 +71,11 @@ bool iteratePoint(const NativeModel& net, const PreparedGraph& g, std::size_t i,
   const std::int32_t* idx = nb.begin(i);
   const float* pi = g.points + 3 * i;
   const float* ni = prev_normals + 3 * i;
-  const float s = g.edge_scale;
 
   ws.edge_in.resize(k, 8);
   for (int e = 0; e < k; ++e) {
-    const float* pj = g.points + 3 * static_cast<std::size_t>(idx[e]);
-    const float* nj = prev_normals + 3 * static_cast<std::size_t>(idx[e]);
-    const float c[3] = {s * (pj[0] - pi[0]), s * (pj[1] - pi[1]), s * (pj[2] - pi[2])};
-    float* row = ws.edge_in.row(e).data();
-    row[0] = c[0]; row[1] = c[1]; row[2] = c[2];
-    row[3] = prev_weights[e];
-    row[4] = safeCosine(ni, c);
-    row[5] = safeCosine(nj, c);
-    row[6] = safeCosine(ni, nj);
-    row[7] = std::sqrt(c[0] * c[0] + c[1] * c[1] + c[2] * c[2]);
+    const std::size_t j = static_cast<std::size_t>(idx[e]);
+    edgeFeatures(pi, g.points + 3 * j, ni, prev_normals + 3 * j, g.edge_scale, prev_weights[e], ws.edge_in.row(e).data());
   }
   const float inv_k = 1.f / static_cast<float>(k);
 
@@ -127,7 +100,8 @@ bool iteratePoint(const NativeModel& net, const PreparedGraph& g, std::size_t i,
   const RowVector g3 = pointMlp(net.layerg3, ws.e3.colwise().sum() * inv_k);
 
   // 7-8: kernel logits from [e3, theta, R c].
-  const Eigen::Matrix3f r = rotationFromQuaternion(g3.data());
+  Eigen::Matrix<float, 3, 3, Eigen::RowMajor> r;
+  rotationFromQuaternion(g3.data(), reinterpret_cast<float(*)[3]>(r.data()));
   ws.rotated.noalias() = ws.edge_in.leftCols(3) * r.transpose();
   const RowVector theta_bias = g3.segment(4, 8) * net.layer4.first.rows(16, 8) + net.layer4.first.bias;
   ws.hidden.noalias() = ws.e3 * net.layer4.first.rows(0, 16) + ws.rotated * net.layer4.first.rows(24, 3);
@@ -152,12 +126,9 @@ void runNativeIterations(const Model& model, const PreparedGraph& g, const Forwa
   const NativeModel net(model);
   const std::size_t m = g.num_points;
   const float nan = std::numeric_limits<float>::quiet_NaN();
-  std::vector<float> normals = g.normals, next_normals(3 * m, nan);
+  std::vector<float> normals, curvature, next_normals(3 * m, nan);
+  startingState(g, normals, curvature);
   std::vector<float> weights = g.initial_weights, next_weights(weights.size(), 0.f);
-  std::vector<float> curvature = g.curvature;
-  for (std::size_t i = 0; i < m; ++i)
-    if (!g.active[i]) normals[3 * i] = normals[3 * i + 1] = normals[3 * i + 2] = nan;
-
   for (int iteration = 1; iteration <= options.iterations; ++iteration) {
 #pragma omp parallel num_threads(resolveThreads(options.threads))
     {
@@ -177,8 +148,6 @@ void runNativeIterations(const Model& model, const PreparedGraph& g, const Forwa
     weights.swap(next_weights);
     if (options.keep_iterations) result.iteration_normals.push_back(normals);
   }
-  for (std::size_t i = 0; i < m; ++i)
-    if (!g.active[i]) curvature[i] = nan;
   result.normals = std::move(normals);
   result.curvature = std::move(curvature);
   result.kernel_weights = std::move(weights);

@@ -22,6 +22,10 @@ struct PreparedGraph {
 
 PreparedGraph prepareGraph(const ForwardInput& input, int threads);
 
+/** Where the DISE iterations start: iteration-0 normals (M x 3) and curvature (M), NaN for the
+ *  points that do not take part. */
+void startingState(const PreparedGraph& graph, std::vector<float>& normals, std::vector<float>& curvature);
+
 /** The DISE iterations of one backend: advance `graph`'s iteration-0 state by options.iterations
  *  iterations and fill `result` (normals, curvature, kernel weights, iteration_normals[1..L]). */
 void runNativeIterations(const Model& model, const PreparedGraph& graph, const ForwardOptions& options,

@@ -48,6 +48,10 @@ Model randomModel(std::uint64_t seed);
  *  unexpected tensors, wrong shapes or dtypes, truncated files, non-finite values. */
 Model loadModel(const std::string& path);
 
+/** All 7,981 parameters in one array, MLP by MLP in forward order, each as first weight, first
+ *  bias, second weight, second bias (the CUDA backend's layout). */
+std::vector<float> packParameters(const Model& model);
+
 /** Writes `model` (and its metadata) as .safetensors. */
 void saveModel(const Model& model, const std::string& path);
 

@@ -1,0 +1,31 @@
+// Backend::Cuda: the prepared graph handed to the raw-array CUDA kernels in cuda/.
+#include "dise_cuda.h"
+#include "prepared_graph.h"
+
+namespace pcl_dise {
+namespace detail {
+
+bool cudaDeviceAvailable() { return cuda::deviceAvailable(); }
+
+void runCudaIterations(const Model& model, const PreparedGraph& g, const ForwardOptions& options, ForwardResult& result) {
+  const std::vector<float> parameters = packParameters(model);
+  cuda::Graph graph;
+  graph.points = g.points;
+  graph.num_points = g.num_points;
+  graph.edge_scale = g.edge_scale;
+  graph.offsets = g.neighborhoods.offsets.data();
+  graph.indices = g.neighborhoods.indices.data();
+  graph.active = g.active.data();
+  startingState(g, result.normals, result.curvature);
+  result.kernel_weights = g.initial_weights;
+  cuda::State state{result.normals.data(), result.kernel_weights.data(), result.curvature.data()};
+  std::vector<float> per_iteration(options.keep_iterations ? options.iterations * 3 * g.num_points : 0);
+  cuda::runIterations(parameters.data(), graph, options.iterations, state,
+                      options.keep_iterations ? per_iteration.data() : nullptr);
+  for (int it = 0; options.keep_iterations && it < options.iterations; ++it)
+    result.iteration_normals.emplace_back(per_iteration.begin() + std::size_t(it) * 3 * g.num_points,
+                                          per_iteration.begin() + std::size_t(it + 1) * 3 * g.num_points);
+}
+
+}  // namespace detail
+}  // namespace pcl_dise

@@ -1,0 +1,109 @@
+// Iteration 0 and the neighbourhood rules shared by every backend (ALGORITHM.md): the edge
+// scale, plain PCA per point, and the pruning of points that cannot take part.
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+
+#include <omp.h>
+
+#include "pcl_dise/plane_fit.h"
+#include "prepared_graph.h"
+
+namespace pcl_dise {
+
+float edgeScale(const float* points, const Neighborhoods& knn) {
+  double sum = 0.0;
+  for (std::size_t i = 0; i < knn.numNodes(); ++i) {
+    const float* p = points + 3 * i;
+    for (const std::int32_t* j = knn.begin(i); j != knn.begin(i) + knn.size(i); ++j) {
+      const float* q = points + 3 * static_cast<std::size_t>(*j);
+      for (int c = 0; c < 3; ++c) sum += (double(q[c]) - p[c]) * (double(q[c]) - p[c]);
+    }
+  }
+  const double entries = static_cast<double>(knn.numEdges()) * 3.0;
+  const double stddev = entries > 0 ? std::sqrt(sum / entries) : 0.0;
+  if (!(stddev > 0) || !std::isfinite(stddev)) return 1.f;
+  return static_cast<float>(0.2 / stddev);
+}
+
+namespace detail {
+
+int resolveThreads(int threads) { return threads > 0 ? threads : omp_get_max_threads(); }
+
+PreparedGraph prepareGraph(const ForwardInput& input, int threads) {
+  const Neighborhoods& full = *input.neighborhoods;
+  const std::size_t m = input.num_points;
+  if (full.numNodes() != m)
+    throw std::invalid_argument("forward pass: " + std::to_string(full.numNodes()) + " neighbourhoods for " +
+                                std::to_string(m) + " points");
+  if (full.offsets.empty() || full.offsets.front() != 0 ||
+      full.offsets.back() != static_cast<std::int64_t>(full.numEdges()))
+    throw std::invalid_argument("forward pass: neighbourhood offsets do not match the index array");
+  for (std::size_t i = 0; i < m; ++i)
+    if (full.offsets[i + 1] < full.offsets[i]) throw std::invalid_argument("forward pass: offsets decrease");
+  for (std::int32_t j : full.indices)
+    if (j < 0 || static_cast<std::size_t>(j) >= m)
+      throw std::invalid_argument("forward pass: neighbour index " + std::to_string(j) + " out of range [0, " +
+                                  std::to_string(m) + ")");
+  if (!std::isfinite(input.edge_scale) || !(input.edge_scale > 0))
+    throw std::invalid_argument("forward pass: edge scale must be finite and positive");
+
+  PreparedGraph g;
+  g.points = input.points;
+  g.num_points = m;
+  g.edge_scale = input.edge_scale;
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  g.normals.assign(3 * m, nan);
+  g.curvature.assign(m, nan);
+  g.active.assign(m, 0);
+
+  // Iteration 0: PCA over the full neighbourhoods, as pcl::NormalEstimation does.
+#pragma omp parallel for num_threads(resolveThreads(threads)) schedule(dynamic, 256)
+  for (std::int64_t i = 0; i < static_cast<std::int64_t>(m); ++i) {
+    if (full.size(i) < 3) continue;
+    float normal[3], curvature;
+    if (fitPlane<double>(input.points, input.points + 3 * i, full.begin(i), nullptr, static_cast<int>(full.size(i)),
+                        normal, &curvature)) {
+      for (int c = 0; c < 3; ++c) g.normals[3 * i + c] = normal[c];
+      g.curvature[i] = curvature;
+      g.active[i] = 1;
+    }
+  }
+
+  // Points without a normal leave every neighbourhood; a neighbourhood that falls under 3 points
+  // loses its normal in turn, until nothing changes.
+  std::vector<std::int32_t> kept;
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (std::size_t i = 0; i < m; ++i) {
+      if (!g.active[i]) continue;
+      int count = 0;
+      for (const std::int32_t* j = full.begin(i); j != full.begin(i) + full.size(i); ++j) count += g.active[*j];
+      if (count < 3) {
+        g.active[i] = 0;
+        changed = true;
+      }
+    }
+  }
+  for (std::size_t i = 0; i < m; ++i) {
+    kept.clear();
+    if (g.active[i])
+      for (const std::int32_t* j = full.begin(i); j != full.begin(i) + full.size(i); ++j)
+        if (g.active[*j]) kept.push_back(*j);
+    g.neighborhoods.append(kept.data(), kept.size());
+    const float w = kept.size() > 1 ? 1.f / static_cast<float>(kept.size() - 1) : 0.f;
+    g.initial_weights.insert(g.initial_weights.end(), kept.size(), w);
+  }
+  return g;
+}
+
+void startingState(const PreparedGraph& g, std::vector<float>& normals, std::vector<float>& curvature) {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  normals = g.normals;
+  curvature = g.curvature;
+  for (std::size_t i = 0; i < g.num_points; ++i)
+    if (!g.active[i]) normals[3 * i] = normals[3 * i + 1] = normals[3 * i + 2] = curvature[i] = nan;
+}
+
+}  // namespace detail
+}  // namespace pcl_dise
