@@ -1,6 +1,5 @@
 // Backend::Cuda: the prepared graph handed to the raw-array CUDA kernels in cuda/.
-#include "dise_cuda.h"
-#include "prepared_graph.h"
+#include "cuda_graph.h"
 
 namespace pcl_dise {
 namespace detail {
@@ -9,13 +8,7 @@ bool cudaDeviceAvailable() { return cuda::deviceAvailable(); }
 
 void runCudaIterations(const Model& model, const PreparedGraph& g, const ForwardOptions& options, ForwardResult& result) {
   const std::vector<float> parameters = packParameters(model);
-  cuda::Graph graph;
-  graph.points = g.points;
-  graph.num_points = g.num_points;
-  graph.edge_scale = g.edge_scale;
-  graph.offsets = g.neighborhoods.offsets.data();
-  graph.indices = g.neighborhoods.indices.data();
-  graph.active = g.active.data();
+  const cuda::Graph graph = toCudaGraph(g);
   startingState(g, result.normals, result.curvature);
   result.kernel_weights = g.initial_weights;
   cuda::State state{result.normals.data(), result.kernel_weights.data(), result.curvature.data()};

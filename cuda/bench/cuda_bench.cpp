@@ -10,7 +10,7 @@
 
 #include "dise_cuda.h"
 #include "pcl_dise/model.h"
-#include "prepared_graph.h"
+#include "cuda_graph.h"
 #include "training/knn_graph.h"
 
 namespace {
@@ -47,8 +47,7 @@ int main(int argc, char** argv) {
   const pcl_dise::detail::PreparedGraph g = pcl_dise::detail::prepareGraph(input, 0);
   const double prepare = secondsSince(t);
   const std::vector<float> parameters = pcl_dise::packParameters(pcl_dise::randomModel(1));
-  const pcl_dise::cuda::Graph graph{g.points, n, g.edge_scale, g.neighborhoods.offsets.data(),
-                                    g.neighborhoods.indices.data(), g.active.data()};
+  const pcl_dise::cuda::Graph graph = pcl_dise::detail::toCudaGraph(g);
   double best = 1e30;
   for (int r = 0; r < repeats; ++r) {
     std::vector<float> normals, curvature, weights = g.initial_weights;

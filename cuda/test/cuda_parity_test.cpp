@@ -13,7 +13,7 @@
 #include "dise_cuda.h"
 #include "pcl_dise/model.h"
 #include "pcl_dise/text_io.h"
-#include "prepared_graph.h"
+#include "cuda_graph.h"
 #include "training/knn_graph.h"
 
 namespace {
@@ -44,8 +44,7 @@ bool checkCase(const pcl_dise::Model& model, const std::string& base) {
   std::vector<float> normals, curvature, weights = g.initial_weights;
   pcl_dise::detail::startingState(g, normals, curvature);
   const std::vector<float> parameters = pcl_dise::packParameters(model);
-  pcl_dise::cuda::Graph graph{g.points, m, g.edge_scale, g.neighborhoods.offsets.data(), g.neighborhoods.indices.data(),
-                              g.active.data()};
+  const pcl_dise::cuda::Graph graph = pcl_dise::detail::toCudaGraph(g);
   pcl_dise::cuda::State state{normals.data(), weights.data(), curvature.data()};
   std::vector<float> per_iteration(4 * 3 * m);
   pcl_dise::cuda::runIterations(parameters.data(), graph, 4, state, per_iteration.data());
