@@ -23,7 +23,8 @@ using Clock = std::chrono::steady_clock;
 struct Options {
   std::string list, out = "dise_k64.safetensors", checkpoint_dir = "checkpoints", device = "cpu", log = "train_log.csv";
   int k = 64, iterations = 8, epochs = 300, patch = 2048, patches_per_cloud = 4, threads = 0;
-  double lr = 5e-4, dropout = 0.25, minutes = 0, checkpoint_minutes = 5;
+  double lr = 5e-4, lr_final = -1, dropout = 0.25, minutes = 0, checkpoint_minutes = 5;
+  long decay_start = 0, decay_end = 0, average_from = -1;  // patch indices
   std::uint64_t seed = 1;
   bool resume = false;
 };
@@ -80,6 +81,33 @@ Patch makePatch(const TrainingCloud& c, int size, int k, std::mt19937_64& rng, c
   return p;
 }
 
+// The learning rate of patch `step`: o.lr until decay_start, then linear down to o.lr_final at
+// decay_end, o.lr_final after it (no decay when lr_final < 0).
+double learningRate(const Options& o, long step) {
+  if (o.lr_final < 0 || step <= o.decay_start) return o.lr;
+  if (step >= o.decay_end) return o.lr_final;
+  const double t = double(step - o.decay_start) / double(o.decay_end - o.decay_start);
+  return o.lr + t * (o.lr_final - o.lr);
+}
+
+void setLearningRate(torch::optim::RMSprop& optimizer, double lr) {
+  for (auto& group : optimizer.param_groups()) static_cast<torch::optim::RMSpropOptions&>(group.options()).lr(lr);
+}
+
+// A uniform running average of the weights after each patch (stochastic weight averaging): it
+// smooths the noise of the last constant-rate steps and is what --out receives once it starts.
+struct WeightAverage {
+  pcl_dise::DiseNet net;
+  long count = 0;
+
+  void add(const pcl_dise::DiseNet& current) {
+    torch::NoGradGuard no_grad;
+    const auto dst = net->parameters(), src = current->parameters();
+    for (std::size_t i = 0; i < dst.size(); ++i) dst[i].add_(src[i] - dst[i], 1.0 / double(count + 1));
+    ++count;
+  }
+};
+
 std::string bar(double fraction, int width = 30) {
   const int filled = static_cast<int>(fraction * width);
   return "[" + std::string(filled, '#') + std::string(width - filled, '.') + "]";
@@ -88,6 +116,8 @@ std::string bar(double fraction, int width = 30) {
 int train(const Options& o) {
   if (o.k < 2 || o.iterations < 1 || o.epochs < 1 || o.patch < o.k + 1)
     throw std::runtime_error("need k >= 2, iterations >= 1, epochs >= 1 and a patch of at least k+1 points");
+  if (o.lr_final >= 0 && o.decay_end <= o.decay_start)
+    throw std::runtime_error("--lr-final needs --decay-end > --decay-start");
   if (o.threads > 0) torch::set_num_threads(o.threads);
   const torch::Device device(o.device);
   // Clouds load in parallel (text parsing and k-d trees); the list's order is kept.
@@ -115,7 +145,9 @@ int train(const Options& o) {
   torch::optim::RMSprop optimizer(net->parameters(), torch::optim::RMSpropOptions(o.lr));
   std::filesystem::create_directories(o.checkpoint_dir);
   const std::string ckpt_model = o.checkpoint_dir + "/model.safetensors", ckpt_optim = o.checkpoint_dir + "/optimizer.pt",
-                    ckpt_state = o.checkpoint_dir + "/progress.json";
+                    ckpt_state = o.checkpoint_dir + "/progress.json", ckpt_average = o.checkpoint_dir + "/average.safetensors";
+  WeightAverage average;
+  average.net->to(device);
   long step = 0;  // patches done
   if (o.resume && std::filesystem::exists(ckpt_state)) {
     net->load(pcl_dise::loadModel(ckpt_model));
@@ -123,7 +155,10 @@ int train(const Options& o) {
       torch::load(optimizer, ckpt_optim);
     else  // e.g. a checkpoint committed without it: RMSprop's running averages start afresh
       std::cerr << "dise_train: warning: no " << ckpt_optim << ", the optimiser state starts afresh\n";
-    step = nlohmann::json::parse(std::ifstream(ckpt_state))["step"].get<long>();
+    const auto progress = nlohmann::json::parse(std::ifstream(ckpt_state));
+    step = progress["step"].get<long>();
+    average.count = progress.value("averaged", 0L);
+    if (average.count > 0) average.net->load(pcl_dise::loadModel(ckpt_average));
     std::cout << "dise_train: resumed at patch " << step << "\n";
   }
   const long steps_per_epoch = static_cast<long>(clouds.size()) * o.patches_per_cloud;
@@ -131,22 +166,30 @@ int train(const Options& o) {
   std::ofstream log(o.log, step > 0 ? std::ios::app : std::ios::trunc);
   if (step == 0) log << "epoch,patch,cloud,iteration,loss\n";
 
-  auto save = [&](const std::string& path) {
-    pcl_dise::Model model = net->toModel();
+  auto save = [&](const pcl_dise::DiseNet& weights, const std::string& path) {
+    pcl_dise::Model model = weights->toModel();
     model.metadata = {{"k_train", std::to_string(o.k)},
                       {"iterations_train", std::to_string(o.iterations)},
                       {"patches", std::to_string(step)},
                       {"epochs", std::to_string(double(step) / steps_per_epoch)},
                       {"patch_points", std::to_string(o.patch)},
+                      {"averaged_patches", std::to_string(average.count)},
                       {"training_list", o.list},
-                      {"recipe", "dise_train: RMSprop lr " + std::to_string(o.lr) + ", dropout " + std::to_string(o.dropout) +
+                      {"recipe", "dise_train: RMSprop lr " + std::to_string(o.lr) +
+                                     (o.lr_final >= 0 ? " decaying linearly to " + std::to_string(o.lr_final) + " over patches " +
+                                                            std::to_string(o.decay_start) + ".." + std::to_string(o.decay_end)
+                                                      : std::string()) +
+                                     (average.count > 0 ? ", weights averaged from patch " + std::to_string(o.average_from)
+                                                        : std::string()) +
+                                     ", dropout " + std::to_string(o.dropout) +
                                      ", loss and step after every iteration, seed " + std::to_string(o.seed)}};
     pcl_dise::saveModel(model, path);
   };
   auto checkpoint = [&] {
-    save(ckpt_model);
+    save(net, ckpt_model);
+    if (average.count > 0) save(average.net, ckpt_average);
     torch::save(optimizer, ckpt_optim);
-    std::ofstream(ckpt_state) << nlohmann::json{{"step", step}}.dump();
+    std::ofstream(ckpt_state) << nlohmann::json{{"step", step}, {"averaged", average.count}}.dump();
   };
 
   const auto start = Clock::now();
@@ -173,6 +216,7 @@ int train(const Options& o) {
       state = pcl_dise::initialState(patch.graph);
     }
     double patch_loss = 0;
+    setLearningRate(optimizer, learningRate(o, step));
     for (int it = 1; it <= o.iterations; ++it) {
       pcl_dise::TorchState next = net->iterate(patch.graph, state, o.dropout);
       torch::Tensor loss = pcl_dise::unorientedNormalLoss(next.normals.index_select(0, patch.inner),
@@ -191,6 +235,7 @@ int train(const Options& o) {
       patch_loss = value;
       state = {next.normals.detach(), next.weights.detach(), next.curvature.detach()};
     }
+    if (o.average_from >= 0 && step >= o.average_from) average.add(net);
     running = step == start_step ? patch_loss : 0.95 * running + 0.05 * patch_loss;
 
     const auto now = Clock::now();
@@ -214,9 +259,10 @@ int train(const Options& o) {
     }
   }
   checkpoint();
-  save(o.out);
+  save(average.count > 0 ? average.net : net, o.out);
   std::cout << "\ndise_train: wrote " << o.out << " after " << step << " patches (" << double(step) / steps_per_epoch
-            << " epochs)\n";
+            << " epochs" << (average.count > 0 ? ", the average of the last " + std::to_string(average.count) : std::string())
+            << ")\n";
   return 0;
 }
 
@@ -233,6 +279,11 @@ int main(int argc, char** argv) {
   app.add_option("--patch", o.patch, "points per training patch")->capture_default_str();
   app.add_option("--patches-per-cloud", o.patches_per_cloud, "patches per cloud and epoch")->capture_default_str();
   app.add_option("--lr", o.lr, "RMSprop learning rate")->capture_default_str();
+  app.add_option("--lr-final", o.lr_final, "learning rate reached at --decay-end (default: no decay)");
+  app.add_option("--decay-start", o.decay_start, "patch at which the learning rate starts to fall")->capture_default_str();
+  app.add_option("--decay-end", o.decay_end, "patch at which it reaches --lr-final")->capture_default_str();
+  app.add_option("--average-from", o.average_from,
+                 "average the weights of every patch from this one on and write the average to --out (default: off)");
   app.add_option("--dropout", o.dropout, "dropout on the kernel weights")->capture_default_str();
   app.add_option("--seed", o.seed, "random seed")->capture_default_str();
   app.add_option("--threads", o.threads, "CPU threads (0: LibTorch's default)")->capture_default_str();

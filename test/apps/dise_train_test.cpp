@@ -79,6 +79,24 @@ TEST_F(DiseTrain, ResumeContinuesWhereItStopped) {
   EXPECT_EQ(m.metadata.at("k_train"), "12");
 }
 
+TEST_F(DiseTrain, DecayAndAverageResumeExactly) {
+  // Six clouds, one patch each per epoch: decay and averaging both span the resume at patch 6.
+  const std::string schedule = "--lr-final 1e-4 --decay-start 2 --decay-end 9 --average-from 3 ";
+  const std::string whole = train("xwhole", schedule + "--epochs 2");
+  train("yresumed", schedule + "--epochs 1");
+  const std::string resumed = train("yresumed", schedule + "--epochs 2 --resume");
+  EXPECT_EQ(readFile(whole + ".csv"), readFile(resumed + ".csv"));
+  const auto averaged = pcl_dise::loadModel(whole + ".safetensors");
+  EXPECT_EQ(averaged.layer4.first.weight, pcl_dise::loadModel(resumed + ".safetensors").layer4.first.weight);
+  // --out holds the average, which differs from the last weights kept in the checkpoint.
+  EXPECT_NE(averaged.layer4.first.weight, pcl_dise::loadModel(*dir_ + "/ckpt_x/model.safetensors").layer4.first.weight);
+  EXPECT_NE(averaged.metadata.at("recipe").find("averaged"), std::string::npos);
+  // A schedule that ends before it starts is refused.
+  std::string output;
+  EXPECT_NE(run(binaryDir() + "/apps/dise_train " + *dir_ + "/data/train_all.txt --lr-final 1e-4 --decay-end 0", &output), 0);
+  EXPECT_NE(output.find("--decay-end"), std::string::npos) << output;
+}
+
 TEST_F(DiseTrain, BadInput) {
   std::ofstream(*dir_ + "/broken.txt") << "missing_cloud\n";
   std::string output;
