@@ -10,7 +10,7 @@ packages=(
   libpcl-dev libeigen3-dev libflann-dev libboost-all-dev
   libtorch-dev libopenblas0-openmp libgtest-dev libnanoflann-dev
   nlohmann-json3-dev libcli11-dev libcgal-dev
-  xvfb
+  xvfb libpng-dev
 )
 
 missing=()

@@ -1,7 +1,10 @@
 #include "test_support.h"
 
 #include <algorithm>
+#include <sys/wait.h>
 #include <unistd.h>
+
+#include <cstdlib>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -28,6 +31,14 @@ std::string temporaryDir(const std::string& name) {
   return dir.string();
 }
 
+CommandResult runCommand(const std::string& command) {
+  const std::string log = temporaryDir("command") + "/output.txt";
+  const int status = std::system((command + " > " + log + " 2>&1").c_str());
+  std::ifstream in(log);
+  std::stringstream text;
+  text << in.rdbuf();
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, text.str()};
+}
 
 pcl::PointCloud<pcl::PointXYZ>::Ptr readXyz(const std::string& path) {
   auto cloud = pcl::make_shared<pcl::PointCloud<pcl::PointXYZ>>();

@@ -19,6 +19,13 @@ std::string binaryDir();
 /** A fresh temporary folder for one test. */
 std::string temporaryDir(const std::string& name);
 
+/** What a shell command printed (stdout and stderr) and its exit code. */
+struct CommandResult {
+  int exit_code;
+  std::string output;
+};
+CommandResult runCommand(const std::string& command);
+
 /** An .xyz file as a cloud. */
 pcl::PointCloud<pcl::PointXYZ>::Ptr readXyz(const std::string& path);
 

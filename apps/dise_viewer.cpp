@@ -1,0 +1,354 @@
+// dise_viewer: a pcl_viewer-style window on DISE normals. Shows a cloud coloured by normal
+// direction, angle error, curvature or a picked point's kernel weights, its normals as lines, DISE
+// next to PCA, and steps through the iterations; --screenshot renders one picture and exits.
+#include <cmath>
+#include <functional>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <sstream>
+
+#include <CLI/CLI.hpp>
+#include <pcl/common/common.h>
+#include <pcl/features/normal_3d.h>
+#include <pcl/kdtree/kdtree_flann.h>
+#include <pcl/visualization/pcl_visualizer.h>
+
+#include "cloud_io.h"
+#include "pcl_dise/deep_iterative_normal_estimation.h"
+#include "viewer/color_maps.h"
+
+namespace {
+
+using pcl_dise::viewer::Rgb;
+using Cloud = pcl::PointCloud<pcl::PointXYZ>;
+using Normals = pcl::PointCloud<pcl::Normal>;
+
+enum class ColorBy { kNormal, kError, kWeights, kCurvature };
+const std::map<std::string, ColorBy> kColorModes = {
+    {"normal", ColorBy::kNormal}, {"error", ColorBy::kError}, {"weights", ColorBy::kWeights}, {"curvature", ColorBy::kCurvature}};
+
+std::string modeName(ColorBy mode) {
+  for (const auto& [name, m] : kColorModes)
+    if (m == mode) return name;
+  return "?";
+}
+
+struct Options {
+  std::string input, ground_truth, model = pcl_dise::defaultModelPath(), color_by = "normal", screenshot;
+  int k = 64, iterations = 4, iteration = -1, every = 1, width = 1024, height = 768;
+  long pick = -1;
+  double scale = 0, max_error = 30;
+  bool side_by_side = false, pca = false, no_normals = false;
+  unsigned threads = 0;
+};
+
+// What one method (DISE after a number of iterations, or PCA) gives for the cloud.
+struct Estimate {
+  Normals normals;  // same size as the cloud, NaN where none
+  // Kernel weights of a point's neighbourhood: surface indices and weights.
+  std::function<bool(std::size_t, pcl::Indices&, std::vector<float>&)> weights;
+};
+
+// The scene's data and the estimates, computed lazily per iteration (each is a full DISE run
+// with that many iterations, so that normals, curvature and weights all belong to it).
+class Scene {
+ public:
+  explicit Scene(const Options& o) : o_(o) {
+    cloud_ = pcl_dise::io::readCloud(o.input);
+    for (std::size_t i = 0; i < cloud_->size(); ++i)
+      if (pcl::isFinite((*cloud_)[i])) finite_.push_back(static_cast<pcl::index_t>(i));
+    if (finite_.size() < 3) throw std::runtime_error("'" + o.input + "' has fewer than 3 finite points");
+    if (!o.ground_truth.empty()) {
+      truth_ = pcl_dise::io::readNormals(o.ground_truth);
+      if (truth_->size() != cloud_->size())
+        throw std::runtime_error("'" + o.ground_truth + "' has " + std::to_string(truth_->size()) + " normals for " +
+                                 std::to_string(cloud_->size()) + " points");
+    }
+    tree_.setInputCloud(cloud_, std::make_shared<pcl::Indices>(finite_));
+    Eigen::Vector4f lo, hi;
+    pcl::getMinMax3D(*cloud_, finite_, lo, hi);
+    diagonal_ = (hi - lo).head<3>().norm();
+    if (o.iterations > 0) model_ = std::make_shared<const pcl_dise::Model>(pcl_dise::loadModel(o.model));
+  }
+
+  const Cloud& cloud() const { return *cloud_; }
+  const pcl::Indices& finitePoints() const { return finite_; }
+  const Normals* truth() const { return truth_.get(); }
+  float diagonal() const { return diagonal_; }
+
+  /** DISE after `iteration` iterations (0: PCA by PCL itself). */
+  const Estimate& estimate(int iteration) {
+    auto& slot = cache_[iteration];
+    if (!slot) slot = iteration == 0 ? computePca() : computeDise(iteration);
+    return *slot;
+  }
+
+  /** The finite point nearest the centroid: the default pick. */
+  std::size_t centralPoint() const {
+    Eigen::Vector4f centroid;
+    pcl::compute3DCentroid(*cloud_, finite_, centroid);
+    pcl::Indices found(1);
+    std::vector<float> distances(1);
+    pcl::PointXYZ c(centroid.x(), centroid.y(), centroid.z());
+    tree_.nearestKSearch(c, 1, found, distances);
+    return static_cast<std::size_t>(found[0]);
+  }
+
+ private:
+  std::unique_ptr<Estimate> computePca() {
+    auto e = std::make_unique<Estimate>();
+    pcl::NormalEstimation<pcl::PointXYZ, pcl::Normal> pca;
+    pca.setInputCloud(cloud_);
+    pca.setKSearch(o_.k + 1);  // the same k + 1 points as DISE's k
+    pca.compute(e->normals);
+    // PCA weighs its neighbourhood uniformly.
+    e->weights = [this](std::size_t index, pcl::Indices& ids, std::vector<float>& w) {
+      std::vector<float> distances;
+      if (!pcl::isFinite((*cloud_)[index]) || tree_.nearestKSearch((*cloud_)[index], o_.k + 1, ids, distances) <= 0) return false;
+      w.assign(ids.size(), 1.f / float(ids.size()));
+      return true;
+    };
+    return e;
+  }
+
+  std::unique_ptr<Estimate> computeDise(int iterations) {
+    auto e = std::make_unique<Estimate>();
+    auto dise = std::make_shared<pcl::DeepIterativeNormalEstimation<pcl::PointXYZ, pcl::Normal>>();
+    dise->setInputCloud(cloud_);
+    dise->setKSearch(o_.k);
+    dise->setIterations(iterations);
+    dise->setNumberOfThreads(o_.threads);
+    dise->setModel(model_);
+    dise->compute(e->normals);
+    if (e->normals.size() != cloud_->size()) throw std::runtime_error("normal estimation failed (see the message above)");
+    e->weights = [dise](std::size_t index, pcl::Indices& ids, std::vector<float>& w) {
+      return dise->getKernelWeights(index, ids, w);
+    };
+    return e;
+  }
+
+  const Options& o_;
+  Cloud::Ptr cloud_;
+  Normals::Ptr truth_;
+  pcl::Indices finite_;
+  pcl::KdTreeFLANN<pcl::PointXYZ> tree_;
+  float diagonal_ = 1;
+  std::shared_ptr<const pcl_dise::Model> model_;
+  std::map<int, std::unique_ptr<Estimate>> cache_;
+};
+
+/** Colours of the finite points (in finitePoints() order) under `mode`. */
+std::vector<Rgb> colorPoints(Scene& scene, const Estimate& e, ColorBy mode, std::size_t pick, const Options& o) {
+  namespace v = pcl_dise::viewer;
+  const auto& finite = scene.finitePoints();
+  std::vector<Rgb> colors(finite.size(), v::kMissingColor);
+  if (mode == ColorBy::kWeights) {
+    pcl::Indices ids;
+    std::vector<float> weights;
+    if (!e.weights(pick, ids, weights)) return colors;
+    std::map<pcl::index_t, float> weight_of;
+    float max_weight = 0;
+    for (std::size_t j = 0; j < ids.size(); ++j) {
+      weight_of[ids[j]] += weights[j];
+      max_weight = std::max(max_weight, weight_of[ids[j]]);
+    }
+    for (std::size_t i = 0; i < finite.size(); ++i) {
+      const auto it = weight_of.find(finite[i]);
+      if (it != weight_of.end()) colors[i] = v::weightColor(it->second, max_weight);
+    }
+    return colors;
+  }
+  for (std::size_t i = 0; i < finite.size(); ++i) {
+    const pcl::Normal& n = e.normals[finite[i]];
+    switch (mode) {
+      case ColorBy::kNormal: colors[i] = v::normalColor(n.normal); break;
+      case ColorBy::kCurvature: colors[i] = v::curvatureColor(n.curvature, 1.f / 3.f); break;
+      case ColorBy::kError:
+        colors[i] = v::errorColor(v::unorientedAngleDegrees(n.normal, (*scene.truth())[finite[i]].normal), float(o.max_error));
+        break;
+      case ColorBy::kWeights: break;
+    }
+  }
+  return colors;
+}
+
+const char* kHelp =
+    "dise_viewer keys\n"
+    "  ] / [     next / previous iteration (0 = PCA)\n"
+    "  m         next colouring: normal, error (needs --normals), weights, curvature\n"
+    "  t         toggle DISE / PCA (single view)\n"
+    "  n         show / hide the normals\n"
+    "  . / ,     longer / shorter normals\n"
+    "  shift+click  pick the point whose kernel weights are shown\n"
+    "  h         this help (pcl_viewer's keys work too: r resets the camera, q quits)";
+
+class Viewer {
+ public:
+  Viewer(Scene& scene, const Options& o)
+      : scene_(scene), o_(o), mode_(kColorModes.at(o.color_by)), iteration_(o.iteration < 0 ? o.iterations : o.iteration),
+        show_pca_(o.pca), show_normals_(!o.no_normals), scale_(o.scale > 0 ? o.scale : 0.02 * scene.diagonal()),
+        pick_(o.pick >= 0 ? static_cast<std::size_t>(o.pick) : scene.centralPoint()),
+        viewer_(std::make_shared<pcl::visualization::PCLVisualizer>("dise_viewer")) {
+    viewer_->setSize(o.width, o.height);
+    if (o.side_by_side) {
+      viewer_->createViewPort(0, 0, 0.5, 1, viewports_[0]);
+      viewer_->createViewPort(0.5, 0, 1, 1, viewports_[1]);
+    }
+    for (int viewport : viewports_) viewer_->setBackgroundColor(1, 1, 1, viewport);
+    viewer_->registerKeyboardCallback([this](const pcl::visualization::KeyboardEvent& e) { onKey(e); });
+    viewer_->registerPointPickingCallback([this](const pcl::visualization::PointPickingEvent& e) { onPick(e); });
+    redraw();
+    viewer_->resetCamera();
+  }
+
+  void spin() { viewer_->spin(); }
+
+  void screenshot(const std::string& path) {
+    for (int i = 0; i < 3; ++i) viewer_->spinOnce(1, true);
+    viewer_->saveScreenshot(path);
+  }
+
+ private:
+  void redraw() {
+    viewer_->removeAllPointClouds();
+    viewer_->removeAllShapes();
+    if (o_.side_by_side) {
+      drawMethod(true, viewports_[0]);
+      drawMethod(false, viewports_[1]);
+    } else {
+      drawMethod(show_pca_, 0);
+    }
+    if (help_) viewer_->addText(kHelp, 10, o_.height - 170, 13, 0.1, 0.1, 0.1, "help");
+  }
+
+  void drawMethod(bool pca, int viewport) {
+    const Estimate& e = scene_.estimate(pca ? 0 : iteration_);
+    const std::string tag = (pca ? "pca" : "dise") + std::to_string(viewport);
+    const std::vector<Rgb> colors = colorPoints(scene_, e, mode_, pick_, o_);
+    pcl::PointCloud<pcl::PointXYZRGB>::Ptr shown(new pcl::PointCloud<pcl::PointXYZRGB>);
+    Cloud::Ptr line_points(new Cloud);
+    Normals::Ptr line_normals(new Normals);
+    const auto& finite = scene_.finitePoints();
+    for (std::size_t i = 0; i < finite.size(); ++i) {
+      const pcl::PointXYZ& p = scene_.cloud()[finite[i]];
+      pcl::PointXYZRGB q(colors[i].r, colors[i].g, colors[i].b);
+      q.x = p.x, q.y = p.y, q.z = p.z;
+      shown->push_back(q);
+      if (pcl::isFinite(e.normals[finite[i]])) {
+        line_points->push_back(p);
+        line_normals->push_back(e.normals[finite[i]]);
+      }
+    }
+    pcl::visualization::PointCloudColorHandlerRGBField<pcl::PointXYZRGB> rgb(shown);
+    viewer_->addPointCloud<pcl::PointXYZRGB>(shown, rgb, tag, viewport);
+    viewer_->setPointCloudRenderingProperties(pcl::visualization::PCL_VISUALIZER_POINT_SIZE, 4, tag, viewport);
+    if (show_normals_ && !line_points->empty()) {
+      viewer_->addPointCloudNormals<pcl::PointXYZ, pcl::Normal>(line_points, line_normals, o_.every, scale_, tag + "_normals",
+                                                                viewport);
+      viewer_->setPointCloudRenderingProperties(pcl::visualization::PCL_VISUALIZER_COLOR, 0.2, 0.2, 0.2, tag + "_normals", viewport);
+    }
+    if (mode_ == ColorBy::kWeights)
+      viewer_->addSphere(scene_.cloud()[pick_], 0.01 * scene_.diagonal(), 0.9, 0.1, 0.6, tag + "_pick", viewport);
+    std::ostringstream status;
+    status << (pca ? "PCA" : "DISE iteration " + std::to_string(iteration_) + "/" + std::to_string(o_.iterations)) << "  |  "
+           << modeName(mode_) << (mode_ == ColorBy::kWeights ? " of point " + std::to_string(pick_) : "") << "  |  h: help";
+    viewer_->addText(status.str(), 10, 10, 14, 0.1, 0.1, 0.1, tag + "_status", viewport);
+  }
+
+  void onKey(const pcl::visualization::KeyboardEvent& e) {
+    if (!e.keyDown()) return;
+    switch (e.getKeyCode()) {
+      case ']': iteration_ = std::min(iteration_ + 1, o_.iterations); break;
+      case '[': iteration_ = std::max(iteration_ - 1, 0); break;
+      case 'm': {
+        auto next = ColorBy((int(mode_) + 1) % 4);
+        if (next == ColorBy::kError && !scene_.truth()) next = ColorBy::kWeights;
+        mode_ = next;
+        break;
+      }
+      case 't': show_pca_ = !show_pca_; break;
+      case 'n': show_normals_ = !show_normals_; break;
+      case '.': scale_ *= 1.5; break;
+      case ',': scale_ /= 1.5; break;
+      case 'h': help_ = !help_; break;
+      default: return;
+    }
+    redraw();
+  }
+
+  void onPick(const pcl::visualization::PointPickingEvent& e) {
+    // Picked indices count the shown (finite) points.
+    const int shown = e.getPointIndex();
+    if (shown < 0 || static_cast<std::size_t>(shown) >= scene_.finitePoints().size()) return;
+    pick_ = static_cast<std::size_t>(scene_.finitePoints()[shown]);
+    mode_ = ColorBy::kWeights;
+    std::cout << "dise_viewer: picked point " << pick_ << "\n";
+    redraw();
+  }
+
+  Scene& scene_;
+  const Options& o_;
+  ColorBy mode_;
+  int iteration_;
+  bool show_pca_, show_normals_, help_ = false;
+  double scale_;
+  std::size_t pick_;
+  int viewports_[2] = {0, 0};
+  pcl::visualization::PCLVisualizer::Ptr viewer_;
+};
+
+int run(const Options& o) {
+  if (o.k < 2 || o.iterations < 0 || o.every < 1 || o.width < 16 || o.height < 16 || o.max_error <= 0)
+    throw std::runtime_error("need --k >= 2, --iterations >= 0, --every >= 1, a window of at least 16x16 and --max-error > 0");
+  if (o.iteration > o.iterations)
+    throw std::runtime_error("--iteration " + std::to_string(o.iteration) + " is beyond --iterations " + std::to_string(o.iterations));
+  if (o.color_by == "error" && o.ground_truth.empty()) throw std::runtime_error("--color-by error needs --normals FILE");
+  Scene scene(o);
+  if (o.pick >= 0 && (static_cast<std::size_t>(o.pick) >= scene.cloud().size() || !pcl::isFinite(scene.cloud()[o.pick])))
+    throw std::runtime_error("--pick " + std::to_string(o.pick) + " is not a finite point of the cloud (" +
+                             std::to_string(scene.cloud().size()) + " points)");
+  Viewer viewer(scene, o);
+  if (!o.screenshot.empty()) {
+    viewer.screenshot(o.screenshot);
+    std::cout << "dise_viewer: wrote " << o.screenshot << "\n";
+  } else {
+    viewer.spin();
+  }
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  vtkObject::GlobalWarningDisplayOff();  // VTK 9's deprecation notices from PCL's shaders are not the user's concern
+  CLI::App app{"Shows DISE normals in a pcl_viewer-style window (press h for the keys)."};
+  Options o;
+  app.add_option("input", o.input, ".pcd, .ply or .xyz cloud")->required();
+  app.add_option("--normals", o.ground_truth, "ground-truth .normals file (for --color-by error)");
+  app.add_option("--model", o.model, "DISE model")->capture_default_str();
+  app.add_option("--k", o.k, "neighbours (+ the point itself)")->capture_default_str();
+  app.add_option("--iterations", o.iterations, "DISE iterations L")->capture_default_str();
+  app.add_option("--iteration", o.iteration, "iteration shown first, 0 (PCA) .. L (default L)");
+  app.add_option("--color-by", o.color_by, "normal, error, weights or curvature")
+      ->check(CLI::IsMember({"normal", "error", "weights", "curvature"}))
+      ->capture_default_str();
+  app.add_option("--pick", o.pick, "point whose kernel weights --color-by weights shows (default: the most central)");
+  app.add_option("--every", o.every, "draw every n-th normal")->capture_default_str();
+  app.add_option("--scale", o.scale, "length of the normal lines (default: 2% of the cloud's diagonal)");
+  app.add_flag("--no-normals", o.no_normals, "do not draw the normals as lines");
+  app.add_option("--max-error", o.max_error, "angle error (degrees) at the top of the colour map")->capture_default_str();
+  app.add_flag("--pca", o.pca, "start with PCA instead of DISE");
+  app.add_flag("--side-by-side", o.side_by_side, "PCA on the left, DISE on the right");
+  app.add_option("--threads", o.threads, "threads (0: all)");
+  app.add_option("--screenshot", o.screenshot, "render to this .png and exit (headless: run under xvfb-run -a)");
+  app.add_option("--width", o.width, "window width")->capture_default_str();
+  app.add_option("--height", o.height, "window height")->capture_default_str();
+  CLI11_PARSE(app, argc, argv);
+  try {
+    return run(o);
+  } catch (const std::exception& e) {
+    std::cerr << "dise_viewer: error: " << e.what() << "\n";
+    return 1;
+  }
+}
