@@ -11,6 +11,7 @@ packages=(
   libtorch-dev libopenblas0-openmp libgtest-dev libnanoflann-dev
   nlohmann-json3-dev libcli11-dev libcgal-dev
   xvfb libpng-dev
+  ros-core-dev libroscpp-dev libsensor-msgs-dev libpcl-conversions-dev python3-rosmaster
 )
 
 missing=()

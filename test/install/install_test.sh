@@ -12,3 +12,8 @@ test -f "$work/prefix/lib/cmake/pcl_dise/pcl_diseConfigVersion.cmake"
 cmake -S "$source_dir" -B "$work/outside" -DCMAKE_PREFIX_PATH="$work/prefix" -DCMAKE_BUILD_TYPE=Release > "$work/configure.log"
 cmake --build "$work/outside" -j2 > "$work/build.log"
 "$work/outside/outside"
+# The ROS node, where it is built: roslaunch finds it in the installed package.
+if [ -x "$work/prefix/lib/pcl_dise/dise_normals_node" ]; then
+  CMAKE_PREFIX_PATH="$work/prefix" ROS_PACKAGE_PATH="$work/prefix/share:/usr/share" \
+    roslaunch --args dise_normals "$work/prefix/share/pcl_dise/launch/dise_normals.launch" | grep -q "$work/prefix/lib/pcl_dise/dise_normals_node"
+fi

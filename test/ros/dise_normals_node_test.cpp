@@ -1,0 +1,212 @@
+// dise_normals_node against a real ROS master on a free port of 127.0.0.1: its normals equal the
+// library's, an empty cloud gets an empty cloud with the same header, NaN points get NaN normals
+// and is_dense = false, a cloud without x/y/z is logged and skipped, and the node keeps running.
+#include <netinet/in.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include <gtest/gtest.h>
+#include <pcl_conversions/pcl_conversions.h>
+#include <ros/ros.h>
+#include <sensor_msgs/PointCloud2.h>
+
+#include "pcl_dise/deep_iterative_normal_estimation.h"
+#include "test_support.h"
+
+extern char** environ;
+
+namespace {
+
+using namespace pcl_dise::test;
+using Clock = std::chrono::steady_clock;
+
+int freePort() {
+  const int s = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  bind(s, reinterpret_cast<sockaddr*>(&address), sizeof(address));
+  socklen_t length = sizeof(address);
+  getsockname(s, reinterpret_cast<sockaddr*>(&address), &length);
+  close(s);
+  return ntohs(address.sin_port);
+}
+
+pid_t spawn(const std::vector<std::string>& args, const std::string& log) {
+  std::vector<char*> argv;
+  for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 1, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_adddup2(&actions, 1, 2);
+  pid_t pid = -1;
+  if (posix_spawnp(&pid, argv[0], &actions, nullptr, argv.data(), environ) != 0) pid = -1;
+  posix_spawn_file_actions_destroy(&actions);
+  return pid;
+}
+
+bool running(pid_t pid) { return waitpid(pid, nullptr, WNOHANG) == 0; }
+
+std::string readFile(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+class DiseNormalsNode : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = new std::string(temporaryDir("ros_node"));
+    model_ = new std::string(randomModelFile(7));
+    const std::string port = std::to_string(freePort());
+    setenv("ROS_MASTER_URI", ("http://127.0.0.1:" + port).c_str(), 1);
+    setenv("ROS_IP", "127.0.0.1", 1);
+    setenv("ROS_HOME", dir_->c_str(), 1);
+    master_ = spawn({"rosmaster", "--core", "-p", port}, *dir_ + "/master.log");
+    int argc = 0;
+    ros::init(argc, nullptr, "dise_normals_node_test", ros::init_options::NoSigintHandler);
+    for (auto end = Clock::now() + std::chrono::seconds(30); !ros::master::check() && Clock::now() < end;)
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    ASSERT_TRUE(ros::master::check()) << readFile(*dir_ + "/master.log");
+    node_ = spawn({binaryDir() + "/apps/dise_normals_node", "__name:=dise", "_k_search:=12", "_iterations:=2",
+                   "_model:=" + *model_},
+                  *dir_ + "/node.log");
+    nh_ = new ros::NodeHandle;
+    output_ = new ros::Subscriber(nh_->subscribe("/dise/output", 10, &DiseNormalsNode::onReply));
+    input_ = new ros::Publisher(nh_->advertise<sensor_msgs::PointCloud2>("/dise/input", 10));
+    for (auto end = Clock::now() + std::chrono::seconds(30);
+         (input_->getNumSubscribers() == 0 || output_->getNumPublishers() == 0) && Clock::now() < end;)
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    ASSERT_GT(input_->getNumSubscribers(), 0u) << readFile(*dir_ + "/node.log");
+  }
+
+  static void TearDownTestSuite() {
+    delete input_;
+    delete output_;
+    delete nh_;
+    ros::shutdown();
+    for (pid_t pid : {node_, master_})
+      if (pid > 0) {
+        kill(pid, SIGTERM);
+        waitpid(pid, nullptr, 0);
+      }
+  }
+
+  static void onReply(const sensor_msgs::PointCloud2::ConstPtr& reply) { reply_ = reply; }
+
+  // Publishes `cloud` and waits for the node's answer (nullptr after 20 s).
+  static sensor_msgs::PointCloud2::ConstPtr ask(const sensor_msgs::PointCloud2& cloud, double seconds = 20) {
+    reply_.reset();
+    input_->publish(cloud);
+    for (auto end = Clock::now() + std::chrono::duration<double>(seconds); !reply_ && Clock::now() < end;) {
+      ros::spinOnce();
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    return reply_;
+  }
+
+  static sensor_msgs::PointCloud2 message(const pcl::PointCloud<pcl::PointXYZ>& cloud, std::uint32_t seq) {
+    sensor_msgs::PointCloud2 m;
+    pcl::toROSMsg(cloud, m);
+    m.header.frame_id = "sensor";
+    m.header.seq = seq;
+    m.header.stamp = ros::Time(1000 + seq, 5);
+    return m;
+  }
+
+  static std::string *dir_, *model_;
+  static pid_t master_, node_;
+  static ros::NodeHandle* nh_;
+  static ros::Subscriber* output_;
+  static ros::Publisher* input_;
+  static sensor_msgs::PointCloud2::ConstPtr reply_;
+};
+std::string *DiseNormalsNode::dir_ = nullptr, *DiseNormalsNode::model_ = nullptr;
+pid_t DiseNormalsNode::master_ = -1, DiseNormalsNode::node_ = -1;
+ros::NodeHandle* DiseNormalsNode::nh_ = nullptr;
+ros::Subscriber* DiseNormalsNode::output_ = nullptr;
+ros::Publisher* DiseNormalsNode::input_ = nullptr;
+sensor_msgs::PointCloud2::ConstPtr DiseNormalsNode::reply_;
+
+TEST_F(DiseNormalsNode, NormalsMatchTheLibrary) {
+  const auto cloud = boxCloud(600);
+  const auto reply = ask(message(*cloud, 1));
+  ASSERT_TRUE(reply) << readFile(*dir_ + "/node.log");
+  EXPECT_EQ(reply->header.frame_id, "sensor");
+  EXPECT_EQ(reply->header.stamp, ros::Time(1001, 5));
+  pcl::PointCloud<pcl::PointNormal> got;
+  pcl::fromROSMsg(*reply, got);
+  ASSERT_EQ(got.size(), cloud->size());
+
+  pcl::DeepIterativeNormalEstimation<pcl::PointXYZ, pcl::Normal> dise;
+  dise.setInputCloud(cloud);
+  dise.setKSearch(12);
+  dise.setIterations(2);
+  dise.setModelPath(*model_);
+  pcl::PointCloud<pcl::Normal> expected;
+  dise.compute(expected);
+  ASSERT_EQ(expected.size(), cloud->size());
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    EXPECT_EQ(got[i].x, (*cloud)[i].x);
+    for (int d = 0; d < 3; ++d) EXPECT_NEAR(got[i].normal[d], expected[i].normal[d], 1e-5) << i;
+    EXPECT_NEAR(got[i].curvature, expected[i].curvature, 1e-5);
+  }
+}
+
+TEST_F(DiseNormalsNode, EmptyCloudGetsEmptyCloudWithTheSameHeader) {
+  const auto reply = ask(message(pcl::PointCloud<pcl::PointXYZ>(), 2));
+  ASSERT_TRUE(reply);
+  EXPECT_EQ(reply->width * reply->height, 0u);
+  EXPECT_EQ(reply->header.stamp, ros::Time(1002, 5));
+  EXPECT_EQ(reply->header.frame_id, "sensor");
+}
+
+TEST_F(DiseNormalsNode, NanPointsGetNanNormals) {
+  auto cloud = *boxCloud(400);
+  cloud[5].x = std::numeric_limits<float>::quiet_NaN();
+  cloud[77].z = std::numeric_limits<float>::infinity();
+  cloud.is_dense = false;
+  const auto reply = ask(message(cloud, 3));
+  ASSERT_TRUE(reply);
+  EXPECT_FALSE(reply->is_dense);
+  pcl::PointCloud<pcl::PointNormal> got;
+  pcl::fromROSMsg(*reply, got);
+  ASSERT_EQ(got.size(), cloud.size());
+  EXPECT_TRUE(std::isnan(got[5].normal_x));
+  EXPECT_TRUE(std::isnan(got[77].normal_z));
+  EXPECT_TRUE(std::isfinite(got[6].normal_x));
+}
+
+TEST_F(DiseNormalsNode, CloudWithoutXyzIsLoggedAndTheNodeKeepsRunning) {
+  sensor_msgs::PointCloud2 bad;
+  bad.header.frame_id = "sensor";
+  bad.height = 1;
+  bad.width = 2;
+  sensor_msgs::PointField intensity;
+  intensity.name = "intensity";
+  intensity.datatype = sensor_msgs::PointField::FLOAT32;
+  intensity.count = 1;
+  bad.fields = {intensity};
+  bad.point_step = 4;
+  bad.row_step = 8;
+  bad.data.assign(8, 0);
+  EXPECT_FALSE(ask(bad, 2));
+  EXPECT_TRUE(running(node_));
+  EXPECT_NE(readFile(*dir_ + "/node.log").find("no 'x' field"), std::string::npos) << readFile(*dir_ + "/node.log");
+  // Still answers.
+  EXPECT_TRUE(ask(message(*boxCloud(100), 4)));
+}
+
+}  // namespace
