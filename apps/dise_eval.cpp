@@ -1,36 +1,47 @@
-// dise_eval: the PCPNet evaluation protocol (ALGORITHM.md) for a DISE model, side by side with
-// PCL's PCA at the same neighbourhood size.
-#include <chrono>
+// dise_eval: the PCPNet evaluation protocol (ALGORITHM.md) for DISE models, side by side with
+// PCL's PCA and CGAL's jet fitting at the same neighbourhood size: a table, JSON and a PNG plot
+// of the good-points curves.
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iomanip>
-#include <numeric>
 #include <iostream>
+#include <numeric>
 
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 #include <pcl/features/normal_3d_omp.h>
 
+#include "eval/good_points_plot.h"
+#include "eval/jet_normals.h"
 #include "pcl_dise/deep_iterative_normal_estimation.h"
 #include "training/pcpnet_data.h"
 
 namespace {
 
+using Normals = pcl::PointCloud<pcl::Normal>;
+using pcl_dise::pcpnet::LoadedCloud;
+
 constexpr const char* kCategories[] = {"no_noise", "low_noise", "med_noise", "high_noise", "vardensity_striped",
                                        "vardensity_gradient"};
 constexpr int kThresholds = 18;  // good-point shares under 5, 10, ..., 90 degrees
 
-// Angle errors (degrees) of `normals` at `pidx`: unoriented, 90 where missing or NaN.
-std::vector<double> angleErrors(const pcl::PointCloud<pcl::Normal>& normals, const pcl_dise::pcpnet::LoadedCloud& truth) {
+// Angle errors (degrees) of `normals` (N x 3) at the cloud's pidx: unoriented, 90 where missing or NaN.
+std::vector<double> angleErrors(const std::function<const float*(std::size_t)>& normal, const LoadedCloud& truth) {
   std::vector<double> errors;
   for (auto i : truth.pidx) {
-    const auto& n = normals[i].getNormalVector3fMap();
+    const float* n = normal(i);
     const auto& t = truth.cloud.normals[i];
-    const double dot = (n.x() * t[0] + n.y() * t[1] + n.z() * t[2]) / (n.norm() * std::sqrt(t[0] * t[0] + t[1] * t[1] + t[2] * t[2]));
+    const double dot = (n[0] * t[0] + n[1] * t[1] + n[2] * t[2]) /
+                       (std::sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]) * std::sqrt(t[0] * t[0] + t[1] * t[1] + t[2] * t[2]));
     errors.push_back(std::isfinite(dot) ? std::acos(std::min(1.0, std::fabs(dot))) * 180.0 / M_PI : 90.0);
   }
   return errors;
+}
+
+std::vector<double> angleErrors(const Normals& normals, const LoadedCloud& truth) {
+  return angleErrors([&](std::size_t i) { return normals[i].normal; }, truth);
 }
 
 double rmse(const std::vector<double>& e) {
@@ -39,6 +50,8 @@ double rmse(const std::vector<double>& e) {
   return std::sqrt(s / e.size());
 }
 
+double mean(const std::vector<double>& v) { return std::accumulate(v.begin(), v.end(), 0.0) / v.size(); }
+
 std::vector<double> goodShares(const std::vector<double>& e) {
   std::vector<double> shares(kThresholds);
   for (int t = 0; t < kThresholds; ++t)
@@ -46,43 +59,110 @@ std::vector<double> goodShares(const std::vector<double>& e) {
   return shares;
 }
 
+// One method under evaluation. `estimate` returns the angle errors of each stage of the method for
+// one cloud: one stage for PCA and jet, iterations 0..L for DISE (the last is the result).
+struct Method {
+  std::string name;
+  pcl_dise::eval::Color color;
+  std::function<std::vector<std::vector<double>>(const pcl::PointCloud<pcl::PointXYZ>::Ptr&, const LoadedCloud&)> estimate;
+  // Per category: RMSE of each cloud per stage, and the final stage's errors of all clouds.
+  std::vector<std::vector<double>> stage_rmse;
+  std::vector<double> errors;
+  std::vector<double> category_rmse;  // means over categories
+};
+
+Method diseMethod(const std::string& name, const std::string& model_path, int k, int iterations, unsigned threads,
+                  pcl_dise::eval::Color color) {
+  if (!std::ifstream(model_path).good()) throw std::runtime_error(pcl_dise::missingModelHelp(model_path));
+  const auto model = std::make_shared<const pcl_dise::Model>(pcl_dise::loadModel(model_path));
+  return {name, color, [=](const pcl::PointCloud<pcl::PointXYZ>::Ptr& cloud, const LoadedCloud& truth) {
+            pcl::DeepIterativeNormalEstimation<pcl::PointXYZ, pcl::Normal> dise;
+            dise.setInputCloud(cloud);
+            dise.setKSearch(k);
+            dise.setIterations(iterations);
+            dise.setModel(model);
+            dise.setNumberOfThreads(threads);
+            dise.setStoreIterations(true);
+            Normals normals;
+            dise.compute(normals);
+            if (normals.size() != cloud->size()) throw std::runtime_error("normal estimation failed (see PCL's message)");
+            std::vector<std::vector<double>> stages;
+            for (int it = 0; it <= iterations; ++it) {
+              dise.getIterationNormals(it, normals);
+              stages.push_back(angleErrors(normals, truth));
+            }
+            return stages;
+          }};
+}
+
+Method pcaMethod(int k, unsigned threads) {
+  return {"PCA", {90, 90, 90}, [=](const pcl::PointCloud<pcl::PointXYZ>::Ptr& cloud, const LoadedCloud& truth) {
+            pcl::NormalEstimationOMP<pcl::PointXYZ, pcl::Normal> pca(threads);
+            pca.setInputCloud(cloud);
+            pca.setKSearch(k + 1);  // DISE's k neighbours plus the point
+            Normals normals;
+            pca.compute(normals);
+            return std::vector<std::vector<double>>{angleErrors(normals, truth)};
+          }};
+}
+
+Method jetMethod(int k) {
+  return {"jet", {40, 160, 60}, [=](const pcl::PointCloud<pcl::PointXYZ>::Ptr&, const LoadedCloud& truth) {
+            const auto normals = pcl_dise::eval::jetNormals(truth.cloud.points, static_cast<unsigned>(k + 1));
+            return std::vector<std::vector<double>>{angleErrors([&](std::size_t i) { return normals[i].data(); }, truth)};
+          }};
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"Evaluates DISE and PCA normals by the PCPNet protocol: per-category angle RMSE (degrees) over\n"
-               "each cloud's .pidx points, category means, their average, RMSE after each iteration and\n"
-               "the share of points under 5, 10, ..., 90 degrees."};
-  std::string dir, prefix = "testset", model = pcl_dise::defaultModelPath(), json_out;
+  CLI::App app{"Evaluates DISE normals by the PCPNet protocol, side by side with PCA (pcl::NormalEstimation) and\n"
+               "jet fitting (CGAL) at the same k: per-category angle RMSE (degrees) over each cloud's .pidx\n"
+               "points, category means, their average, DISE's RMSE after each iteration and the share of\n"
+               "points under 5, 10, ..., 90 degrees (table, --json, --plot)."};
+  std::string dir, prefix = "testset", model = pcl_dise::defaultModelPath(), other_model, json_out, plot_out;
   int k = 64, iterations = 4;
   unsigned threads = 0;
+  bool no_jet = false;
   app.add_option("dir", dir, "folder holding PREFIX_<category>.txt lists and their clouds")->required()->check(CLI::ExistingDirectory);
   app.add_option("--prefix", prefix, "list prefix")->capture_default_str();
   app.add_option("--model", model, "DISE model")->capture_default_str();
-  app.add_option("--k", k, "neighbours (+ the point itself); PCA uses the same k+1 points")->capture_default_str();
+  app.add_option("--compare-model", other_model, "a second DISE model evaluated beside the first");
+  app.add_option("--k", k, "neighbours (+ the point itself); PCA and jet use the same k+1 points")->capture_default_str();
   app.add_option("--iterations", iterations, "DISE iterations")->capture_default_str();
   app.add_option("--threads", threads, "threads (0: all)")->capture_default_str();
+  app.add_flag("--no-jet", no_jet, "leave out jet fitting (the slowest of the methods)");
   app.add_option("--json", json_out, "write the results as JSON");
+  app.add_option("--plot", plot_out, "write the good-points curves as a PNG");
   CLI11_PARSE(app, argc, argv);
 
   try {
-    if (!std::ifstream(model).good()) throw std::runtime_error(pcl_dise::missingModelHelp(model));
-    const auto weights = std::make_shared<const pcl_dise::Model>(pcl_dise::loadModel(model));
+    if (k < 5 || iterations < 1) throw std::runtime_error("need --k >= 5 and --iterations >= 1");
+    std::vector<Method> methods{diseMethod("DISE", model, k, iterations, threads, {200, 40, 40})};
+    if (!other_model.empty())
+      methods.push_back(diseMethod(std::filesystem::path(other_model).stem().string(), other_model, k, iterations, threads,
+                                   {40, 90, 200}));
+    methods.push_back(pcaMethod(k, threads));
+    if (!no_jet) methods.push_back(jetMethod(k));
+
     nlohmann::json results = {{"model", model}, {"k", k}, {"iterations", iterations}, {"categories", nlohmann::json::object()}};
-    std::vector<double> dise_means, pca_means;
-    std::vector<std::vector<double>> iteration_means(iterations + 1);
-    std::cout << std::fixed << std::setprecision(2);
-    std::cout << std::left << std::setw(22) << "category" << std::right << std::setw(8) << "DISE" << std::setw(8) << "PCA"
-              << "   per iteration 0.." << iterations << "\n";
+    if (!other_model.empty()) results["compare_model"] = other_model;
+    std::vector<pcl_dise::eval::GoodPointsPanel> panels;
+    std::vector<std::vector<double>> iteration_means(iterations + 1);  // of the first model, per category
+    std::vector<std::string> done;
+    std::cout << std::fixed << std::setprecision(2) << std::left << std::setw(22) << "category" << std::right;
+    for (const auto& m : methods) std::cout << std::setw(12) << m.name;
+    std::cout << "   DISE per iteration 0.." << iterations << "\n";
+
     for (const char* category : kCategories) {
       const std::string list = dir + "/" + prefix + "_" + category + ".txt";
       if (!std::filesystem::exists(list)) {
         std::cerr << "dise_eval: warning: no " << list << ", category skipped\n";
         continue;
       }
-      std::vector<double> dise_rmse, pca_rmse, dise_errors_all, pca_errors_all;
-      std::vector<std::vector<double>> per_iteration(iterations + 1);
+      for (auto& m : methods) m.stage_rmse.clear(), m.errors.clear();
       for (const auto& base : pcl_dise::pcpnet::readList(list)) {
-        pcl_dise::pcpnet::LoadedCloud truth;
+        LoadedCloud truth;
         try {
           truth = pcl_dise::pcpnet::readCloud(base);
         } catch (const std::exception& e) {
@@ -91,61 +171,56 @@ int main(int argc, char** argv) {
         }
         auto cloud = pcl::make_shared<pcl::PointCloud<pcl::PointXYZ>>();
         for (const auto& p : truth.cloud.points) cloud->push_back(pcl::PointXYZ(p[0], p[1], p[2]));
-
-        pcl::DeepIterativeNormalEstimation<pcl::PointXYZ, pcl::Normal> dise;
-        dise.setInputCloud(cloud);
-        dise.setKSearch(k);
-        dise.setIterations(iterations);
-        dise.setModel(weights);
-        dise.setNumberOfThreads(threads);
-        dise.setStoreIterations(true);
-        pcl::PointCloud<pcl::Normal> normals;
-        dise.compute(normals);
-        if (normals.size() != cloud->size()) throw std::runtime_error("DISE failed on " + base);
-        const auto dise_errors = angleErrors(normals, truth);
-        dise_rmse.push_back(rmse(dise_errors));
-        dise_errors_all.insert(dise_errors_all.end(), dise_errors.begin(), dise_errors.end());
-        for (int it = 0; it <= iterations; ++it) {
-          pcl::PointCloud<pcl::Normal> stored;
-          dise.getIterationNormals(it, stored);
-          per_iteration[it].push_back(rmse(angleErrors(stored, truth)));
+        for (auto& m : methods) {
+          std::vector<std::vector<double>> stages;
+          try {
+            stages = m.estimate(cloud, truth);
+          } catch (const std::exception& e) {
+            throw std::runtime_error(m.name + " on " + base + ": " + e.what());
+          }
+          m.stage_rmse.resize(stages.size());
+          for (std::size_t s = 0; s < stages.size(); ++s) m.stage_rmse[s].push_back(rmse(stages[s]));
+          m.errors.insert(m.errors.end(), stages.back().begin(), stages.back().end());
         }
-
-        pcl::NormalEstimationOMP<pcl::PointXYZ, pcl::Normal> pca(threads);
-        pca.setInputCloud(cloud);
-        pca.setKSearch(k + 1);
-        pcl::PointCloud<pcl::Normal> pca_normals;
-        pca.compute(pca_normals);
-        const auto pca_errors = angleErrors(pca_normals, truth);
-        pca_rmse.push_back(rmse(pca_errors));
-        pca_errors_all.insert(pca_errors_all.end(), pca_errors.begin(), pca_errors.end());
       }
-      if (dise_rmse.empty()) continue;
-      auto mean = [](const std::vector<double>& v) { return std::accumulate(v.begin(), v.end(), 0.0) / v.size(); };
-      dise_means.push_back(mean(dise_rmse));
-      pca_means.push_back(mean(pca_rmse));
-      std::cout << std::left << std::setw(22) << category << std::right << std::setw(8) << dise_means.back() << std::setw(8)
-                << pca_means.back() << "  ";
-      nlohmann::json per_it = nlohmann::json::array();
+      if (methods.front().stage_rmse.empty()) continue;
+      done.push_back(category);
+      nlohmann::json entry = {{"clouds", methods.front().stage_rmse.back().size()}};
+      pcl_dise::eval::GoodPointsPanel panel{category, {}};
+      std::cout << std::left << std::setw(22) << category << std::right;
+      for (auto& m : methods) {
+        m.category_rmse.push_back(mean(m.stage_rmse.back()));
+        std::cout << std::setw(12) << m.category_rmse.back();
+        entry[m.name] = {{"rmse", m.category_rmse.back()}, {"good_points", goodShares(m.errors)}};
+        panel.curves.push_back({m.name, m.color, goodShares(m.errors)});
+      }
+      nlohmann::json per_iteration = nlohmann::json::array();
+      std::cout << "  ";
       for (int it = 0; it <= iterations; ++it) {
-        iteration_means[it].push_back(mean(per_iteration[it]));
-        per_it.push_back(iteration_means[it].back());
+        iteration_means[it].push_back(mean(methods.front().stage_rmse[it]));
+        per_iteration.push_back(iteration_means[it].back());
         std::cout << ' ' << iteration_means[it].back();
       }
-      std::cout << "\n";
-      results["categories"][category] = {{"clouds", dise_rmse.size()},   {"dise_rmse", dise_means.back()},
-                                         {"pca_rmse", pca_means.back()}, {"dise_rmse_per_iteration", per_it},
-                                         {"dise_good_points", goodShares(dise_errors_all)},
-                                         {"pca_good_points", goodShares(pca_errors_all)}};
+      std::cout << std::endl;
+      entry["DISE"]["rmse_per_iteration"] = per_iteration;
+      results["categories"][category] = entry;
+      panels.push_back(panel);
     }
-    if (dise_means.empty()) throw std::runtime_error("no category list found in " + dir + " with prefix " + prefix);
-    auto mean = [](const std::vector<double>& v) { return std::accumulate(v.begin(), v.end(), 0.0) / v.size(); };
-    std::cout << std::left << std::setw(22) << "average" << std::right << std::setw(8) << mean(dise_means) << std::setw(8)
-              << mean(pca_means) << "  ";
+    if (done.empty()) throw std::runtime_error("no category list found in " + dir + " with prefix " + prefix);
+
+    std::cout << std::left << std::setw(22) << "average" << std::right;
+    for (const auto& m : methods) {
+      std::cout << std::setw(12) << mean(m.category_rmse);
+      results["average"][m.name] = mean(m.category_rmse);
+    }
+    std::cout << "  ";
     for (int it = 0; it <= iterations; ++it) std::cout << ' ' << mean(iteration_means[it]);
     std::cout << "\n";
-    results["average"] = {{"dise_rmse", mean(dise_means)}, {"pca_rmse", mean(pca_means)}};
     if (!json_out.empty()) std::ofstream(json_out) << results.dump(2) << "\n";
+    if (!plot_out.empty()) {
+      pcl_dise::eval::plotGoodPoints(panels).writePng(plot_out);
+      std::cout << "dise_eval: wrote " << plot_out << "\n";
+    }
     return 0;
   } catch (const std::exception& e) {
     std::cerr << "dise_eval: error: " << e.what() << "\n";

@@ -1,0 +1,28 @@
+#pragma once
+// The PCPNet "percentage of good points" figure: for each category, the share of points whose
+// angle error is under 5, 10, ..., 90 degrees, one curve per method.
+#include <string>
+#include <vector>
+
+#include "eval/raster_image.h"
+
+namespace pcl_dise {
+namespace eval {
+
+struct GoodPointsCurve {
+  std::string method;          ///< legend label
+  Color color;
+  std::vector<double> shares;  ///< 18 values in [0, 1]: the share under 5, 10, ..., 90 degrees
+};
+
+struct GoodPointsPanel {
+  std::string title;  ///< e.g. the category
+  std::vector<GoodPointsCurve> curves;
+};
+
+/** Draws the panels in a grid of `columns` (x: threshold 0..90 degrees, y: 0..100 % of points)
+ *  with a shared legend. Throws std::invalid_argument for no panels or a curve without 18 values. */
+RasterImage plotGoodPoints(const std::vector<GoodPointsPanel>& panels, int columns = 3);
+
+}  // namespace eval
+}  // namespace pcl_dise
