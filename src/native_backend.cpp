@@ -6,6 +6,7 @@
 
 #include <Eigen/Core>
 
+#include "dense_kernels.h"
 #include "pcl_dise/edge_features.h"
 #include "pcl_dise/plane_fit.h"
 #include "prepared_graph.h"
@@ -17,16 +18,17 @@ namespace {
 using RowMatrix = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 using RowVector = Eigen::RowVectorXf;
 
-// A linear layer with W^T stored for X * W^T products, split into column blocks where its
-// input is a concatenation [per-edge features | per-point features].
+// A linear layer with W^T stored row-major for X * W^T products; where its input is a
+// concatenation [per-edge features | per-point features], rows(first, count) is the block of one part.
 struct DenseLayer {
-  Eigen::MatrixXf weight_t;  // in x out
-  RowVector bias;            // 1 x out
+  RowMatrix weight_t;  // in x out
+  RowVector bias;      // 1 x out
 
   explicit DenseLayer(const Linear& l)
       : weight_t(Eigen::Map<const RowMatrix>(l.weight.data(), l.out_features, l.in_features).transpose()),
         bias(Eigen::Map<const RowVector>(l.bias.data(), l.out_features)) {}
   auto rows(int first, int count) const { return weight_t.middleRows(first, count); }
+  int out() const { return static_cast<int>(weight_t.cols()); }
 };
 
 struct NativeMlp {
@@ -36,24 +38,36 @@ struct NativeMlp {
 
 struct NativeModel {
   NativeMlp layer1, layerg, layer2, layerg2, layer3, layerg3, layer4;
+  RowMatrix kernel_edge_weight;  // layer4's first-layer rows of its per-edge inputs [e3 | R c]: 19 x 32
   explicit NativeModel(const Model& m)
       : layer1(m.layer1), layerg(m.layerg), layer2(m.layer2), layerg2(m.layerg2), layer3(m.layer3),
-        layerg3(m.layerg3), layer4(m.layer4) {}
+        layerg3(m.layerg3), layer4(m.layer4), kernel_edge_weight(19, layer4.first.out()) {
+    kernel_edge_weight << layer4.first.rows(0, 16), layer4.first.rows(24, 3);
+  }
 };
 
 // Per-thread scratch, sized for the largest neighbourhood.
 struct Workspace {
-  RowMatrix edge_in, hidden, e1, e2, e3, rotated;
+  RowMatrix edge_in, hidden, e1, e2, e3, kernel_in;  // kernel_in: [e3 | R c], k x 19
   Eigen::VectorXf logits, weights;
 };
 
-// hidden = relu(in * W1^T + b1 + row_bias): the first layer of an edge MLP whose per-point
-// inputs are folded into row_bias.
-void firstLayer(const Eigen::Ref<const RowMatrix>& in, const Eigen::Ref<const Eigen::MatrixXf>& weight_t,
-                const RowVector& row_bias, RowMatrix& hidden) {
-  hidden.noalias() = in * weight_t;
-  hidden.rowwise() += row_bias;
-  hidden = hidden.cwiseMax(0.f);
+// out = act(in * weight + bias) over the k rows of `in` (weight: a row-major matrix or block of
+// rows, contiguous, in.cols() x width).
+template <typename Weight>
+void edgeLayer(const RowMatrix& in, const Weight& weight, const RowVector& bias, bool relu, RowMatrix& out) {
+  out.resize(in.rows(), weight.cols());
+  denseLayer(in.data(), static_cast<int>(in.rows()), static_cast<int>(in.cols()), static_cast<int>(in.cols()),
+             weight.data(), bias.data(), static_cast<int>(weight.cols()), relu, out.data());
+}
+
+// One edge MLP: out = relu(in * W1 + row_bias) * W2 + b2, where row_bias folds the per-point
+// inputs of the first layer in.
+template <typename Weight>
+void edgeMlp(const RowMatrix& in, const Weight& first_weight_rows, const RowVector& row_bias, const DenseLayer& second,
+             Workspace& ws, RowMatrix& out) {
+  edgeLayer(in, first_weight_rows, row_bias, true, ws.hidden);
+  edgeLayer(ws.hidden, second.weight_t, second.bias, false, out);
 }
 
 RowVector pointMlp(const NativeMlp& mlp, const RowVector& in) {
@@ -80,33 +94,29 @@ bool iteratePoint(const NativeModel& net, const PreparedGraph& g, std::size_t i,
   const float inv_k = 1.f / static_cast<float>(k);
 
   // 1-2: e1 per edge, g1 per point.
-  firstLayer(ws.edge_in, net.layer1.first.weight_t, net.layer1.first.bias, ws.hidden);
-  ws.e1.noalias() = ws.hidden * net.layer1.second.weight_t;
-  ws.e1.rowwise() += net.layer1.second.bias;
+  edgeMlp(ws.edge_in, net.layer1.first.weight_t, net.layer1.first.bias, net.layer1.second, ws, ws.e1);
   RowVector g_in(19);
   g_in << ws.e1.colwise().sum() * inv_k, ni[0], ni[1], ni[2];
   const RowVector g1 = pointMlp(net.layerg, g_in);
 
   // 3-4: e2 = layer2([e1, g1]), g2.
-  firstLayer(ws.e1, net.layer2.first.rows(0, 16), g1 * net.layer2.first.rows(16, 8) + net.layer2.first.bias, ws.hidden);
-  ws.e2.noalias() = ws.hidden * net.layer2.second.weight_t;
-  ws.e2.rowwise() += net.layer2.second.bias;
+  edgeMlp(ws.e1, net.layer2.first.rows(0, 16), g1 * net.layer2.first.rows(16, 8) + net.layer2.first.bias,
+          net.layer2.second, ws, ws.e2);
   const RowVector g2 = pointMlp(net.layerg2, ws.e2.colwise().sum() * inv_k);
 
   // 5-6: e3 = layer3([e2, g2]), g3 = (q, theta).
-  firstLayer(ws.e2, net.layer3.first.rows(0, 16), g2 * net.layer3.first.rows(16, 8) + net.layer3.first.bias, ws.hidden);
-  ws.e3.noalias() = ws.hidden * net.layer3.second.weight_t;
-  ws.e3.rowwise() += net.layer3.second.bias;
+  edgeMlp(ws.e2, net.layer3.first.rows(0, 16), g2 * net.layer3.first.rows(16, 8) + net.layer3.first.bias,
+          net.layer3.second, ws, ws.e3);
   const RowVector g3 = pointMlp(net.layerg3, ws.e3.colwise().sum() * inv_k);
 
-  // 7-8: kernel logits from [e3, theta, R c].
+  // 7-8: kernel logits from [e3, theta, R c]; theta is per point and joins the bias.
   Eigen::Matrix<float, 3, 3, Eigen::RowMajor> r;
   rotationFromQuaternion(g3.data(), reinterpret_cast<float(*)[3]>(r.data()));
-  ws.rotated.noalias() = ws.edge_in.leftCols(3) * r.transpose();
+  ws.kernel_in.resize(k, 19);
+  ws.kernel_in.leftCols(16) = ws.e3;
+  ws.kernel_in.rightCols(3).noalias() = ws.edge_in.leftCols(3) * r.transpose();
   const RowVector theta_bias = g3.segment(4, 8) * net.layer4.first.rows(16, 8) + net.layer4.first.bias;
-  ws.hidden.noalias() = ws.e3 * net.layer4.first.rows(0, 16) + ws.rotated * net.layer4.first.rows(24, 3);
-  ws.hidden.rowwise() += theta_bias;
-  ws.hidden = ws.hidden.cwiseMax(0.f);
+  edgeLayer(ws.kernel_in, net.kernel_edge_weight, theta_bias, true, ws.hidden);
   ws.logits.noalias() = ws.hidden * net.layer4.second.weight_t.col(0);
   ws.logits.array() += net.layer4.second.bias(0);
 

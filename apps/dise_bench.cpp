@@ -1,0 +1,240 @@
+// dise_bench: times neighbourhood search, PCL's PCA (NormalEstimationOMP, same k and threads) and
+// each DISE backend end to end on synthetic clouds, with the ratio to PCA and each run's peak
+// memory; measures the machine's FMA peak and the share of it the network part reaches.
+//
+// Every measurement runs in a child process (fork), so that its peak resident memory is its own.
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+#include <iomanip>
+#include <iostream>
+#include <random>
+#include <sstream>
+#include <thread>
+
+#include <immintrin.h>
+
+#include <CLI/CLI.hpp>
+#include <pcl/features/normal_3d_omp.h>
+#include <pcl/search/kdtree.h>
+
+#include "pcl_dise/deep_iterative_normal_estimation.h"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using Cloud = pcl::PointCloud<pcl::PointXYZ>;
+
+// Multiply-adds per edge and iteration after the algebra of the native backend (issue #4's count:
+// layer1 256+512, layer2 512+512, layer3 512+512, kernel 1,024+192+64).
+constexpr double kMultiplyAddsPerEdge = 4096;
+
+struct Options {
+  std::vector<long> sizes{10000, 100000, 1000000};
+  std::vector<std::string> backends;
+  std::string model = pcl_dise::defaultModelPath();
+  int k = 64, iterations = 4, repeat = 2;
+  unsigned threads = 0;
+};
+
+// A smooth closed surface with sharp-ish detail: a sphere with bumps, n points, deterministic.
+Cloud::Ptr syntheticCloud(long n) {
+  auto cloud = pcl::make_shared<Cloud>();
+  cloud->resize(n);
+  std::mt19937 rng(7);
+  std::normal_distribution<float> g;
+  for (long i = 0; i < n; ++i) {
+    float p[3] = {g(rng), g(rng), g(rng)};
+    const float r = std::sqrt(p[0] * p[0] + p[1] * p[1] + p[2] * p[2]);
+    const float bump = 1.f + 0.1f * std::sin(6 * p[0] / r) * std::cos(5 * p[1] / r);
+    (*cloud)[i] = pcl::PointXYZ(p[0] / r * bump, p[1] / r * bump, p[2] / r * bump);
+  }
+  return cloud;
+}
+
+// What a child reports: seconds (best of the repeats) and peak resident memory in MB.
+struct Measurement {
+  double seconds = NAN, peak_mb = NAN;
+  std::string error;
+};
+
+template <typename Work>
+Measurement inChild(Work work) {
+  int fds[2];
+  if (pipe(fds) != 0) return {NAN, NAN, "pipe failed"};
+  const pid_t pid = fork();
+  if (pid == 0) {
+    close(fds[0]);
+    std::ostringstream out;
+    try {
+      const double seconds = work();
+      rusage usage{};
+      getrusage(RUSAGE_SELF, &usage);
+      out << "ok " << seconds << ' ' << usage.ru_maxrss / 1024.0;
+    } catch (const std::exception& e) {
+      out << "error " << e.what();
+    }
+    const std::string s = out.str();
+    if (write(fds[1], s.data(), s.size()) < 0) _exit(2);
+    _exit(0);
+  }
+  close(fds[1]);
+  std::string reply;
+  char buffer[512];
+  for (ssize_t got; (got = read(fds[0], buffer, sizeof(buffer))) > 0;) reply.append(buffer, got);
+  close(fds[0]);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  std::istringstream in(reply);
+  std::string tag;
+  in >> tag;
+  Measurement m;
+  if (tag == "ok") in >> m.seconds >> m.peak_mb;
+  else m.error = reply.empty() ? "the child died (signal " + std::to_string(WTERMSIG(status)) + ", out of memory?)" : reply.substr(6);
+  return m;
+}
+
+template <typename Run>
+double bestOf(int repeat, Run run) {
+  double best = INFINITY;
+  for (int r = 0; r < repeat; ++r) {
+    const auto start = Clock::now();
+    run();
+    best = std::min(best, std::chrono::duration<double>(Clock::now() - start).count());
+  }
+  return best;
+}
+
+// Peak single-precision FMA throughput in GFLOP/s (2 flops per lane), all threads busy.
+__attribute__((target("avx2,fma"))) double fmaKernel(long loops) {
+  __m256 acc[10];
+  for (int i = 0; i < 10; ++i) acc[i] = _mm256_set1_ps(float(i));
+  const __m256 a = _mm256_set1_ps(0.999999f), b = _mm256_set1_ps(1e-7f);
+  for (long l = 0; l < loops; ++l)
+    for (int i = 0; i < 10; ++i) acc[i] = _mm256_fmadd_ps(acc[i], a, b);
+  float sink[8], total = 0;
+  for (int i = 0; i < 10; ++i) {
+    _mm256_storeu_ps(sink, acc[i]);
+    total += sink[0];
+  }
+  return total;
+}
+
+double fmaPeakGflops(unsigned threads) {
+  if (!__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("fma")) return NAN;
+  const long loops = 100000000;
+  std::vector<std::thread> pool;
+  std::vector<double> sinks(threads);
+  const auto start = Clock::now();
+  for (unsigned t = 0; t < threads; ++t) pool.emplace_back([&, t] { sinks[t] = fmaKernel(loops); });
+  for (auto& t : pool) t.join();
+  const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  return double(threads) * loops * 10 * 8 * 2 / seconds / 1e9;
+}
+
+void printRow(const std::string& size, const std::string& what, const Measurement& m, double pca_seconds) {
+  std::cout << "| " << size << " | " << what << " | ";
+  if (!m.error.empty()) {
+    std::cout << "failed: " << m.error << " | | |\n";
+    return;
+  }
+  std::cout << std::fixed << std::setprecision(3) << m.seconds << " | " << std::setprecision(2) << m.seconds / pca_seconds
+            << "x | " << std::setprecision(0) << m.peak_mb << " |\n";
+}
+
+int run(const Options& o) {
+  if (o.k < 2 || o.iterations < 1 || o.repeat < 1) throw std::runtime_error("need --k >= 2, --iterations >= 1, --repeat >= 1");
+  const unsigned threads = o.threads ? o.threads : std::max(1u, std::thread::hardware_concurrency());
+  std::vector<pcl_dise::Backend> backends;
+  for (const auto& name : o.backends) backends.push_back(pcl_dise::backendFromString(name));
+  if (backends.empty())
+    for (auto b : {pcl_dise::Backend::Native, pcl_dise::Backend::Torch, pcl_dise::Backend::Cuda})
+      if (pcl_dise::backendAvailable(b)) backends.push_back(b);
+  auto model = std::make_shared<const pcl_dise::Model>(pcl_dise::loadModel(o.model));
+
+  const double peak = inChild([&] { return fmaPeakGflops(threads); }).seconds;
+  std::cout << "dise_bench: k = " << o.k << ", L = " << o.iterations << ", " << threads << " threads, best of " << o.repeat
+            << "; FMA peak " << std::setprecision(1) << std::fixed << peak << " GFLOP/s (AVX2, single precision)\n\n";
+  std::cout << "| points | what | seconds | / PCA | peak MB |\n|---|---|---|---|---|\n";
+  for (long n : o.sizes) {
+    const std::string size = std::to_string(n);
+    const Measurement search = inChild([&] {
+      const auto cloud = syntheticCloud(n);
+      return bestOf(o.repeat, [&] {
+        pcl::search::KdTree<pcl::PointXYZ> tree;
+        tree.setInputCloud(cloud);
+        std::vector<pcl::Indices> ids(n);
+        std::vector<std::vector<float>> d2(n);
+#pragma omp parallel for num_threads(threads) schedule(dynamic, 256)
+        for (long i = 0; i < n; ++i) tree.nearestKSearch((*cloud)[i], o.k + 1, ids[i], d2[i]);
+      });
+    });
+    const Measurement pca = inChild([&] {
+      const auto cloud = syntheticCloud(n);
+      return bestOf(o.repeat, [&] {
+        pcl::NormalEstimationOMP<pcl::PointXYZ, pcl::Normal> ne(threads);
+        ne.setInputCloud(cloud);
+        ne.setKSearch(o.k + 1);
+        pcl::PointCloud<pcl::Normal> normals;
+        ne.compute(normals);
+      });
+    });
+    printRow(size, "kNN search (pcl::search::KdTree, k+1)", search, pca.seconds);
+    printRow(size, "PCA (pcl::NormalEstimationOMP)", pca, pca.seconds);
+    for (auto backend : backends) {
+      auto dise_run = [&](int iterations) {
+        return inChild([&] {
+          const auto cloud = syntheticCloud(n);
+          return bestOf(o.repeat, [&] {
+            pcl::DeepIterativeNormalEstimation<pcl::PointXYZ, pcl::Normal> dise;
+            dise.setInputCloud(cloud);
+            dise.setKSearch(o.k);
+            dise.setIterations(iterations);
+            dise.setNumberOfThreads(threads);
+            dise.setBackend(backend);
+            dise.setModel(model);
+            pcl::PointCloud<pcl::Normal> normals;
+            dise.compute(normals);
+            if (normals.size() != cloud->size()) throw std::runtime_error("compute failed");
+          });
+        });
+      };
+      const Measurement full = dise_run(o.iterations), iteration0 = dise_run(0);
+      const std::string name = "DISE " + pcl_dise::toString(backend);
+      printRow(size, name + ", end to end", full, pca.seconds);
+      if (full.error.empty() && iteration0.error.empty()) {
+        // The network part: the L iterations beyond search + iteration 0.
+        const double network = full.seconds - iteration0.seconds;
+        const double gflops = double(n) * (o.k + 1) * o.iterations * kMultiplyAddsPerEdge * 2 / network / 1e9;
+        std::cout << "| " << size << " | " << name << ", network part (" << o.iterations << " iterations) | " << std::setprecision(3)
+                  << network << " | " << std::setprecision(1) << gflops << " GFLOP/s = " << std::setprecision(0)
+                  << 100 * gflops / peak << "% of FMA peak | |\n";
+      }
+    }
+  }
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"Times neighbourhood search, PCL's PCA and every DISE backend on synthetic clouds (see BENCHMARKS.md)."};
+  Options o;
+  app.add_option("--sizes", o.sizes, "cloud sizes")->delimiter(',')->capture_default_str();
+  app.add_option("--backends", o.backends, "native, torch, cuda (default: all this build and machine have)")->delimiter(',');
+  app.add_option("--model", o.model, "DISE model")->capture_default_str();
+  app.add_option("--k", o.k, "neighbours (+ the point itself)")->capture_default_str();
+  app.add_option("--iterations", o.iterations, "DISE iterations")->capture_default_str();
+  app.add_option("--threads", o.threads, "threads (0: all cores)")->capture_default_str();
+  app.add_option("--repeat", o.repeat, "runs per measurement, the best counts")->capture_default_str();
+  CLI11_PARSE(app, argc, argv);
+  try {
+    return run(o);
+  } catch (const std::exception& e) {
+    std::cerr << "dise_bench: error: " << e.what() << "\n";
+    return 1;
+  }
+}
