@@ -24,7 +24,7 @@ struct Options {
   std::string list, out = "dise_k64.safetensors", checkpoint_dir = "checkpoints", device = "cpu", log = "train_log.csv";
   int k = 64, iterations = 8, epochs = 300, patch = 2048, patches_per_cloud = 4, threads = 0;
   double lr = 5e-4, lr_final = -1, dropout = 0.25, minutes = 0, checkpoint_minutes = 5;
-  long decay_start = 0, decay_end = 0, average_from = -1;  // patch indices
+  long decay_start = 0, decay_end = 0, average_from = -1, stop_at = 0;  // patch indices
   std::uint64_t seed = 1;
   bool resume = false;
 };
@@ -162,7 +162,7 @@ int train(const Options& o) {
     std::cout << "dise_train: resumed at patch " << step << "\n";
   }
   const long steps_per_epoch = static_cast<long>(clouds.size()) * o.patches_per_cloud;
-  const long total_steps = steps_per_epoch * o.epochs;
+  const long total_steps = o.stop_at > 0 ? std::min(o.stop_at, steps_per_epoch * o.epochs) : steps_per_epoch * o.epochs;
   std::ofstream log(o.log, step > 0 ? std::ios::app : std::ios::trunc);
   if (step == 0) log << "epoch,patch,cloud,iteration,loss\n";
 
@@ -290,6 +290,7 @@ int main(int argc, char** argv) {
   app.add_option("--device", o.device, "cpu or cuda")->capture_default_str();
   app.add_option("--checkpoints", o.checkpoint_dir, "checkpoint folder")->capture_default_str();
   app.add_option("--checkpoint-minutes", o.checkpoint_minutes, "minutes between checkpoints")->capture_default_str();
+  app.add_option("--stop-at", o.stop_at, "stop (and save) after this many patches in all (0: after --epochs)");
   app.add_option("--minutes", o.minutes, "stop (and save) after this many minutes (0: no limit)")->capture_default_str();
   app.add_option("--log", o.log, "CSV log of every loss")->capture_default_str();
   app.add_flag("--resume", o.resume, "continue from the checkpoint folder");

@@ -83,7 +83,7 @@ TEST_F(DiseTrain, DecayAndAverageResumeExactly) {
   // Six clouds, one patch each per epoch: decay and averaging both span the resume at patch 6.
   const std::string schedule = "--lr-final 1e-4 --decay-start 2 --decay-end 9 --average-from 3 ";
   const std::string whole = train("xwhole", schedule + "--epochs 2");
-  train("yresumed", schedule + "--epochs 1");
+  train("yresumed", schedule + "--epochs 2 --stop-at 6");  // stops where epoch 1 ends
   const std::string resumed = train("yresumed", schedule + "--epochs 2 --resume");
   EXPECT_EQ(readFile(whole + ".csv"), readFile(resumed + ".csv"));
   const auto averaged = pcl_dise::loadModel(whole + ".safetensors");
