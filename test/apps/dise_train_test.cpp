@@ -17,22 +17,9 @@ namespace {
 using namespace pcl_dise::test;
 
 int run(const std::string& command, std::string* output = nullptr) {
-  const std::string log = temporaryDir("train_cmd") + "/out.txt";
-  const int status = std::system((command + " > " + log + " 2>&1").c_str());
-  if (output) {
-    std::ifstream in(log);
-    std::stringstream s;
-    s << in.rdbuf();
-    *output = s.str();
-  }
-  return WEXITSTATUS(status);
-}
-
-std::string readFile(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
+  const CommandResult result = runCommand(command);
+  if (output) *output = result.output;
+  return result.exit_code;
 }
 
 class DiseTrain : public ::testing::Test {

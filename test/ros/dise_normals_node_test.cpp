@@ -58,13 +58,6 @@ pid_t spawn(const std::vector<std::string>& args, const std::string& log) {
 
 bool running(pid_t pid) { return waitpid(pid, nullptr, WNOHANG) == 0; }
 
-std::string readFile(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 class DiseNormalsNode : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {

@@ -40,6 +40,13 @@ CommandResult runCommand(const std::string& command) {
   return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, text.str()};
 }
 
+std::string readFile(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
 pcl::PointCloud<pcl::PointXYZ>::Ptr readXyz(const std::string& path) {
   auto cloud = pcl::make_shared<pcl::PointCloud<pcl::PointXYZ>>();
   for (const auto& r : readTextTriples(path)) cloud->push_back(pcl::PointXYZ(r[0], r[1], r[2]));

@@ -26,6 +26,9 @@ struct CommandResult {
 };
 CommandResult runCommand(const std::string& command);
 
+/** A whole file as text ("" where it cannot be read). */
+std::string readFile(const std::string& path);
+
 /** An .xyz file as a cloud. */
 pcl::PointCloud<pcl::PointXYZ>::Ptr readXyz(const std::string& path);
 
