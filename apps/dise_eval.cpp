@@ -151,7 +151,8 @@ int main(int argc, char** argv) {
     std::vector<std::vector<double>> iteration_means(iterations + 1);  // of the first model, per category
     std::vector<std::string> done;
     std::cout << std::fixed << std::setprecision(2) << std::left << std::setw(22) << "category" << std::right;
-    for (const auto& m : methods) std::cout << std::setw(12) << m.name;
+    auto column = [](const Method& m) { return static_cast<int>(std::max<std::size_t>(12, m.name.size() + 2)); };
+    for (const auto& m : methods) std::cout << std::setw(column(m)) << m.name;
     std::cout << "   DISE per iteration 0.." << iterations << "\n";
 
     for (const char* category : kCategories) {
@@ -190,7 +191,7 @@ int main(int argc, char** argv) {
       std::cout << std::left << std::setw(22) << category << std::right;
       for (auto& m : methods) {
         m.category_rmse.push_back(mean(m.stage_rmse.back()));
-        std::cout << std::setw(12) << m.category_rmse.back();
+        std::cout << std::setw(column(m)) << m.category_rmse.back();
         entry[m.name] = {{"rmse", m.category_rmse.back()}, {"good_points", goodShares(m.errors)}};
         panel.curves.push_back({m.name, m.color, goodShares(m.errors)});
       }
@@ -210,7 +211,7 @@ int main(int argc, char** argv) {
 
     std::cout << std::left << std::setw(22) << "average" << std::right;
     for (const auto& m : methods) {
-      std::cout << std::setw(12) << mean(m.category_rmse);
+      std::cout << std::setw(column(m)) << mean(m.category_rmse);
       results["average"][m.name] = mean(m.category_rmse);
     }
     std::cout << "  ";
