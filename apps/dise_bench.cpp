@@ -37,6 +37,7 @@ struct Options {
   std::vector<std::string> backends;
   std::string model = pcl_dise::defaultModelPath();
   int k = 64, iterations = 4, repeat = 2;
+  double settle = 1.0;  // adaptive mode's settle angle (degrees)
   unsigned threads = 0;
 };
 
@@ -185,7 +186,7 @@ int run(const Options& o) {
     printRow(size, "kNN search (pcl::search::KdTree, k+1)", search, pca.seconds);
     printRow(size, "PCA (pcl::NormalEstimationOMP)", pca, pca.seconds);
     for (auto backend : backends) {
-      auto dise_run = [&](int iterations) {
+      auto dise_run = [&](int iterations, double settle = 0) {
         return inChild([&] {
           const auto cloud = syntheticCloud(n);
           return bestOf(o.repeat, [&] {
@@ -193,6 +194,7 @@ int run(const Options& o) {
             dise.setInputCloud(cloud);
             dise.setKSearch(o.k);
             dise.setIterations(iterations);
+            dise.setSettleAngle(settle);
             dise.setNumberOfThreads(threads);
             dise.setBackend(backend);
             dise.setModel(model);
@@ -205,6 +207,11 @@ int run(const Options& o) {
       const Measurement full = dise_run(o.iterations), iteration0 = dise_run(0);
       const std::string name = "DISE " + pcl_dise::toString(backend);
       printRow(size, name + ", end to end", full, pca.seconds);
+      if (backend == pcl_dise::Backend::Native && o.settle > 0) {
+        std::ostringstream label;
+        label << name << ", adaptive (settle " << o.settle << " deg), end to end";
+        printRow(size, label.str(), dise_run(o.iterations, o.settle), pca.seconds);
+      }
       if (full.error.empty() && iteration0.error.empty()) {
         // The network part: the L iterations beyond search + iteration 0.
         const double network = full.seconds - iteration0.seconds;
@@ -229,6 +236,7 @@ int main(int argc, char** argv) {
   app.add_option("--k", o.k, "neighbours (+ the point itself)")->capture_default_str();
   app.add_option("--iterations", o.iterations, "DISE iterations")->capture_default_str();
   app.add_option("--threads", o.threads, "threads (0: all cores)")->capture_default_str();
+  app.add_option("--settle", o.settle, "settle angle of the adaptive-mode row (degrees; 0: no such row)")->capture_default_str();
   app.add_option("--repeat", o.repeat, "runs per measurement, the best counts")->capture_default_str();
   CLI11_PARSE(app, argc, argv);
   try {

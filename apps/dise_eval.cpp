@@ -72,7 +72,7 @@ struct Method {
 };
 
 Method diseMethod(const std::string& name, const std::string& model_path, int k, int iterations, unsigned threads,
-                  pcl_dise::eval::Color color) {
+                  double settle_degrees, pcl_dise::eval::Color color) {
   if (!std::ifstream(model_path).good()) throw std::runtime_error(pcl_dise::missingModelHelp(model_path));
   const auto model = std::make_shared<const pcl_dise::Model>(pcl_dise::loadModel(model_path));
   return {name, color, [=](const pcl::PointCloud<pcl::PointXYZ>::Ptr& cloud, const LoadedCloud& truth) {
@@ -83,6 +83,7 @@ Method diseMethod(const std::string& name, const std::string& model_path, int k,
             dise.setModel(model);
             dise.setNumberOfThreads(threads);
             dise.setStoreIterations(true);
+            dise.setSettleAngle(settle_degrees);
             Normals normals;
             dise.compute(normals);
             if (normals.size() != cloud->size()) throw std::runtime_error("normal estimation failed (see PCL's message)");
@@ -123,6 +124,7 @@ int main(int argc, char** argv) {
   std::string dir, prefix = "testset", model = pcl_dise::defaultModelPath(), other_model, json_out, plot_out;
   int k = 64, iterations = 4;
   unsigned threads = 0;
+  double settle = 0;
   bool no_jet = false;
   app.add_option("dir", dir, "folder holding PREFIX_<category>.txt lists and their clouds")->required()->check(CLI::ExistingDirectory);
   app.add_option("--prefix", prefix, "list prefix")->capture_default_str();
@@ -131,6 +133,7 @@ int main(int argc, char** argv) {
   app.add_option("--k", k, "neighbours (+ the point itself); PCA and jet use the same k+1 points")->capture_default_str();
   app.add_option("--iterations", iterations, "DISE iterations")->capture_default_str();
   app.add_option("--threads", threads, "threads (0: all)")->capture_default_str();
+  app.add_option("--settle", settle, "also evaluate the model in adaptive mode with this settle angle (degrees)");
   app.add_flag("--no-jet", no_jet, "leave out jet fitting (the slowest of the methods)");
   app.add_option("--json", json_out, "write the results as JSON");
   app.add_option("--plot", plot_out, "write the good-points curves as a PNG");
@@ -138,9 +141,10 @@ int main(int argc, char** argv) {
 
   try {
     if (k < 5 || iterations < 1) throw std::runtime_error("need --k >= 5 and --iterations >= 1");
-    std::vector<Method> methods{diseMethod("DISE", model, k, iterations, threads, {200, 40, 40})};
+    std::vector<Method> methods{diseMethod("DISE", model, k, iterations, threads, 0, {200, 40, 40})};
+    if (settle > 0) methods.push_back(diseMethod("adaptive", model, k, iterations, threads, settle, {230, 150, 20}));
     if (!other_model.empty())
-      methods.push_back(diseMethod(std::filesystem::path(other_model).stem().string(), other_model, k, iterations, threads,
+      methods.push_back(diseMethod(std::filesystem::path(other_model).stem().string(), other_model, k, iterations, threads, 0,
                                    {40, 90, 200}));
     methods.push_back(pcaMethod(k, threads));
     if (!no_jet) methods.push_back(jetMethod(k));

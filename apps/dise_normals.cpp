@@ -14,7 +14,7 @@ namespace {
 struct Options {
   std::string input, output, model = pcl_dise::defaultModelPath(), backend = "native", viewpoint;
   int k = 0, iterations = 4, max_neighbors = 0;
-  double radius = 0.0;
+  double radius = 0.0, settle = 0.0;
   unsigned threads = 0;
 };
 
@@ -35,6 +35,7 @@ int run(const Options& o) {
     dise.setMaxNeighbors(o.max_neighbors);
   }
   dise.setIterations(o.iterations);
+  dise.setSettleAngle(o.settle);
   dise.setNumberOfThreads(o.threads);
   dise.setBackend(pcl_dise::backendFromString(o.backend));
   if (!o.viewpoint.empty()) {
@@ -85,6 +86,8 @@ int main(int argc, char** argv) {
   k->excludes(r);
   app.add_option("--max-neighbors", o.max_neighbors, "with --radius: keep at most the nearest N points");
   app.add_option("--iterations", o.iterations, "DISE iterations after the PCA (0: plain PCA)")->capture_default_str();
+  app.add_option("--settle", o.settle, "adaptive mode: a point stops iterating once its normal turns by less than this (degrees; 0: exact)")
+      ->capture_default_str();
   app.add_option("--threads", o.threads, "threads (0: all)")->capture_default_str();
   app.add_option("--viewpoint", o.viewpoint, "flip normals towards X,Y,Z (default: the cloud's sensor origin)");
   app.add_option("--backend", o.backend, "native, torch or cuda")->capture_default_str();

@@ -56,6 +56,9 @@ void runTorchIterations(const Model&, const PreparedGraph&, const ForwardOptions
 ForwardResult runForward(const Model& model, const ForwardInput& input, const ForwardOptions& options,
                          Backend backend) {
   if (options.iterations < 0) throw std::invalid_argument("forward pass: iterations must be >= 0");
+  if (!(options.settle_degrees >= 0)) throw std::invalid_argument("forward pass: settle_degrees must be >= 0");
+  if (options.settle_degrees > 0 && backend != Backend::Native)
+    throw std::invalid_argument("forward pass: the adaptive mode (settle_degrees > 0) runs on the native backend only");
   if (input.num_points > 0 && (input.points == nullptr || input.neighborhoods == nullptr))
     throw std::invalid_argument("forward pass: points and neighbourhoods are required");
   if (input.neighborhoods == nullptr) return {};

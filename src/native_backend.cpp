@@ -139,6 +139,9 @@ void runNativeIterations(const Model& model, const PreparedGraph& g, const Forwa
   std::vector<float> normals, curvature, next_normals(3 * m, nan);
   startingState(g, normals, curvature);
   std::vector<float> weights = g.initial_weights, next_weights(weights.size(), 0.f);
+  // Adaptive mode: settled[i] once point i's normal turned by less than settle_degrees.
+  const float settle_cos = static_cast<float>(std::cos(options.settle_degrees * M_PI / 180.0));
+  std::vector<char> settled(m, 0);
   for (int iteration = 1; iteration <= options.iterations; ++iteration) {
 #pragma omp parallel num_threads(resolveThreads(options.threads))
     {
@@ -147,11 +150,20 @@ void runNativeIterations(const Model& model, const PreparedGraph& g, const Forwa
       for (std::int64_t i = 0; i < static_cast<std::int64_t>(m); ++i) {
         float* normal = next_normals.data() + 3 * i;
         if (!g.active[i]) continue;
-        const std::int64_t first = g.neighborhoods.offsets[i];
+        const std::int64_t first = g.neighborhoods.offsets[i], last = g.neighborhoods.offsets[i + 1];
+        const float* previous = normals.data() + 3 * i;
+        if (settled[i]) {
+          std::copy(previous, previous + 3, normal);
+          std::copy(weights.data() + first, weights.data() + last, next_weights.data() + first);
+          continue;
+        }
         // A degenerate weighted fit keeps the point's previous normal (and curvature).
         if (!iteratePoint(net, g, i, normals.data(), weights.data() + first, ws, next_weights.data() + first, normal,
                           &curvature[i]))
-          std::copy(normals.data() + 3 * i, normals.data() + 3 * i + 3, normal);
+          std::copy(previous, previous + 3, normal);
+        if (options.settle_degrees > 0 &&
+            std::abs(normal[0] * previous[0] + normal[1] * previous[1] + normal[2] * previous[2]) >= settle_cos)
+          settled[i] = 1;
       }
     }
     normals.swap(next_normals);

@@ -69,6 +69,42 @@ TEST(Forward, BackendsAgreeWithRandomWeights) {
   }
 }
 
+TEST(Forward, AdaptiveModeFreezesSettledPoints) {
+  const auto cloud = test::boxCloud(1200);
+  const std::vector<float> points = flatten(*cloud);
+  const Neighborhoods nb = bruteForceKnn(points, 17);
+  ForwardInput in{points.data(), cloud->size(), &nb, edgeScale(points.data(), nb)};
+  const Model model = randomModel(4);
+  ForwardOptions exact;
+  exact.iterations = 3;
+  exact.keep_iterations = true;
+  const ForwardResult reference = runForward(model, in, exact);
+  // 90 degrees: every point settles in iteration 1 and keeps that state.
+  ForwardOptions all_settle = exact;
+  all_settle.settle_degrees = 90;
+  const ForwardResult frozen = runForward(model, in, all_settle);
+  EXPECT_EQ(frozen.normals, reference.iteration_normals[1]);
+  // A tiny angle settles (almost) nothing: the exact result.
+  ForwardOptions tiny = exact;
+  tiny.settle_degrees = 1e-6;
+  const ForwardResult nearly = runForward(model, in, tiny);
+  std::vector<double> errors;
+  for (std::size_t i = 0; i < cloud->size(); ++i) errors.push_back(test::unorientedAngleDeg(&nearly.normals[3 * i], &reference.normals[3 * i]));
+  EXPECT_LT(test::percentile(errors, 99), 1e-3);
+  // In between, some points settle and the result stays close to the exact one.
+  ForwardOptions some = exact;
+  some.settle_degrees = 2;
+  const ForwardResult adaptive = runForward(model, in, some);
+  errors.clear();
+  for (std::size_t i = 0; i < cloud->size(); ++i) errors.push_back(test::unorientedAngleDeg(&adaptive.normals[3 * i], &reference.normals[3 * i]));
+  EXPECT_NE(adaptive.normals, reference.normals);
+  EXPECT_LT(test::percentile(errors, 50), 1.0);
+  // Native only, and never negative.
+  EXPECT_THROW(runForward(model, in, some, Backend::Torch), std::invalid_argument);
+  some.settle_degrees = -1;
+  EXPECT_THROW(runForward(model, in, some), std::invalid_argument);
+}
+
 TEST(Forward, KernelWeightsAreASoftmaxPerNeighbourhood) {
   const auto cloud = test::sphereCloud(400);
   const std::vector<float> points = flatten(*cloud);

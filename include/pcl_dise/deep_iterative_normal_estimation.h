@@ -110,6 +110,12 @@ class DeepIterativeNormalEstimation : public Feature<PointInT, PointOutT> {
   void setNumberOfThreads(unsigned int threads) { threads_ = threads; }
   unsigned int getNumberOfThreads() const { return threads_; }
 
+  /** Adaptive mode (native backend): a point whose normal turns by less than `degrees` in an
+   *  iteration stops iterating, and its neighbours read its last state. Faster where most of a
+   *  cloud settles early (planar parts); 0, the default, runs every point every iteration. */
+  void setSettleAngle(double degrees) { settle_degrees_ = degrees; }
+  double getSettleAngle() const { return settle_degrees_; }
+
   void setBackend(pcl_dise::Backend backend) { backend_ = backend; }
   pcl_dise::Backend getBackend() const { return backend_; }
 
@@ -151,6 +157,7 @@ class DeepIterativeNormalEstimation : public Feature<PointInT, PointOutT> {
   std::string model_path_ = pcl_dise::defaultModelPath();
   std::shared_ptr<const pcl_dise::Model> model_;
   int iterations_ = 4;
+  double settle_degrees_ = 0;
   unsigned int threads_ = 0;
   pcl_dise::Backend backend_ = pcl_dise::Backend::Native;
   int max_neighbors_ = 0;

@@ -37,6 +37,11 @@ struct ForwardOptions {
   int iterations = 4;            ///< L, number of DISE iterations after the PCA of iteration 0
   int threads = 0;               ///< 0: all hardware threads
   bool keep_iterations = false;  ///< store every iteration's normals in ForwardResult::iteration_normals
+  /// Adaptive mode (native backend only): a point whose normal turned by less than this many
+  /// degrees in an iteration has settled and skips the remaining ones, keeping its normal,
+  /// curvature and kernel weights, which its neighbours go on reading. 0: exact, every point
+  /// runs every iteration.
+  double settle_degrees = 0;
 };
 
 struct ForwardResult {

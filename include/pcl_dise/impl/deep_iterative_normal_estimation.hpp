@@ -211,6 +211,7 @@ void DeepIterativeNormalEstimation<PointInT, PointOutT>::computeFeature(PointClo
   options.iterations = iterations_;
   options.threads = threads;
   options.keep_iterations = store_iterations_;
+  options.settle_degrees = settle_degrees_;
   try {
     static const pcl_dise::Model no_model;  // iteration 0 needs no weights
     last_result_ = pcl_dise::runForward(iterations_ > 0 ? *model_ : no_model, forward_input, options, backend_);
