@@ -10,41 +10,42 @@ namespace avx2 {
 
 namespace {
 
-// Two rows at a time, B blocks of 8 outputs: 2B accumulators stay in registers.
-template <int B>
-void rowPairs(const float* in, int rows, int in_cols, int in_stride, const float* w, const float* bias, bool relu,
-              float* result) {
+// R rows at a time, B blocks of 8 outputs: R * B accumulators stay in registers (R * B = 8 keeps
+// both FMA ports busy through their latency).
+template <int B, int R>
+void rowBlocks(const float* in, int rows, int in_cols, int in_stride, const float* w, const float* bias, bool relu,
+               float* result) {
   constexpr int out = 8 * B;
   const __m256 zero = _mm256_setzero_ps();
   int r = 0;
-  for (; r + 1 < rows; r += 2) {
-    const float* x0 = in + r * in_stride;
-    const float* x1 = x0 + in_stride;
-    __m256 a0[B], a1[B];
-    for (int b = 0; b < B; ++b) a0[b] = a1[b] = _mm256_loadu_ps(bias + 8 * b);
+  for (; r + R <= rows; r += R) {
+    __m256 acc[R][B];
+    for (int i = 0; i < R; ++i)
+      for (int b = 0; b < B; ++b) acc[i][b] = _mm256_loadu_ps(bias + 8 * b);
+    const float* x = in + r * in_stride;
     for (int c = 0; c < in_cols; ++c) {
-      const __m256 v0 = _mm256_broadcast_ss(x0 + c), v1 = _mm256_broadcast_ss(x1 + c);
       const float* wc = w + c * out;
-      for (int b = 0; b < B; ++b) {
-        const __m256 wv = _mm256_loadu_ps(wc + 8 * b);
-        a0[b] = _mm256_fmadd_ps(v0, wv, a0[b]);
-        a1[b] = _mm256_fmadd_ps(v1, wv, a1[b]);
+      __m256 wv[B];
+      for (int b = 0; b < B; ++b) wv[b] = _mm256_loadu_ps(wc + 8 * b);
+      for (int i = 0; i < R; ++i) {
+        const __m256 v = _mm256_broadcast_ss(x + i * in_stride + c);
+        for (int b = 0; b < B; ++b) acc[i][b] = _mm256_fmadd_ps(v, wv[b], acc[i][b]);
       }
     }
-    for (int b = 0; b < B; ++b) {
-      _mm256_storeu_ps(result + r * out + 8 * b, relu ? _mm256_max_ps(a0[b], zero) : a0[b]);
-      _mm256_storeu_ps(result + (r + 1) * out + 8 * b, relu ? _mm256_max_ps(a1[b], zero) : a1[b]);
-    }
+    for (int i = 0; i < R; ++i)
+      for (int b = 0; b < B; ++b)
+        _mm256_storeu_ps(result + (r + i) * out + 8 * b, relu ? _mm256_max_ps(acc[i][b], zero) : acc[i][b]);
   }
-  if (r < rows) {
-    const float* x0 = in + r * in_stride;
-    __m256 a0[B];
-    for (int b = 0; b < B; ++b) a0[b] = _mm256_loadu_ps(bias + 8 * b);
+  // The last rows, one at a time.
+  for (; r < rows; ++r) {
+    const float* x = in + r * in_stride;
+    __m256 acc[B];
+    for (int b = 0; b < B; ++b) acc[b] = _mm256_loadu_ps(bias + 8 * b);
     for (int c = 0; c < in_cols; ++c) {
-      const __m256 v0 = _mm256_broadcast_ss(x0 + c);
-      for (int b = 0; b < B; ++b) a0[b] = _mm256_fmadd_ps(v0, _mm256_loadu_ps(w + c * out + 8 * b), a0[b]);
+      const __m256 v = _mm256_broadcast_ss(x + c);
+      for (int b = 0; b < B; ++b) acc[b] = _mm256_fmadd_ps(v, _mm256_loadu_ps(w + c * out + 8 * b), acc[b]);
     }
-    for (int b = 0; b < B; ++b) _mm256_storeu_ps(result + r * out + 8 * b, relu ? _mm256_max_ps(a0[b], zero) : a0[b]);
+    for (int b = 0; b < B; ++b) _mm256_storeu_ps(result + r * out + 8 * b, relu ? _mm256_max_ps(acc[b], zero) : acc[b]);
   }
 }
 
@@ -53,10 +54,10 @@ void rowPairs(const float* in, int rows, int in_cols, int in_stride, const float
 void denseLayer(const float* in, int rows, int in_cols, int in_stride, const float* w, const float* bias, int out,
                 bool relu, float* result) {
   switch (out) {
-    case 8: return rowPairs<1>(in, rows, in_cols, in_stride, w, bias, relu, result);
-    case 16: return rowPairs<2>(in, rows, in_cols, in_stride, w, bias, relu, result);
-    case 24: return rowPairs<3>(in, rows, in_cols, in_stride, w, bias, relu, result);
-    default: return rowPairs<4>(in, rows, in_cols, in_stride, w, bias, relu, result);
+    case 8: return rowBlocks<1, 8>(in, rows, in_cols, in_stride, w, bias, relu, result);
+    case 16: return rowBlocks<2, 4>(in, rows, in_cols, in_stride, w, bias, relu, result);
+    case 24: return rowBlocks<3, 3>(in, rows, in_cols, in_stride, w, bias, relu, result);
+    default: return rowBlocks<4, 2>(in, rows, in_cols, in_stride, w, bias, relu, result);
   }
 }
 
