@@ -7,7 +7,7 @@ namespace pcl_dise {
 namespace detail {
 
 /** result (rows x out) = act(in (rows x in_cols) * w (in_cols x out) + bias (out)), all row-major;
- *  in's rows are in_stride floats apart; act is max(0, .) where relu. The AVX2 version covers out = 8, 16, 24 and 32;
+ *  in's rows are in_stride floats apart; act is max(0, .) where relu. The AVX2 version covers out = 8, 16, ..., 64;
  *  other sizes take the portable loops. */
 void denseLayer(const float* in, int rows, int in_cols, int in_stride, const float* w, const float* bias, int out,
                 bool relu, float* result);

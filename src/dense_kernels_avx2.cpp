@@ -57,7 +57,11 @@ void denseLayer(const float* in, int rows, int in_cols, int in_stride, const flo
     case 8: return rowBlocks<1, 8>(in, rows, in_cols, in_stride, w, bias, relu, result);
     case 16: return rowBlocks<2, 4>(in, rows, in_cols, in_stride, w, bias, relu, result);
     case 24: return rowBlocks<3, 3>(in, rows, in_cols, in_stride, w, bias, relu, result);
-    default: return rowBlocks<4, 2>(in, rows, in_cols, in_stride, w, bias, relu, result);
+    case 32: return rowBlocks<4, 2>(in, rows, in_cols, in_stride, w, bias, relu, result);
+    case 40: return rowBlocks<5, 1>(in, rows, in_cols, in_stride, w, bias, relu, result);
+    case 48: return rowBlocks<6, 1>(in, rows, in_cols, in_stride, w, bias, relu, result);
+    case 56: return rowBlocks<7, 1>(in, rows, in_cols, in_stride, w, bias, relu, result);
+    default: return rowBlocks<8, 1>(in, rows, in_cols, in_stride, w, bias, relu, result);
   }
 }
 
