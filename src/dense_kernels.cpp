@@ -6,10 +6,10 @@ namespace detail {
 namespace {
 
 void portableDenseLayer(const float* in, int rows, int in_cols, int in_stride, const float* w, const float* bias, int out,
-                        bool relu, float* result) {
+                        bool relu, float* result, int result_stride) {
   for (int r = 0; r < rows; ++r) {
     const float* x = in + r * in_stride;
-    float* y = result + r * out;
+    float* y = result + r * result_stride;
     for (int o = 0; o < out; ++o) y[o] = bias[o];
     for (int c = 0; c < in_cols; ++c)
       for (int o = 0; o < out; ++o) y[o] += x[c] * w[c * out + o];
@@ -34,11 +34,12 @@ bool denseLayerUsesAvx2() {
 }
 
 void denseLayer(const float* in, int rows, int in_cols, int in_stride, const float* w, const float* bias, int out,
-                bool relu, float* result) {
+                bool relu, float* result, int result_stride) {
 #ifdef PCL_DISE_HAVE_AVX2_KERNELS
-  if (denseLayerUsesAvx2() && out % 8 == 0 && out <= 64) return avx2::denseLayer(in, rows, in_cols, in_stride, w, bias, out, relu, result);
+  if (denseLayerUsesAvx2() && out % 8 == 0 && out <= 64)
+    return avx2::denseLayer(in, rows, in_cols, in_stride, w, bias, out, relu, result, result_stride);
 #endif
-  portableDenseLayer(in, rows, in_cols, in_stride, w, bias, out, relu, result);
+  portableDenseLayer(in, rows, in_cols, in_stride, w, bias, out, relu, result, result_stride);
 }
 
 }  // namespace detail

@@ -7,10 +7,11 @@ namespace pcl_dise {
 namespace detail {
 
 /** result (rows x out) = act(in (rows x in_cols) * w (in_cols x out) + bias (out)), all row-major;
- *  in's rows are in_stride floats apart; act is max(0, .) where relu. The AVX2 version covers out = 8, 16, ..., 64;
+ *  in's rows are in_stride floats apart, result's result_stride; act is max(0, .) where relu.
+ *  The AVX2 version covers out = 8, 16, ..., 64;
  *  other sizes take the portable loops. */
 void denseLayer(const float* in, int rows, int in_cols, int in_stride, const float* w, const float* bias, int out,
-                bool relu, float* result);
+                bool relu, float* result, int result_stride);
 
 /** Whether denseLayer runs its AVX2 + FMA version on this processor. */
 bool denseLayerUsesAvx2();
@@ -18,7 +19,7 @@ bool denseLayerUsesAvx2();
 namespace avx2 {
 // Compiled with -mavx2 -mfma in its own translation unit; call only where the processor has both.
 void denseLayer(const float* in, int rows, int in_cols, int in_stride, const float* w, const float* bias, int out,
-                bool relu, float* result);
+                bool relu, float* result, int result_stride);
 }  // namespace avx2
 
 }  // namespace detail

@@ -14,7 +14,7 @@ namespace {
 // both FMA ports busy through their latency).
 template <int B, int R>
 void rowBlocks(const float* in, int rows, int in_cols, int in_stride, const float* w, const float* bias, bool relu,
-               float* result) {
+               float* result, int result_stride) {
   constexpr int out = 8 * B;
   const __m256 zero = _mm256_setzero_ps();
   int r = 0;
@@ -34,7 +34,7 @@ void rowBlocks(const float* in, int rows, int in_cols, int in_stride, const floa
     }
     for (int i = 0; i < R; ++i)
       for (int b = 0; b < B; ++b)
-        _mm256_storeu_ps(result + (r + i) * out + 8 * b, relu ? _mm256_max_ps(acc[i][b], zero) : acc[i][b]);
+        _mm256_storeu_ps(result + (r + i) * result_stride + 8 * b, relu ? _mm256_max_ps(acc[i][b], zero) : acc[i][b]);
   }
   // The last rows, one at a time.
   for (; r < rows; ++r) {
@@ -45,23 +45,23 @@ void rowBlocks(const float* in, int rows, int in_cols, int in_stride, const floa
       const __m256 v = _mm256_broadcast_ss(x + c);
       for (int b = 0; b < B; ++b) acc[b] = _mm256_fmadd_ps(v, _mm256_loadu_ps(w + c * out + 8 * b), acc[b]);
     }
-    for (int b = 0; b < B; ++b) _mm256_storeu_ps(result + r * out + 8 * b, relu ? _mm256_max_ps(acc[b], zero) : acc[b]);
+    for (int b = 0; b < B; ++b) _mm256_storeu_ps(result + r * result_stride + 8 * b, relu ? _mm256_max_ps(acc[b], zero) : acc[b]);
   }
 }
 
 }  // namespace
 
 void denseLayer(const float* in, int rows, int in_cols, int in_stride, const float* w, const float* bias, int out,
-                bool relu, float* result) {
+                bool relu, float* result, int result_stride) {
   switch (out) {
-    case 8: return rowBlocks<1, 8>(in, rows, in_cols, in_stride, w, bias, relu, result);
-    case 16: return rowBlocks<2, 4>(in, rows, in_cols, in_stride, w, bias, relu, result);
-    case 24: return rowBlocks<3, 3>(in, rows, in_cols, in_stride, w, bias, relu, result);
-    case 32: return rowBlocks<4, 2>(in, rows, in_cols, in_stride, w, bias, relu, result);
-    case 40: return rowBlocks<5, 1>(in, rows, in_cols, in_stride, w, bias, relu, result);
-    case 48: return rowBlocks<6, 1>(in, rows, in_cols, in_stride, w, bias, relu, result);
-    case 56: return rowBlocks<7, 1>(in, rows, in_cols, in_stride, w, bias, relu, result);
-    default: return rowBlocks<8, 1>(in, rows, in_cols, in_stride, w, bias, relu, result);
+    case 8: return rowBlocks<1, 8>(in, rows, in_cols, in_stride, w, bias, relu, result, result_stride);
+    case 16: return rowBlocks<2, 4>(in, rows, in_cols, in_stride, w, bias, relu, result, result_stride);
+    case 24: return rowBlocks<3, 3>(in, rows, in_cols, in_stride, w, bias, relu, result, result_stride);
+    case 32: return rowBlocks<4, 2>(in, rows, in_cols, in_stride, w, bias, relu, result, result_stride);
+    case 40: return rowBlocks<5, 1>(in, rows, in_cols, in_stride, w, bias, relu, result, result_stride);
+    case 48: return rowBlocks<6, 1>(in, rows, in_cols, in_stride, w, bias, relu, result, result_stride);
+    case 56: return rowBlocks<7, 1>(in, rows, in_cols, in_stride, w, bias, relu, result, result_stride);
+    default: return rowBlocks<8, 1>(in, rows, in_cols, in_stride, w, bias, relu, result, result_stride);
   }
 }
 

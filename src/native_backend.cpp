@@ -48,26 +48,38 @@ struct NativeModel {
 
 // Per-thread scratch, sized for the largest neighbourhood.
 struct Workspace {
-  RowMatrix edge_in, hidden, e1, e2, e3, kernel_in;  // kernel_in: [e3 | R c], k x 19
+  RowMatrix edge_in, hidden, e1, e2, kernel_in;  // kernel_in: [e3 | R c], k x 19
   Eigen::VectorXf logits, weights;
 };
 
 // out = act(in * weight + bias) over the k rows of `in` (weight: a row-major matrix or block of
-// rows, contiguous, in.cols() x width).
+// rows, contiguous, in.cols() x width), out's rows out_stride floats apart.
+template <typename Weight>
+void edgeLayer(const RowMatrix& in, const Weight& weight, const RowVector& bias, bool relu, float* out, int out_stride) {
+  denseLayer(in.data(), static_cast<int>(in.rows()), static_cast<int>(in.cols()), static_cast<int>(in.cols()),
+             weight.data(), bias.data(), static_cast<int>(weight.cols()), relu, out, out_stride);
+}
+
 template <typename Weight>
 void edgeLayer(const RowMatrix& in, const Weight& weight, const RowVector& bias, bool relu, RowMatrix& out) {
   out.resize(in.rows(), weight.cols());
-  denseLayer(in.data(), static_cast<int>(in.rows()), static_cast<int>(in.cols()), static_cast<int>(in.cols()),
-             weight.data(), bias.data(), static_cast<int>(weight.cols()), relu, out.data());
+  edgeLayer(in, weight, bias, relu, out.data(), static_cast<int>(out.cols()));
 }
 
 // One edge MLP: out = relu(in * W1 + row_bias) * W2 + b2, where row_bias folds the per-point
-// inputs of the first layer in.
+// inputs of the first layer in; out's rows are out_stride floats apart.
+template <typename Weight>
+void edgeMlp(const RowMatrix& in, const Weight& first_weight_rows, const RowVector& row_bias, const DenseLayer& second,
+             Workspace& ws, float* out, int out_stride) {
+  edgeLayer(in, first_weight_rows, row_bias, true, ws.hidden);
+  edgeLayer(ws.hidden, second.weight_t, second.bias, false, out, out_stride);
+}
+
 template <typename Weight>
 void edgeMlp(const RowMatrix& in, const Weight& first_weight_rows, const RowVector& row_bias, const DenseLayer& second,
              Workspace& ws, RowMatrix& out) {
-  edgeLayer(in, first_weight_rows, row_bias, true, ws.hidden);
-  edgeLayer(ws.hidden, second.weight_t, second.bias, false, out);
+  out.resize(in.rows(), second.out());
+  edgeMlp(in, first_weight_rows, row_bias, second, ws, out.data(), static_cast<int>(out.cols()));
 }
 
 RowVector pointMlp(const NativeMlp& mlp, const RowVector& in) {
@@ -104,16 +116,15 @@ bool iteratePoint(const NativeModel& net, const PreparedGraph& g, std::size_t i,
           net.layer2.second, ws, ws.e2);
   const RowVector g2 = pointMlp(net.layerg2, ws.e2.colwise().sum() * inv_k);
 
-  // 5-6: e3 = layer3([e2, g2]), g3 = (q, theta).
+  // 5-6: e3 = layer3([e2, g2]), written straight into the kernel's input [e3 | R c]; g3 = (q, theta).
+  ws.kernel_in.resize(k, 19);
   edgeMlp(ws.e2, net.layer3.first.rows(0, 16), g2 * net.layer3.first.rows(16, 8) + net.layer3.first.bias,
-          net.layer3.second, ws, ws.e3);
-  const RowVector g3 = pointMlp(net.layerg3, ws.e3.colwise().sum() * inv_k);
+          net.layer3.second, ws, ws.kernel_in.data(), 19);
+  const RowVector g3 = pointMlp(net.layerg3, ws.kernel_in.leftCols(16).colwise().sum() * inv_k);
 
   // 7-8: kernel logits from [e3, theta, R c]; theta is per point and joins the bias.
   Eigen::Matrix<float, 3, 3, Eigen::RowMajor> r;
   rotationFromQuaternion(g3.data(), reinterpret_cast<float(*)[3]>(r.data()));
-  ws.kernel_in.resize(k, 19);
-  ws.kernel_in.leftCols(16) = ws.e3;
   ws.kernel_in.rightCols(3).noalias() = ws.edge_in.leftCols(3) * r.transpose();
   const RowVector theta_bias = g3.segment(4, 8) * net.layer4.first.rows(16, 8) + net.layer4.first.bias;
   edgeLayer(ws.kernel_in, net.kernel_edge_weight, theta_bias, true, ws.hidden);
