@@ -36,7 +36,7 @@ bool denseLayerUsesAvx2() {
 void denseLayer(const float* in, int rows, int in_cols, int in_stride, const float* w, const float* bias, int out,
                 bool relu, float* result, int result_stride) {
 #ifdef PCL_DISE_HAVE_AVX2_KERNELS
-  if (denseLayerUsesAvx2() && out % 8 == 0 && out <= 64)
+  if (denseLayerUsesAvx2() && out % 8 == 0)
     return avx2::denseLayer(in, rows, in_cols, in_stride, w, bias, out, relu, result, result_stride);
 #endif
   portableDenseLayer(in, rows, in_cols, in_stride, w, bias, out, relu, result, result_stride);

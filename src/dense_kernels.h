@@ -8,8 +8,7 @@ namespace detail {
 
 /** result (rows x out) = act(in (rows x in_cols) * w (in_cols x out) + bias (out)), all row-major;
  *  in's rows are in_stride floats apart, result's result_stride; act is max(0, .) where relu.
- *  The AVX2 version covers out = 8, 16, ..., 64;
- *  other sizes take the portable loops. */
+ *  The AVX2 version covers every multiple of 8; other sizes take the portable loops. */
 void denseLayer(const float* in, int rows, int in_cols, int in_stride, const float* w, const float* bias, int out,
                 bool relu, float* result, int result_stride);
 

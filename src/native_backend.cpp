@@ -36,12 +36,49 @@ struct NativeMlp {
   explicit NativeMlp(const Mlp& m) : first(m.first), second(m.second) {}
 };
 
+template <int Rows, int Cols>
+using Fixed = Eigen::Matrix<float, Rows, Cols, Cols == 1 && Rows != 1 ? Eigen::ColMajor : Eigen::RowMajor>;
+
+// Rows [first, first + Rows) of a layer's W^T, fixed-size so that per-point products need no heap.
+template <int Rows, int Cols>
+Fixed<Rows, Cols> fixedRows(const DenseLayer& layer, int first) {
+  return layer.rows(first, Rows);
+}
+
+// A per-point MLP (model.h's layerg*), In -> 32 -> Out.
+template <int In, int Out>
+struct PointMlp {
+  Fixed<In, 32> w1;
+  Fixed<1, 32> b1;
+  Fixed<32, Out> w2;
+  Fixed<1, Out> b2;
+  explicit PointMlp(const NativeMlp& m)
+      : w1(fixedRows<In, 32>(m.first, 0)), b1(m.first.bias), w2(fixedRows<32, Out>(m.second, 0)), b2(m.second.bias) {}
+  Fixed<1, Out> operator()(const Fixed<1, In>& x) const {
+    const Fixed<1, 32> h = (x * w1 + b1).cwiseMax(0.f);
+    return h * w2 + b2;
+  }
+};
+
 struct NativeModel {
-  NativeMlp layer1, layerg, layer2, layerg2, layer3, layerg3, layer4;
-  RowMatrix kernel_edge_weight;  // layer4's first-layer rows of its per-edge inputs [e3 | R c]: 19 x 32
+  NativeMlp layer1, layer2, layer3, layer4;  // the edge MLPs
+  PointMlp<19, 8> layerg;
+  PointMlp<16, 8> layerg2;
+  PointMlp<16, 12> layerg3;
+  // The first layers' rows of per-point inputs (g1, g2, theta), which become per-point biases.
+  Fixed<8, 32> layer2_point, layer3_point;
+  Fixed<8, 64> kernel_theta;
+  Fixed<1, 32> layer2_bias, layer3_bias;
+  Fixed<1, 64> kernel_bias;
+  Fixed<64, 1> logit_weight;
+  RowMatrix kernel_edge_weight;  // layer4's first-layer rows of its per-edge inputs [e3 | R c]: 19 x 64
   explicit NativeModel(const Model& m)
-      : layer1(m.layer1), layerg(m.layerg), layer2(m.layer2), layerg2(m.layerg2), layer3(m.layer3),
-        layerg3(m.layerg3), layer4(m.layer4), kernel_edge_weight(19, layer4.first.out()) {
+      : layer1(m.layer1), layer2(m.layer2), layer3(m.layer3), layer4(m.layer4), layerg(NativeMlp(m.layerg)),
+        layerg2(NativeMlp(m.layerg2)), layerg3(NativeMlp(m.layerg3)),
+        layer2_point(fixedRows<8, 32>(layer2.first, 16)), layer3_point(fixedRows<8, 32>(layer3.first, 16)),
+        kernel_theta(fixedRows<8, 64>(layer4.first, 16)), layer2_bias(layer2.first.bias),
+        layer3_bias(layer3.first.bias), kernel_bias(layer4.first.bias),
+        logit_weight(layer4.second.weight_t), kernel_edge_weight(19, layer4.first.out()) {
     kernel_edge_weight << layer4.first.rows(0, 16), layer4.first.rows(24, 3);
   }
 };
@@ -55,13 +92,13 @@ struct Workspace {
 // out = act(in * weight + bias) over the k rows of `in` (weight: a row-major matrix or block of
 // rows, contiguous, in.cols() x width), out's rows out_stride floats apart.
 template <typename Weight>
-void edgeLayer(const RowMatrix& in, const Weight& weight, const RowVector& bias, bool relu, float* out, int out_stride) {
+void edgeLayer(const RowMatrix& in, const Weight& weight, const float* bias, bool relu, float* out, int out_stride) {
   denseLayer(in.data(), static_cast<int>(in.rows()), static_cast<int>(in.cols()), static_cast<int>(in.cols()),
-             weight.data(), bias.data(), static_cast<int>(weight.cols()), relu, out, out_stride);
+             weight.data(), bias, static_cast<int>(weight.cols()), relu, out, out_stride);
 }
 
 template <typename Weight>
-void edgeLayer(const RowMatrix& in, const Weight& weight, const RowVector& bias, bool relu, RowMatrix& out) {
+void edgeLayer(const RowMatrix& in, const Weight& weight, const float* bias, bool relu, RowMatrix& out) {
   out.resize(in.rows(), weight.cols());
   edgeLayer(in, weight, bias, relu, out.data(), static_cast<int>(out.cols()));
 }
@@ -69,22 +106,17 @@ void edgeLayer(const RowMatrix& in, const Weight& weight, const RowVector& bias,
 // One edge MLP: out = relu(in * W1 + row_bias) * W2 + b2, where row_bias folds the per-point
 // inputs of the first layer in; out's rows are out_stride floats apart.
 template <typename Weight>
-void edgeMlp(const RowMatrix& in, const Weight& first_weight_rows, const RowVector& row_bias, const DenseLayer& second,
+void edgeMlp(const RowMatrix& in, const Weight& first_weight_rows, const float* row_bias, const DenseLayer& second,
              Workspace& ws, float* out, int out_stride) {
   edgeLayer(in, first_weight_rows, row_bias, true, ws.hidden);
-  edgeLayer(ws.hidden, second.weight_t, second.bias, false, out, out_stride);
+  edgeLayer(ws.hidden, second.weight_t, second.bias.data(), false, out, out_stride);
 }
 
 template <typename Weight>
-void edgeMlp(const RowMatrix& in, const Weight& first_weight_rows, const RowVector& row_bias, const DenseLayer& second,
+void edgeMlp(const RowMatrix& in, const Weight& first_weight_rows, const float* row_bias, const DenseLayer& second,
              Workspace& ws, RowMatrix& out) {
   out.resize(in.rows(), second.out());
   edgeMlp(in, first_weight_rows, row_bias, second, ws, out.data(), static_cast<int>(out.cols()));
-}
-
-RowVector pointMlp(const NativeMlp& mlp, const RowVector& in) {
-  RowVector h = (in * mlp.first.weight_t + mlp.first.bias).cwiseMax(0.f);
-  return h * mlp.second.weight_t + mlp.second.bias;
 }
 
 // One DISE iteration at point i: writes its kernel weights and its new normal and curvature;
@@ -106,29 +138,29 @@ bool iteratePoint(const NativeModel& net, const PreparedGraph& g, std::size_t i,
   const float inv_k = 1.f / static_cast<float>(k);
 
   // 1-2: e1 per edge, g1 per point.
-  edgeMlp(ws.edge_in, net.layer1.first.weight_t, net.layer1.first.bias, net.layer1.second, ws, ws.e1);
-  RowVector g_in(19);
+  edgeMlp(ws.edge_in, net.layer1.first.weight_t, net.layer1.first.bias.data(), net.layer1.second, ws, ws.e1);
+  Fixed<1, 19> g_in;
   g_in << ws.e1.colwise().sum() * inv_k, ni[0], ni[1], ni[2];
-  const RowVector g1 = pointMlp(net.layerg, g_in);
+  const Fixed<1, 8> g1 = net.layerg(g_in);
 
   // 3-4: e2 = layer2([e1, g1]), g2.
-  edgeMlp(ws.e1, net.layer2.first.rows(0, 16), g1 * net.layer2.first.rows(16, 8) + net.layer2.first.bias,
-          net.layer2.second, ws, ws.e2);
-  const RowVector g2 = pointMlp(net.layerg2, ws.e2.colwise().sum() * inv_k);
+  const Fixed<1, 32> bias2 = g1 * net.layer2_point + net.layer2_bias;
+  edgeMlp(ws.e1, net.layer2.first.rows(0, 16), bias2.data(), net.layer2.second, ws, ws.e2);
+  const Fixed<1, 8> g2 = net.layerg2(ws.e2.colwise().sum() * inv_k);
 
   // 5-6: e3 = layer3([e2, g2]), written straight into the kernel's input [e3 | R c]; g3 = (q, theta).
   ws.kernel_in.resize(k, 19);
-  edgeMlp(ws.e2, net.layer3.first.rows(0, 16), g2 * net.layer3.first.rows(16, 8) + net.layer3.first.bias,
-          net.layer3.second, ws, ws.kernel_in.data(), 19);
-  const RowVector g3 = pointMlp(net.layerg3, ws.kernel_in.leftCols(16).colwise().sum() * inv_k);
+  const Fixed<1, 32> bias3 = g2 * net.layer3_point + net.layer3_bias;
+  edgeMlp(ws.e2, net.layer3.first.rows(0, 16), bias3.data(), net.layer3.second, ws, ws.kernel_in.data(), 19);
+  const Fixed<1, 12> g3 = net.layerg3(ws.kernel_in.leftCols(16).colwise().sum() * inv_k);
 
   // 7-8: kernel logits from [e3, theta, R c]; theta is per point and joins the bias.
   Eigen::Matrix<float, 3, 3, Eigen::RowMajor> r;
   rotationFromQuaternion(g3.data(), reinterpret_cast<float(*)[3]>(r.data()));
   ws.kernel_in.rightCols(3).noalias() = ws.edge_in.leftCols(3) * r.transpose();
-  const RowVector theta_bias = g3.segment(4, 8) * net.layer4.first.rows(16, 8) + net.layer4.first.bias;
-  edgeLayer(ws.kernel_in, net.kernel_edge_weight, theta_bias, true, ws.hidden);
-  ws.logits.noalias() = ws.hidden * net.layer4.second.weight_t.col(0);
+  const Fixed<1, 64> theta_bias = g3.segment<8>(4) * net.kernel_theta + net.kernel_bias;
+  edgeLayer(ws.kernel_in, net.kernel_edge_weight, theta_bias.data(), true, ws.hidden);
+  ws.logits.noalias() = ws.hidden * net.logit_weight;
   ws.logits.array() += net.layer4.second.bias(0);
 
   // 9: softmax over the neighbourhood.

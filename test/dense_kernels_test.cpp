@@ -29,7 +29,7 @@ void checkDense(int rows, int in_cols, int in_stride, int out, bool relu) {
 }
 
 TEST(DenseKernels, MatchTheReference) {
-  for (int out : {8, 16, 24, 32, 40, 64, 5, 72})
+  for (int out : {8, 16, 24, 32, 40, 48, 56, 64, 72, 96, 5})
     for (int rows : {1, 2, 7, 65})
       for (bool relu : {false, true}) {
         checkDense(rows, 16, 16, out, relu);
