@@ -190,7 +190,8 @@ void runNativeIterations(const Model& model, const PreparedGraph& g, const Forwa
     {
       Workspace ws;
 #pragma omp for schedule(dynamic, 64)
-      for (std::int64_t i = 0; i < static_cast<std::int64_t>(m); ++i) {
+      for (std::int64_t t = 0; t < static_cast<std::int64_t>(m); ++t) {
+        const std::int64_t i = g.visit_order[t];
         float* normal = next_normals.data() + 3 * i;
         if (!g.active[i]) continue;
         const std::int64_t first = g.neighborhoods.offsets[i], last = g.neighborhoods.offsets[i + 1];

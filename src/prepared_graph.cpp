@@ -8,6 +8,7 @@
 
 #include "pcl_dise/plane_fit.h"
 #include "prepared_graph.h"
+#include "spatial_order.h"
 
 namespace pcl_dise {
 
@@ -56,10 +57,12 @@ PreparedGraph prepareGraph(const ForwardInput& input, int threads) {
   g.normals.assign(3 * m, nan);
   g.curvature.assign(m, nan);
   g.active.assign(m, 0);
+  g.visit_order = mortonOrder(input.points, m);
 
   // Iteration 0: PCA over the full neighbourhoods, as pcl::NormalEstimation does.
 #pragma omp parallel for num_threads(resolveThreads(threads)) schedule(dynamic, 256)
-  for (std::int64_t i = 0; i < static_cast<std::int64_t>(m); ++i) {
+  for (std::int64_t t = 0; t < static_cast<std::int64_t>(m); ++t) {
+    const std::int64_t i = g.visit_order[t];
     if (full.size(i) < 3) continue;
     float normal[3], curvature;
     if (fitPlane<double>(input.points, input.points + 3 * i, full.begin(i), nullptr, static_cast<int>(full.size(i)),
