@@ -1,6 +1,7 @@
 #include "pcl_dise/forward.h"
 
 #include <stdexcept>
+#include <utility>
 
 #include "prepared_graph.h"
 
@@ -67,10 +68,10 @@ ForwardResult runForward(const Model& model, const ForwardInput& input, const Fo
   ForwardResult result;
   if (options.keep_iterations) result.iteration_normals.push_back(graph.normals);
   if (options.iterations == 0) {
-    result.normals = graph.normals;
-    result.curvature = graph.curvature;
-    result.kernel_neighborhoods = graph.neighborhoods;
-    result.kernel_weights = graph.initial_weights;
+    result.normals = std::move(graph.normals);
+    result.curvature = std::move(graph.curvature);
+    result.kernel_neighborhoods = std::move(graph.neighborhoods);
+    result.kernel_weights = std::move(graph.initial_weights);
     return result;
   }
   switch (backend) {

@@ -1,5 +1,6 @@
 // Iteration 0 and the neighbourhood rules shared by every backend (ALGORITHM.md): the edge
 // scale, plain PCA per point, and the pruning of points that cannot take part.
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <stdexcept>
@@ -8,7 +9,7 @@
 
 #include "pcl_dise/plane_fit.h"
 #include "prepared_graph.h"
-#include "spatial_order.h"
+#include "pcl_dise/spatial_order.h"
 
 namespace pcl_dise {
 
@@ -74,28 +75,35 @@ PreparedGraph prepareGraph(const ForwardInput& input, int threads) {
   }
 
   // Points without a normal leave every neighbourhood; a neighbourhood that falls under 3 points
-  // loses its normal in turn, until nothing changes.
-  std::vector<std::int32_t> kept;
+  // loses its normal in turn, until nothing changes. (What survives does not depend on the order
+  // of removals, so each round decides on the last round's state, in parallel.)
+  std::vector<std::int64_t> kept_count(m, 0);
   for (bool changed = true; changed;) {
     changed = false;
-    for (std::size_t i = 0; i < m; ++i) {
+#pragma omp parallel for num_threads(resolveThreads(threads)) schedule(dynamic, 1024) reduction(|| : changed)
+    for (std::int64_t i = 0; i < static_cast<std::int64_t>(m); ++i) {
       if (!g.active[i]) continue;
-      int count = 0;
+      std::int64_t count = 0;
       for (const std::int32_t* j = full.begin(i); j != full.begin(i) + full.size(i); ++j) count += g.active[*j];
-      if (count < 3) {
-        g.active[i] = 0;
-        changed = true;
-      }
+      kept_count[i] = count;
+      if (count < 3) changed = true;
     }
+    if (changed)
+      for (std::size_t i = 0; i < m; ++i)
+        if (g.active[i] && kept_count[i] < 3) g.active[i] = 0;
   }
-  for (std::size_t i = 0; i < m; ++i) {
-    kept.clear();
-    if (g.active[i])
-      for (const std::int32_t* j = full.begin(i); j != full.begin(i) + full.size(i); ++j)
-        if (g.active[*j]) kept.push_back(*j);
-    g.neighborhoods.append(kept.data(), kept.size());
-    const float w = kept.size() > 1 ? 1.f / static_cast<float>(kept.size() - 1) : 0.f;
-    g.initial_weights.insert(g.initial_weights.end(), kept.size(), w);
+  g.neighborhoods.offsets.assign(m + 1, 0);
+  for (std::size_t i = 0; i < m; ++i) g.neighborhoods.offsets[i + 1] = g.neighborhoods.offsets[i] + (g.active[i] ? kept_count[i] : 0);
+  g.neighborhoods.indices.resize(static_cast<std::size_t>(g.neighborhoods.offsets[m]));
+  g.initial_weights.resize(g.neighborhoods.indices.size());
+#pragma omp parallel for num_threads(resolveThreads(threads)) schedule(dynamic, 1024)
+  for (std::int64_t i = 0; i < static_cast<std::int64_t>(m); ++i) {
+    if (!g.active[i]) continue;
+    std::int32_t* kept = g.neighborhoods.indices.data() + g.neighborhoods.offsets[i];
+    for (const std::int32_t* j = full.begin(i); j != full.begin(i) + full.size(i); ++j)
+      if (g.active[*j]) *kept++ = *j;
+    const std::int64_t first = g.neighborhoods.offsets[i], count = g.neighborhoods.size(i);
+    std::fill_n(g.initial_weights.data() + first, count, count > 1 ? 1.f / static_cast<float>(count - 1) : 0.f);
   }
   return g;
 }

@@ -18,7 +18,7 @@ struct PreparedGraph {
   std::vector<float> normals;         // M x 3, iteration 0 (PCA), NaN where none
   std::vector<float> curvature;       // M, iteration 0
   std::vector<std::uint8_t> active;   // M, 1 where the DISE iterations compute a normal
-  std::vector<std::int32_t> visit_order;  // M, the points along a Morton curve (spatial_order.h)
+  std::vector<std::int32_t> visit_order;  // M, the points along a Morton curve (mortonOrder)
 };
 
 PreparedGraph prepareGraph(const ForwardInput& input, int threads);

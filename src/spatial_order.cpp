@@ -1,4 +1,4 @@
-#include "spatial_order.h"
+#include "pcl_dise/spatial_order.h"
 
 #include <algorithm>
 #include <cmath>
@@ -6,7 +6,6 @@
 #include <utility>
 
 namespace pcl_dise {
-namespace detail {
 
 namespace {
 
@@ -63,5 +62,4 @@ std::vector<std::int32_t> mortonOrder(const float* points, std::size_t num_point
   return order;
 }
 
-}  // namespace detail
 }  // namespace pcl_dise

@@ -1,4 +1,4 @@
-// mortonOrder (src/spatial_order.h) on hand-made point sets: a permutation, the Z-curve of a
+// mortonOrder (spatial_order.h) on hand-made point sets: a permutation, the Z-curve of a
 // 2 x 2 x 2 grid, non-finite points last, degenerate boxes.
 #include <algorithm>
 #include <cmath>
@@ -8,9 +8,9 @@
 
 #include <gtest/gtest.h>
 
-#include "spatial_order.h"
+#include "pcl_dise/spatial_order.h"
 
-using pcl_dise::detail::mortonOrder;
+using pcl_dise::mortonOrder;
 
 TEST(MortonOrder, GridCornersFollowTheZCurve) {
   // Corners listed in reverse Z order; x is the lowest bit of the curve, then y, then z.

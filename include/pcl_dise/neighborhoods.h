@@ -1,5 +1,6 @@
 #pragma once
 // Neighbourhoods as index arrays, the one graph format every backend and tool shares.
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -22,6 +23,28 @@ struct Neighborhoods {
   void append(const std::int32_t* first, std::size_t count) {
     indices.insert(indices.end(), first, first + count);
     offsets.push_back(static_cast<std::int64_t>(indices.size()));
+  }
+
+  /** From one index list per node. */
+  static Neighborhoods fromRows(const std::vector<std::vector<std::int32_t>>& rows) {
+    Neighborhoods n;
+    n.offsets.resize(rows.size() + 1);
+    for (std::size_t i = 0; i < rows.size(); ++i)
+      n.offsets[i + 1] = n.offsets[i] + static_cast<std::int64_t>(rows[i].size());
+    n.indices.resize(static_cast<std::size_t>(n.offsets.back()));
+    for (std::size_t i = 0; i < rows.size(); ++i) std::copy(rows[i].begin(), rows[i].end(), n.indices.begin() + n.offsets[i]);
+    return n;
+  }
+
+  /** The first num_nodes nodes (<= numNodes()), each cut to its first max_per_node entries. */
+  Neighborhoods truncated(std::size_t num_nodes, std::size_t max_per_node) const {
+    Neighborhoods n;
+    n.offsets.resize(num_nodes + 1);
+    for (std::size_t i = 0; i < num_nodes; ++i)
+      n.offsets[i + 1] = n.offsets[i] + std::min<std::int64_t>(size(i), static_cast<std::int64_t>(max_per_node));
+    n.indices.resize(static_cast<std::size_t>(n.offsets.back()));
+    for (std::size_t i = 0; i < num_nodes; ++i) std::copy(begin(i), begin(i) + n.size(i), n.indices.begin() + n.offsets[i]);
+    return n;
   }
 
   /** From a dense row-major table: table N x K of node indices. */

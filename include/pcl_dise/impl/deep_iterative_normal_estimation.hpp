@@ -12,6 +12,7 @@
 
 #include "pcl_dise/deep_iterative_normal_estimation.h"
 #include "pcl_dise/plane_fit.h"
+#include "pcl_dise/spatial_order.h"
 
 namespace pcl {
 
@@ -167,8 +168,11 @@ void DeepIterativeNormalEstimation<PointInT, PointOutT>::computeFeature(PointClo
       if (node >= 0) needed[node] = 1;
   std::vector<std::vector<std::int32_t>> rows(num_nodes);
   const bool reuse_for_scale = k_ > 0 && k_ + 1 >= 17;
+  // Searched along a space-filling curve: consecutive searches walk the same branches of the tree.
+  const std::vector<std::int32_t> search_order = pcl_dise::mortonOrder(points.data(), num_nodes);
 #pragma omp parallel for num_threads(threads) schedule(dynamic, 256)
-  for (std::int64_t n = 0; n < static_cast<std::int64_t>(num_nodes); ++n) {
+  for (std::int64_t t = 0; t < static_cast<std::int64_t>(num_nodes); ++t) {
+    const std::int64_t n = search_order[t];
     if (!needed[n]) continue;
     pcl::Indices neighbors;
     std::vector<float> distances;
@@ -178,15 +182,15 @@ void DeepIterativeNormalEstimation<PointInT, PointOutT>::computeFeature(PointClo
     for (pcl::index_t j : neighbors)
       if (surface_to_node[j] >= 0) rows[n].push_back(surface_to_node[j]);
   }
-  pcl_dise::Neighborhoods neighborhoods;
-  for (const auto& row : rows) neighborhoods.append(row.data(), row.size());
+  const pcl_dise::Neighborhoods neighborhoods = pcl_dise::Neighborhoods::fromRows(rows);
+  rows = {};  // frees the per-node lists before the forward pass
 
   // The edge scale: 16 nearest neighbours plus self over all surface nodes.
   float edge_scale = 1.f;
   if (iterations_ > 0) {
     pcl_dise::Neighborhoods knn17;
     if (reuse_for_scale) {
-      for (std::size_t n = 0; n < num_surface_nodes; ++n) knn17.append(rows[n].data(), std::min<std::size_t>(17, rows[n].size()));
+      knn17 = neighborhoods.truncated(num_surface_nodes, 17);
     } else {
       std::vector<std::vector<std::int32_t>> knn_rows(num_surface_nodes);
 #pragma omp parallel for num_threads(threads) schedule(dynamic, 256)
@@ -197,7 +201,7 @@ void DeepIterativeNormalEstimation<PointInT, PointOutT>::computeFeature(PointClo
         for (pcl::index_t j : neighbors)
           if (surface_to_node[j] >= 0) knn_rows[n].push_back(surface_to_node[j]);
       }
-      for (const auto& row : knn_rows) knn17.append(row.data(), row.size());
+      knn17 = pcl_dise::Neighborhoods::fromRows(knn_rows);
     }
     edge_scale = pcl_dise::edgeScale(points.data(), knn17);
   }
