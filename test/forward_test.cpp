@@ -69,6 +69,31 @@ TEST(Forward, BackendsAgreeWithRandomWeights) {
   }
 }
 
+TEST(Forward, TorchChunksDoNotChangeTheResult) {
+  if (!backendAvailable(Backend::Torch)) GTEST_SKIP() << "torch backend not built";
+  const auto cloud = test::boxCloud(900);
+  const std::vector<float> points = flatten(*cloud);
+  const Neighborhoods nb = bruteForceKnn(points, 17);
+  ForwardInput in{points.data(), cloud->size(), &nb, edgeScale(points.data(), nb)};
+  const Model model = randomModel(5);
+  ForwardOptions whole;
+  whole.iterations = 2;
+  whole.torch_chunk_points = 1 << 20;
+  const ForwardResult reference = runForward(model, in, whole, Backend::Torch);
+  for (int chunk : {1, 97}) {
+    ForwardOptions chunked = whole;
+    chunked.torch_chunk_points = chunk;
+    const ForwardResult result = runForward(model, in, chunked, Backend::Torch);
+    ASSERT_EQ(result.normals.size(), reference.normals.size());
+    for (std::size_t i = 0; i < result.normals.size(); ++i) ASSERT_NEAR(result.normals[i], reference.normals[i], 1e-5) << "chunk " << chunk;
+    for (std::size_t e = 0; e < result.kernel_weights.size(); ++e)
+      ASSERT_NEAR(result.kernel_weights[e], reference.kernel_weights[e], 1e-6) << "chunk " << chunk;
+  }
+  ForwardOptions bad = whole;
+  bad.torch_chunk_points = 0;
+  EXPECT_THROW(runForward(model, in, bad, Backend::Torch), std::invalid_argument);
+}
+
 TEST(Forward, AdaptiveModeFreezesSettledPoints) {
   const auto cloud = test::boxCloud(1200);
   const std::vector<float> points = flatten(*cloud);

@@ -42,6 +42,10 @@ struct ForwardOptions {
   /// curvature and kernel weights, which its neighbours go on reading. 0: exact, every point
   /// runs every iteration.
   double settle_degrees = 0;
+  /// Torch backend: points per chunk. Each chunk runs as one graph (its points plus the points
+  /// their neighbourhoods read), about 60 KB per point at k = 64, so memory stays bounded
+  /// whatever the cloud's size; results do not depend on it.
+  int torch_chunk_points = 16384;
 };
 
 struct ForwardResult {
