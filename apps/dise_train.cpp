@@ -152,7 +152,7 @@ int train(const Options& o) {
   if (o.resume && std::filesystem::exists(ckpt_state)) {
     net->load(pcl_dise::loadModel(ckpt_model));
     if (std::filesystem::exists(ckpt_optim))
-      torch::load(optimizer, ckpt_optim);
+      torch::load(optimizer, ckpt_optim, device);  // a GPU run's state resumes on the CPU and vice versa
     else  // e.g. a checkpoint committed without it: RMSprop's running averages start afresh
       std::cerr << "dise_train: warning: no " << ckpt_optim << ", the optimiser state starts afresh\n";
     const auto progress = nlohmann::json::parse(std::ifstream(ckpt_state));
