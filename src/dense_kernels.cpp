@@ -1,5 +1,10 @@
 #include "dense_kernels.h"
 
+#include "pcl_dise/forward.h"
+
+#include <cstdlib>
+#include <cstring>
+
 namespace pcl_dise {
 namespace detail {
 
@@ -18,28 +23,41 @@ void portableDenseLayer(const float* in, int rows, int in_cols, int in_stride, c
   }
 }
 
-bool processorHasAvx2() {
+std::vector<DenseLayerImplementation> availableImplementations() {
+  std::vector<DenseLayerImplementation> found{{"portable", 1, portableDenseLayer}};
+  const char* cap = std::getenv("PCL_DISE_SIMD");
+  if (cap && std::strcmp(cap, "portable") == 0) return found;
 #if defined(__x86_64__) && defined(PCL_DISE_HAVE_AVX2_KERNELS)
-  return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-#else
-  return false;
+  if (!__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("fma")) return found;
+  found.push_back({"AVX2", 8, avx2::denseLayer});
+  if (cap && std::strcmp(cap, "avx2") == 0) return found;
 #endif
+#if defined(__x86_64__) && defined(PCL_DISE_HAVE_AVX512_KERNELS)
+  if (__builtin_cpu_supports("avx512f")) found.push_back({"AVX-512", 16, avx512::denseLayer});
+#endif
+  return found;
 }
 
 }  // namespace
 
-bool denseLayerUsesAvx2() {
-  static const bool avx2 = processorHasAvx2();
-  return avx2;
+const std::vector<DenseLayerImplementation>& denseLayerImplementations() {
+  static const std::vector<DenseLayerImplementation> implementations = availableImplementations();
+  return implementations;
 }
+
+const char* denseLayerInstructionSet() { return denseLayerImplementations().back().name; }
+
+}  // namespace detail
+
+std::string nativeInstructionSet() { return detail::denseLayerInstructionSet(); }
+
+namespace detail {
 
 void denseLayer(const float* in, int rows, int in_cols, int in_stride, const float* w, const float* bias, int out,
                 bool relu, float* result, int result_stride) {
-#ifdef PCL_DISE_HAVE_AVX2_KERNELS
-  if (denseLayerUsesAvx2() && out % 8 == 0)
-    return avx2::denseLayer(in, rows, in_cols, in_stride, w, bias, out, relu, result, result_stride);
-#endif
-  portableDenseLayer(in, rows, in_cols, in_stride, w, bias, out, relu, result, result_stride);
+  const auto& implementations = denseLayerImplementations();
+  for (auto it = implementations.rbegin(); it != implementations.rend(); ++it)
+    if (out % it->width == 0) return it->function(in, rows, in_cols, in_stride, w, bias, out, relu, result, result_stride);
 }
 
 }  // namespace detail
