@@ -7,19 +7,29 @@
 
 namespace pcl_dise {
 
+/** A cosine from the dot product of two vectors and the product of their norms: 0 where that
+ *  product is (nearly) zero. */
+PCL_DISE_HOST_DEVICE float cosineOrZero(float dot, float norms) { return norms < 1e-8f ? 0.f : dot / norms; }
+
+// The functions below take T = float, or a type of SIMD lanes (one edge per lane) that has the
+// arithmetic operators and whose sqrt and cosineOrZero argument-dependent lookup finds.
+
 /** Cosine of the angle between a and b (3 each), 0 where either is (nearly) zero. */
-PCL_DISE_HOST_DEVICE float safeCosine(const float* a, const float* b) {
-  const float na = std::sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2]);
-  const float nb = std::sqrt(b[0] * b[0] + b[1] * b[1] + b[2] * b[2]);
-  const float denom = na * nb;
-  return denom < 1e-8f ? 0.f : (a[0] * b[0] + a[1] * b[1] + a[2] * b[2]) / denom;
+template <typename T>
+PCL_DISE_HOST_DEVICE T safeCosine(const T* a, const T* b) {
+  using std::sqrt;
+  const T na = sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2]);
+  const T nb = sqrt(b[0] * b[0] + b[1] * b[1] + b[2] * b[2]);
+  return cosineOrZero(a[0] * b[0] + a[1] * b[1] + a[2] * b[2], na * nb);
 }
 
 /** Edge features of edge i -> j: out (8) = [c (3), previous kernel weight, cos(n_i, c),
  *  cos(n_j, c), cos(n_i, n_j), |c|] with c = s (p_j - p_i). */
-PCL_DISE_HOST_DEVICE void edgeFeatures(const float* pi, const float* pj, const float* ni, const float* nj, float s,
-                                       float previous_weight, float* out) {
-  const float c[3] = {s * (pj[0] - pi[0]), s * (pj[1] - pi[1]), s * (pj[2] - pi[2])};
+template <typename T>
+PCL_DISE_HOST_DEVICE void edgeFeatures(const T* pi, const T* pj, const T* ni, const T* nj, T s, T previous_weight,
+                                       T* out) {
+  using std::sqrt;
+  const T c[3] = {s * (pj[0] - pi[0]), s * (pj[1] - pi[1]), s * (pj[2] - pi[2])};
   out[0] = c[0];
   out[1] = c[1];
   out[2] = c[2];
@@ -27,7 +37,7 @@ PCL_DISE_HOST_DEVICE void edgeFeatures(const float* pi, const float* pj, const f
   out[4] = safeCosine(ni, c);
   out[5] = safeCosine(nj, c);
   out[6] = safeCosine(ni, nj);
-  out[7] = std::sqrt(c[0] * c[0] + c[1] * c[1] + c[2] * c[2]);
+  out[7] = sqrt(c[0] * c[0] + c[1] * c[1] + c[2] * c[2]);
 }
 
 /** Row-major rotation matrix r (3 x 3) of the quaternion q (4, normalised here). */

@@ -9,6 +9,10 @@
 
 #if defined(__CUDACC__)
 #define PCL_DISE_HOST_DEVICE __host__ __device__ __forceinline__
+#elif defined(__GNUC__)
+// Always inlined: the library's AVX2 and AVX-512 translation units include these functions too,
+// and an out-of-line copy of theirs must never stand in for the default target's at link time.
+#define PCL_DISE_HOST_DEVICE inline __attribute__((always_inline))
 #else
 #define PCL_DISE_HOST_DEVICE inline
 #endif

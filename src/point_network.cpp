@@ -1,0 +1,107 @@
+// The per-point network's weights, its portable version and the choice among the versions the
+// processor runs.
+#include "point_network.h"
+
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <utility>
+
+#include "pcl_dise/forward.h"
+#include "point_network_simd.h"
+
+namespace pcl_dise {
+namespace detail {
+
+namespace {
+
+// Rows `ranges` ({first, count} each) of a layer's W^T, with the layer's bias or without.
+DenseWeights rowsOf(const Linear& l, std::initializer_list<std::pair<int, int>> ranges, bool with_bias) {
+  DenseWeights d;
+  d.out = l.out_features;
+  for (const auto& [first, count] : ranges)
+    for (int r = first; r < first + count; ++r, ++d.in)
+      for (int o = 0; o < d.out; ++o) d.weight_t.push_back(l.weight[o * l.in_features + r]);
+  if (with_bias) d.bias = l.bias;
+  return d;
+}
+
+DenseWeights whole(const Linear& l) { return rowsOf(l, {{0, l.in_features}}, true); }
+
+// One lane per register: the same code for any processor.
+struct Portable {
+  using Reg = float;
+  static constexpr int width = 1;
+  static constexpr int lanes = 4;
+  static constexpr int outputs = 2;
+  static Reg load(const float* p) { return *p; }
+  static void store(float* p, Reg v) { *p = v; }
+  static Reg set1(float v) { return v; }
+  static Reg add(Reg a, Reg b) { return a + b; }
+  static Reg sub(Reg a, Reg b) { return a - b; }
+  static Reg mul(Reg a, Reg b) { return a * b; }
+  static Reg div(Reg a, Reg b) { return a / b; }
+  static Reg fma(Reg a, Reg b, Reg c) { return a * b + c; }
+  static Reg max(Reg a, Reg b) { return a > b ? a : b; }
+  static Reg relu(Reg v) { return v > 0.f ? v : 0.f; }
+  static Reg sqrt(Reg v) { return std::sqrt(v); }
+  static Reg zeroWhereBelow(Reg x, float bound, Reg value) { return x < bound ? 0.f : value; }
+  static Reg fillTail(Reg v, int n, float value) { return n > 0 ? v : value; }
+  static float sum(Reg v) { return v; }
+  static float maximum(Reg v) { return v; }
+  static Reg exp(Reg x) { return std::exp(x); }
+};
+
+std::vector<PointNetworkImplementation> availableImplementations() {
+  std::vector<PointNetworkImplementation> found{{"portable", portable::pointNetwork}};
+  const char* cap = std::getenv("PCL_DISE_SIMD");
+  if (cap && std::strcmp(cap, "portable") == 0) return found;
+#if defined(__x86_64__) && defined(PCL_DISE_HAVE_AVX2_KERNELS)
+  if (!__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("fma")) return found;
+  found.push_back({"AVX2", avx2::pointNetwork});
+  if (cap && std::strcmp(cap, "avx2") == 0) return found;
+#endif
+#if defined(__x86_64__) && defined(PCL_DISE_HAVE_AVX512_KERNELS)
+  if (__builtin_cpu_supports("avx512f")) found.push_back({"AVX-512", avx512::pointNetwork});
+#endif
+  return found;
+}
+
+}  // namespace
+
+PointNetworkWeights::PointNetworkWeights(const Model& m)
+    : layer1_first(whole(m.layer1.first)), layer1_second(whole(m.layer1.second)),
+      layer2_edge(rowsOf(m.layer2.first, {{0, 16}}, true)), layer2_point(rowsOf(m.layer2.first, {{16, 8}}, false)),
+      layer2_second(whole(m.layer2.second)),
+      layer3_edge(rowsOf(m.layer3.first, {{0, 16}}, true)), layer3_point(rowsOf(m.layer3.first, {{16, 8}}, false)),
+      layer3_second(whole(m.layer3.second)),
+      kernel_edge(rowsOf(m.layer4.first, {{0, 16}, {24, 3}}, true)),
+      kernel_theta(rowsOf(m.layer4.first, {{16, 8}}, false)), kernel_logit(whole(m.layer4.second)),
+      g1_first(whole(m.layerg.first)), g1_second(whole(m.layerg.second)), g2_first(whole(m.layerg2.first)),
+      g2_second(whole(m.layerg2.second)), g3_first(whole(m.layerg3.first)), g3_second(whole(m.layerg3.second)) {}
+
+namespace portable {
+void pointNetwork(const PointNetworkWeights& net, const PointNeighborhood& neighborhood, float* scratch,
+                  float* weights_out) {
+  pointNetworkLanes<Portable>(net, neighborhood, scratch, weights_out);
+}
+}  // namespace portable
+
+const std::vector<PointNetworkImplementation>& pointNetworkImplementations() {
+  static const std::vector<PointNetworkImplementation> implementations = availableImplementations();
+  return implementations;
+}
+
+const PointNetworkImplementation& pointNetwork() { return pointNetworkImplementations().back(); }
+
+std::size_t pointNetworkScratchFloats(int count) {
+  // kScratchRows rows of `count` lanes, rounded up to the widest registers.
+  constexpr std::size_t widest = 16;
+  return kScratchRows * ((static_cast<std::size_t>(count) + widest - 1) / widest * widest);
+}
+
+}  // namespace detail
+
+std::string nativeInstructionSet() { return detail::pointNetwork().name; }
+
+}  // namespace pcl_dise

@@ -1,0 +1,281 @@
+#pragma once
+// The per-point network of point_network.h, written once over a SIMD type V. V has Reg and width
+// (floats per register), lanes (registers of lanes a product keeps in flight) and outputs (output
+// rows it keeps in flight), and load, store, set1, add, sub, mul, div, fma (a * b + c), max,
+// sqrt, relu, zeroWhereBelow, fillTail, sum, maximum and exp. Included only by the translation
+// units compiled for one instruction set each; everything here has internal linkage, so no
+// instance compiled for one instruction set can stand in for another's at link time.
+#include <limits>
+
+#include "pcl_dise/edge_features.h"
+#include "point_network.h"
+
+namespace pcl_dise {
+namespace detail {
+namespace {
+
+// One value per edge: what edgeFeatures (edge_features.h) computes with.
+template <typename V>
+struct Lanes {
+  typename V::Reg r;
+};
+template <typename V>
+Lanes<V> operator+(Lanes<V> a, Lanes<V> b) { return {V::add(a.r, b.r)}; }
+template <typename V>
+Lanes<V> operator-(Lanes<V> a, Lanes<V> b) { return {V::sub(a.r, b.r)}; }
+template <typename V>
+Lanes<V> operator*(Lanes<V> a, Lanes<V> b) { return {V::mul(a.r, b.r)}; }
+template <typename V>
+Lanes<V> sqrt(Lanes<V> a) { return {V::sqrt(a.r)}; }
+template <typename V>
+Lanes<V> cosineOrZero(Lanes<V> dot, Lanes<V> norms) {
+  return {V::zeroWhereBelow(norms.r, 1e-8f, V::div(dot.r, norms.r))};
+}
+
+// exp(x) for the SIMD types: x = n ln 2 + r with |r| <= ln 2 / 2, exp(r) by its degree-6 Taylor
+// polynomial (relative error below 2e-7), times 2^n. x is clamped to where float exp is finite
+// and normal; the softmax only feeds it values <= 0.
+template <typename V>
+typename V::Reg expPolynomial(typename V::Reg x) {
+  using Reg = typename V::Reg;
+  x = V::max(V::min(x, V::set1(88.f)), V::set1(-87.f));
+  const Reg n = V::round(V::mul(x, V::set1(1.44269504088896341f)));
+  // r = x - n ln 2, with ln 2 in two parts so that r keeps its low bits.
+  Reg r = V::fma(n, V::set1(-0.693359375f), x);
+  r = V::fma(n, V::set1(2.12194440e-4f), r);
+  Reg p = V::set1(1.f / 720);
+  for (const float c : {1.f / 120, 1.f / 24, 1.f / 6, 0.5f, 1.f, 1.f}) p = V::fma(p, r, V::set1(c));
+  return V::mul(p, V::pow2(n));
+}
+
+// The rows of a neighbourhood's feature-major arrays: `stride` floats each (a multiple of
+// V::width), `registers` registers of lanes, `count` of them real edges.
+struct LaneRows {
+  int count, registers, stride;
+};
+
+// Lanes [0, E * width) of out (N rows) = act(bias + W^T in) edge by edge, for in (K rows) and
+// w (K x N, row-major); N is a multiple of RO. RO x E accumulators stay in registers.
+template <typename V, int E, int RO>
+void productBlock(const float* in, int K, int stride, const float* w, int N, const float* bias, bool relu, float* out) {
+  using Reg = typename V::Reg;
+  constexpr int W = V::width;
+  for (int o = 0; o < N; o += RO) {
+    Reg acc[RO][E];
+    for (int j = 0; j < RO; ++j)
+      for (int e = 0; e < E; ++e) acc[j][e] = V::set1(bias[o + j]);
+    for (int c = 0; c < K; ++c) {
+      Reg x[E];
+      for (int e = 0; e < E; ++e) x[e] = V::load(in + c * stride + e * W);
+      for (int j = 0; j < RO; ++j) {
+        const Reg wv = V::set1(w[c * N + o + j]);
+        for (int e = 0; e < E; ++e) acc[j][e] = V::fma(wv, x[e], acc[j][e]);
+      }
+    }
+    for (int j = 0; j < RO; ++j)
+      for (int e = 0; e < E; ++e) V::store(out + (o + j) * stride + e * W, relu ? V::relu(acc[j][e]) : acc[j][e]);
+  }
+}
+
+// The last `remaining` (< V::lanes) registers of lanes.
+template <typename V, int E, int RO>
+void productTail(int remaining, const float* in, int K, int stride, const float* w, int N, const float* bias, bool relu,
+                 float* out) {
+  if constexpr (E > 0) {
+    if (remaining == E) return productBlock<V, E, RO>(in, K, stride, w, N, bias, relu, out);
+    productTail<V, E - 1, RO>(remaining, in, K, stride, w, N, bias, relu, out);
+  }
+}
+
+template <typename V, int RO>
+void productRows(const float* in, const DenseWeights& d, const float* bias, bool relu, float* out, LaneRows rows) {
+  constexpr int E = V::lanes;
+  int q = 0;
+  for (; q + E <= rows.registers; q += E) {
+    const int lane = q * V::width;
+    productBlock<V, E, RO>(in + lane, d.in, rows.stride, d.weight_t.data(), d.out, bias, relu, out + lane);
+  }
+  const int lane = q * V::width;
+  productTail<V, E - 1, RO>(rows.registers - q, in + lane, d.in, rows.stride, d.weight_t.data(), d.out, bias, relu,
+                            out + lane);
+}
+
+// out (d.out rows) = act(bias + d^T in), in: d.in rows, edge by edge.
+template <typename V>
+void edgeLayer(const float* in, const DenseWeights& d, const float* bias, bool relu, float* out, LaneRows rows) {
+  if (d.out % V::outputs == 0) return productRows<V, V::outputs>(in, d, bias, relu, out, rows);
+  productRows<V, 1>(in, d, bias, relu, out, rows);
+}
+
+// An edge MLP: out = second(relu(first(in) + first_bias)), through `hidden`.
+template <typename V>
+void edgeMlp(const float* in, const DenseWeights& first, const float* first_bias, const DenseWeights& second,
+             float* hidden, float* out, LaneRows rows) {
+  edgeLayer<V>(in, first, first_bias, true, hidden, rows);
+  edgeLayer<V>(hidden, second, second.bias.data(), false, out, rows);
+}
+
+// The mean of each of `features` rows over the real edges.
+template <typename V>
+void laneMeans(const float* in, int features, LaneRows rows, float* means) {
+  using Reg = typename V::Reg;
+  const int last = rows.registers - 1, real_in_last = rows.count - last * V::width;
+  const float inv_count = 1.f / static_cast<float>(rows.count);
+  for (int f = 0; f < features; ++f) {
+    const float* row = in + f * rows.stride;
+    Reg s = V::fillTail(V::load(row + last * V::width), real_in_last, 0.f);
+    for (int q = 0; q < last; ++q) s = V::add(s, V::load(row + q * V::width));
+    means[f] = V::sum(s) * inv_count;
+  }
+}
+
+// Per-point layers: y (d.out) = act(bias + d^T x), registers over the outputs, two chains of
+// accumulators to hide the FMA latency.
+template <typename V>
+void pointLayer(const float* x, const DenseWeights& d, const float* bias, bool relu, float* y) {
+  using Reg = typename V::Reg;
+  constexpr int W = V::width;
+  const float* w = d.weight_t.data();
+  int o = 0;
+  for (; o + W <= d.out; o += W) {
+    Reg even = V::load(bias + o), odd = V::set1(0.f);
+    int c = 0;
+    for (; c + 1 < d.in; c += 2) {
+      even = V::fma(V::set1(x[c]), V::load(w + c * d.out + o), even);
+      odd = V::fma(V::set1(x[c + 1]), V::load(w + (c + 1) * d.out + o), odd);
+    }
+    if (c < d.in) even = V::fma(V::set1(x[c]), V::load(w + c * d.out + o), even);
+    const Reg sum = V::add(even, odd);
+    V::store(y + o, relu ? V::relu(sum) : sum);
+  }
+  for (; o < d.out; ++o) {
+    float sum = bias[o];
+    for (int c = 0; c < d.in; ++c) sum += x[c] * w[c * d.out + o];
+    y[o] = relu && sum < 0.f ? 0.f : sum;
+  }
+}
+
+template <typename V>
+void pointMlp(const float* x, const DenseWeights& first, const DenseWeights& second, float* y) {
+  float hidden[64];
+  pointLayer<V>(x, first, first.bias.data(), true, hidden);
+  pointLayer<V>(hidden, second, second.bias.data(), false, y);
+}
+
+// The per-point part of a split first layer: bias (edge.out) = edge.bias + point^T x.
+template <typename V>
+void pointBias(const float* x, const DenseWeights& point, const DenseWeights& edge, float* bias) {
+  pointLayer<V>(x, point, edge.bias.data(), false, bias);
+}
+
+// Softmax over the real edges of `logits` (one row), written to weights_out (count).
+template <typename V>
+void softmax(float* logits, LaneRows rows, float* weights_out) {
+  using Reg = typename V::Reg;
+  constexpr int W = V::width;
+  const int last = rows.registers - 1, real_in_last = rows.count - last * W;
+  // Padding lanes: -inf, so that they weigh exp(-inf) = 0.
+  V::store(logits + last * W,
+           V::fillTail(V::load(logits + last * W), real_in_last, -std::numeric_limits<float>::infinity()));
+  Reg m = V::load(logits);
+  for (int q = 1; q <= last; ++q) m = V::max(m, V::load(logits + q * W));
+  const Reg largest = V::set1(V::maximum(m));
+  Reg s = V::set1(0.f);
+  for (int q = 0; q <= last; ++q) {
+    Reg e = V::exp(V::sub(V::load(logits + q * W), largest));
+    if (q == last) e = V::fillTail(e, real_in_last, 0.f);
+    V::store(logits + q * W, e);
+    s = V::add(s, e);
+  }
+  const Reg inv_sum = V::set1(1.f / V::sum(s));
+  for (int q = 0; q <= last; ++q) V::store(logits + q * W, V::mul(V::load(logits + q * W), inv_sum));
+  for (int e = 0; e < rows.count; ++e) weights_out[e] = logits[e];
+}
+
+// The scratch rows of pointNetworkLanes: edge features 8, hidden 64, e1 16, e2 16, kernel input 19.
+constexpr int kScratchRows = 8 + 64 + 16 + 16 + 19;
+
+// PointNetworkFunction (point_network.h) for V.
+template <typename V>
+void pointNetworkLanes(const PointNetworkWeights& net, const PointNeighborhood& nb, float* scratch,
+                       float* weights_out) {
+  using L = Lanes<V>;
+  constexpr int W = V::width;
+  const int registers = (nb.count + W - 1) / W;
+  const LaneRows rows{nb.count, registers, registers * W};
+  const int P = rows.stride;
+  float* edge = scratch;         // 8 rows: the edge features
+  float* hidden = edge + 8 * P;  // 64 rows: the hidden layers; first the neighbours' state
+  float* e1 = hidden + 64 * P;   // 16 rows; at the end the logits
+  float* e2 = e1 + 16 * P;       // 16 rows
+  float* kernel_in = e2 + 16 * P;  // 19 rows: [e3 | R c]
+
+  // 1: edge features. The neighbours' positions, normals and weights go into rows first (the
+  // padding lanes repeat the centre), then every lane computes its edge's features.
+  const float* pi = nb.points + 3 * nb.center;
+  const float* ni = nb.normals + 3 * nb.center;
+  float* gathered = hidden;  // 7 rows: p_j, n_j, previous weight
+  for (int e = 0; e < P; ++e) {
+    const std::int64_t j = e < nb.count ? nb.neighbors[e] : nb.center;
+    for (int c = 0; c < 3; ++c) {
+      gathered[c * P + e] = nb.points[3 * j + c];
+      gathered[(3 + c) * P + e] = nb.normals[3 * j + c];
+    }
+    gathered[6 * P + e] = e < nb.count ? nb.previous_weights[e] : 0.f;
+  }
+  const L pil[3] = {{V::set1(pi[0])}, {V::set1(pi[1])}, {V::set1(pi[2])}};
+  const L nil[3] = {{V::set1(ni[0])}, {V::set1(ni[1])}, {V::set1(ni[2])}};
+  const L scale{V::set1(nb.edge_scale)};
+  for (int lane = 0; lane < P; lane += W) {
+    const L pj[3] = {{V::load(gathered + lane)}, {V::load(gathered + P + lane)}, {V::load(gathered + 2 * P + lane)}};
+    const L nj[3] = {{V::load(gathered + 3 * P + lane)}, {V::load(gathered + 4 * P + lane)},
+                     {V::load(gathered + 5 * P + lane)}};
+    L features[8];
+    edgeFeatures(pil, pj, nil, nj, scale, L{V::load(gathered + 6 * P + lane)}, features);
+    for (int f = 0; f < 8; ++f) V::store(edge + f * P + lane, features[f].r);
+  }
+
+  // 2: e1 per edge; g1 = layerg([mean e1, n_i]) per point.
+  edgeMlp<V>(edge, net.layer1_first, net.layer1_first.bias.data(), net.layer1_second, hidden, e1, rows);
+  float g_in[19], g1[8], bias[64];
+  laneMeans<V>(e1, 16, rows, g_in);
+  for (int c = 0; c < 3; ++c) g_in[16 + c] = ni[c];
+  pointMlp<V>(g_in, net.g1_first, net.g1_second, g1);
+
+  // 3-4: e2 = layer2([e1, g1]), where g1's rows join the bias; g2 = layerg2(mean e2).
+  pointBias<V>(g1, net.layer2_point, net.layer2_edge, bias);
+  edgeMlp<V>(e1, net.layer2_edge, bias, net.layer2_second, hidden, e2, rows);
+  float means[16], g2[8], g3[12];
+  laneMeans<V>(e2, 16, rows, means);
+  pointMlp<V>(means, net.g2_first, net.g2_second, g2);
+
+  // 5-6: e3 = layer3([e2, g2]) into the kernel's input; g3 = (quaternion, theta) = layerg3(mean e3).
+  pointBias<V>(g2, net.layer3_point, net.layer3_edge, bias);
+  edgeMlp<V>(e2, net.layer3_edge, bias, net.layer3_second, hidden, kernel_in, rows);
+  laneMeans<V>(kernel_in, 16, rows, means);
+  pointMlp<V>(means, net.g3_first, net.g3_second, g3);
+
+  // 7: the rotated edge vectors R c join the kernel's input.
+  float r[3][3];
+  rotationFromQuaternion(g3, r);
+  for (int lane = 0; lane < P; lane += W)
+    for (int a = 0; a < 3; ++a) {
+      typename V::Reg rc = V::mul(V::set1(r[a][0]), V::load(edge + lane));
+      rc = V::fma(V::set1(r[a][1]), V::load(edge + P + lane), rc);
+      rc = V::fma(V::set1(r[a][2]), V::load(edge + 2 * P + lane), rc);
+      V::store(kernel_in + (16 + a) * P + lane, rc);
+    }
+
+  // 8: kernel logits from [e3, theta, R c]; theta is per point and joins the bias.
+  pointBias<V>(g3 + 4, net.kernel_theta, net.kernel_edge, bias);
+  edgeLayer<V>(kernel_in, net.kernel_edge, bias, true, hidden, rows);
+  float* logits = e1;
+  edgeLayer<V>(hidden, net.kernel_logit, net.kernel_logit.bias.data(), false, logits, rows);
+
+  // 9: softmax over the neighbourhood.
+  softmax<V>(logits, rows, weights_out);
+}
+
+}  // namespace
+}  // namespace detail
+}  // namespace pcl_dise
