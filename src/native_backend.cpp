@@ -12,6 +12,17 @@
 namespace pcl_dise {
 namespace detail {
 
+namespace {
+
+// Asks for `count` values from `first` on ahead of their use, one request per cache line.
+template <typename T>
+void prefetch(const T* first, std::int64_t count) {
+  constexpr std::int64_t per_line = 64 / sizeof(T);
+  for (std::int64_t e = 0; e < count; e += per_line) __builtin_prefetch(first + e);
+}
+
+}  // namespace
+
 void runNativeIterations(const Model& model, const PreparedGraph& g, const ForwardOptions& options,
                          ForwardResult& result) {
   const PointNetworkWeights net(model);
@@ -34,6 +45,21 @@ void runNativeIterations(const Model& model, const PreparedGraph& g, const Forwa
 #pragma omp for schedule(dynamic, 64)
       for (std::int64_t t = 0; t < static_cast<std::int64_t>(m); ++t) {
         const std::int64_t i = g.visit_order[t];
+        // Neighbour lists and weights lie in point order, points are visited along a Morton
+        // curve: the lists two points ahead are far from this one's, so fetch them now, and the
+        // positions and normals of the next point's neighbours, whose list has arrived by now.
+        if (t + 2 < static_cast<std::int64_t>(m)) {
+          const std::int64_t ahead = g.visit_order[t + 2], begin = nb.offsets[ahead];
+          prefetch(nb.indices.data() + begin, nb.offsets[ahead + 1] - begin);
+          prefetch(weights.data() + begin, nb.offsets[ahead + 1] - begin);
+        }
+        if (t + 1 < static_cast<std::int64_t>(m)) {
+          const std::int64_t next = g.visit_order[t + 1];
+          for (const std::int32_t* j = nb.begin(next); j != nb.begin(next) + nb.size(next); ++j) {
+            __builtin_prefetch(g.points + 3 * *j);
+            __builtin_prefetch(normals.data() + 3 * *j);
+          }
+        }
         float* normal = next_normals.data() + 3 * i;
         if (!g.active[i]) continue;
         const std::int64_t first = nb.offsets[i], last = nb.offsets[i + 1];

@@ -34,6 +34,7 @@ struct Portable {
   static constexpr int width = 1;
   static constexpr int lanes = 4;
   static constexpr int outputs = 2;
+  static constexpr int edge_by_edge = 0;
   static Reg load(const float* p) { return *p; }
   static void store(float* p, Reg v) { *p = v; }
   static Reg set1(float v) { return v; }

@@ -1,7 +1,7 @@
 #pragma once
 // The per-point network of point_network.h, written once over a SIMD type V. V has Reg and width
-// (floats per register), lanes (registers of lanes a product keeps in flight) and outputs (output
-// rows it keeps in flight), and load, store, set1, add, sub, mul, div, fma (a * b + c), max,
+// (floats per register), lanes (registers of lanes a product keeps in flight), outputs (output
+// rows it keeps in flight) and edge_by_edge (LaneRows), and load, store, set1, add, sub, mul, div, fma (a * b + c), max,
 // sqrt, relu, zeroWhereBelow, fillTail, sum, maximum and exp. Included only by the translation
 // units compiled for one instruction set each; everything here has internal linkage, so no
 // instance compiled for one instruction set can stand in for another's at link time.
@@ -48,10 +48,46 @@ typename V::Reg expPolynomial(typename V::Reg x) {
   return V::mul(p, V::pow2(n));
 }
 
+// y (d.out values, y_stride floats apart) = act(bias + d^T x) for x (d.in values, x_stride floats
+// apart): registers over the outputs, two chains of accumulators to hide the FMA latency. For
+// the per-point layers, and for the edges of a neighbourhood that do not fill a register.
+template <typename V>
+void vectorLayer(const float* x, int x_stride, const DenseWeights& d, const float* bias, bool relu, float* y,
+                 int y_stride) {
+  using Reg = typename V::Reg;
+  constexpr int W = V::width;
+  const float* w = d.weight_t.data();
+  int o = 0;
+  for (; o + W <= d.out; o += W) {
+    Reg even = V::load(bias + o), odd = V::set1(0.f);
+    int c = 0;
+    for (; c + 1 < d.in; c += 2) {
+      even = V::fma(V::set1(x[c * x_stride]), V::load(w + c * d.out + o), even);
+      odd = V::fma(V::set1(x[(c + 1) * x_stride]), V::load(w + (c + 1) * d.out + o), odd);
+    }
+    if (c < d.in) even = V::fma(V::set1(x[c * x_stride]), V::load(w + c * d.out + o), even);
+    const Reg sum = relu ? V::relu(V::add(even, odd)) : V::add(even, odd);
+    if (y_stride == 1) {
+      V::store(y + o, sum);
+    } else {
+      float values[W];
+      V::store(values, sum);
+      for (int j = 0; j < W; ++j) y[(o + j) * y_stride] = values[j];
+    }
+  }
+  for (; o < d.out; ++o) {
+    float sum = bias[o];
+    for (int c = 0; c < d.in; ++c) sum += x[c * x_stride] * w[c * d.out + o];
+    y[o * y_stride] = relu && sum < 0.f ? 0.f : sum;
+  }
+}
+
 // The rows of a neighbourhood's feature-major arrays: `stride` floats each (a multiple of
-// V::width), `registers` registers of lanes, `count` of them real edges.
+// V::width), `registers` registers of lanes, `count` of them real edges. The products run lane
+// by lane over the first `lane_registers` registers and edge by edge (vectorLayer) over the
+// edges after them: a register with a few edges would cost the products as much as a full one.
 struct LaneRows {
-  int count, registers, stride;
+  int count, registers, stride, lane_registers;
 };
 
 // Lanes [0, E * width) of out (N rows) = act(bias + W^T in) edge by edge, for in (K rows) and
@@ -91,13 +127,15 @@ template <typename V, int RO>
 void productRows(const float* in, const DenseWeights& d, const float* bias, bool relu, float* out, LaneRows rows) {
   constexpr int E = V::lanes;
   int q = 0;
-  for (; q + E <= rows.registers; q += E) {
+  for (; q + E <= rows.lane_registers; q += E) {
     const int lane = q * V::width;
     productBlock<V, E, RO>(in + lane, d.in, rows.stride, d.weight_t.data(), d.out, bias, relu, out + lane);
   }
   const int lane = q * V::width;
-  productTail<V, E - 1, RO>(rows.registers - q, in + lane, d.in, rows.stride, d.weight_t.data(), d.out, bias, relu,
-                            out + lane);
+  productTail<V, E - 1, RO>(rows.lane_registers - q, in + lane, d.in, rows.stride, d.weight_t.data(), d.out, bias,
+                            relu, out + lane);
+  for (int e = rows.lane_registers * V::width; e < rows.count; ++e)
+    vectorLayer<V>(in + e, rows.stride, d, bias, relu, out + e, rows.stride);
 }
 
 // out (d.out rows) = act(bias + d^T in), in: d.in rows, edge by edge.
@@ -129,43 +167,18 @@ void laneMeans(const float* in, int features, LaneRows rows, float* means) {
   }
 }
 
-// Per-point layers: y (d.out) = act(bias + d^T x), registers over the outputs, two chains of
-// accumulators to hide the FMA latency.
-template <typename V>
-void pointLayer(const float* x, const DenseWeights& d, const float* bias, bool relu, float* y) {
-  using Reg = typename V::Reg;
-  constexpr int W = V::width;
-  const float* w = d.weight_t.data();
-  int o = 0;
-  for (; o + W <= d.out; o += W) {
-    Reg even = V::load(bias + o), odd = V::set1(0.f);
-    int c = 0;
-    for (; c + 1 < d.in; c += 2) {
-      even = V::fma(V::set1(x[c]), V::load(w + c * d.out + o), even);
-      odd = V::fma(V::set1(x[c + 1]), V::load(w + (c + 1) * d.out + o), odd);
-    }
-    if (c < d.in) even = V::fma(V::set1(x[c]), V::load(w + c * d.out + o), even);
-    const Reg sum = V::add(even, odd);
-    V::store(y + o, relu ? V::relu(sum) : sum);
-  }
-  for (; o < d.out; ++o) {
-    float sum = bias[o];
-    for (int c = 0; c < d.in; ++c) sum += x[c] * w[c * d.out + o];
-    y[o] = relu && sum < 0.f ? 0.f : sum;
-  }
-}
-
+// The per-point MLPs.
 template <typename V>
 void pointMlp(const float* x, const DenseWeights& first, const DenseWeights& second, float* y) {
   float hidden[64];
-  pointLayer<V>(x, first, first.bias.data(), true, hidden);
-  pointLayer<V>(hidden, second, second.bias.data(), false, y);
+  vectorLayer<V>(x, 1, first, first.bias.data(), true, hidden, 1);
+  vectorLayer<V>(hidden, 1, second, second.bias.data(), false, y, 1);
 }
 
 // The per-point part of a split first layer: bias (edge.out) = edge.bias + point^T x.
 template <typename V>
 void pointBias(const float* x, const DenseWeights& point, const DenseWeights& edge, float* bias) {
-  pointLayer<V>(x, point, edge.bias.data(), false, bias);
+  vectorLayer<V>(x, 1, point, edge.bias.data(), false, bias, 1);
 }
 
 // Softmax over the real edges of `logits` (one row), written to weights_out (count).
@@ -201,8 +214,9 @@ void pointNetworkLanes(const PointNetworkWeights& net, const PointNeighborhood& 
                        float* weights_out) {
   using L = Lanes<V>;
   constexpr int W = V::width;
-  const int registers = (nb.count + W - 1) / W;
-  const LaneRows rows{nb.count, registers, registers * W};
+  const int registers = (nb.count + W - 1) / W, last_edges = nb.count % W;
+  const LaneRows rows{nb.count, registers, registers * W,
+                      last_edges > 0 && last_edges <= V::edge_by_edge ? registers - 1 : registers};
   const int P = rows.stride;
   float* edge = scratch;         // 8 rows: the edge features
   float* hidden = edge + 8 * P;  // 64 rows: the hidden layers; first the neighbours' state
