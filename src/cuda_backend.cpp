@@ -6,11 +6,11 @@ namespace detail {
 
 bool cudaDeviceAvailable() { return cuda::deviceAvailable(); }
 
-void runCudaIterations(const Model& model, const PreparedGraph& g, const ForwardOptions& options, ForwardResult& result) {
+void runCudaIterations(const Model& model, PreparedGraph& g, const ForwardOptions& options, ForwardResult& result) {
   const std::vector<float> parameters = packParameters(model);
   const cuda::Graph graph = toCudaGraph(g);
   startingState(g, result.normals, result.curvature);
-  result.kernel_weights = g.initial_weights;
+  result.kernel_weights = std::move(g.initial_weights);
   cuda::State state{result.normals.data(), result.kernel_weights.data(), result.curvature.data()};
   std::vector<float> per_iteration(options.keep_iterations ? options.iterations * 3 * g.num_points : 0);
   cuda::runIterations(parameters.data(), graph, options.iterations, state,

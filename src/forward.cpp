@@ -41,13 +41,13 @@ namespace detail {
 
 #ifndef PCL_DISE_WITH_CUDA
 bool cudaDeviceAvailable() { return false; }
-void runCudaIterations(const Model&, const PreparedGraph&, const ForwardOptions&, ForwardResult&) {
+void runCudaIterations(const Model&, PreparedGraph&, const ForwardOptions&, ForwardResult&) {
   throw std::runtime_error("the cuda backend is not part of this build (configure with CUDA available)");
 }
 #endif
 
 #ifndef PCL_DISE_WITH_TORCH
-void runTorchIterations(const Model&, const PreparedGraph&, const ForwardOptions&, ForwardResult&) {
+void runTorchIterations(const Model&, PreparedGraph&, const ForwardOptions&, ForwardResult&) {
   throw std::runtime_error("the torch backend is not part of this build (configure with PCL_DISE_WITH_TORCH=ON)");
 }
 #endif

@@ -1,11 +1,10 @@
 // The native CPU backend: per point, the whole DISE iteration (edge features, the seven MLPs,
-// kernel softmax: point_network.h; then the weighted plane fit) runs on one neighbourhood held in
-// cache; OpenMP over points.
+// kernel softmax, weighted plane fit: point_network.h) runs on one neighbourhood held in cache;
+// OpenMP over points.
 #include <algorithm>
 #include <cmath>
 #include <limits>
 
-#include "pcl_dise/plane_fit.h"
 #include "point_network.h"
 #include "prepared_graph.h"
 
@@ -23,7 +22,7 @@ void prefetch(const T* first, std::int64_t count) {
 
 }  // namespace
 
-void runNativeIterations(const Model& model, const PreparedGraph& g, const ForwardOptions& options,
+void runNativeIterations(const Model& model, PreparedGraph& g, const ForwardOptions& options,
                          ForwardResult& result) {
   const PointNetworkWeights net(model);
   const PointNetworkFunction network = pointNetwork().function;
@@ -34,7 +33,9 @@ void runNativeIterations(const Model& model, const PreparedGraph& g, const Forwa
   const float nan = std::numeric_limits<float>::quiet_NaN();
   std::vector<float> normals, curvature, next_normals(3 * m, nan);
   startingState(g, normals, curvature);
-  std::vector<float> weights = g.initial_weights, next_weights(weights.size(), 0.f);
+  // A point's kernel weights are read by that point alone, before it writes the new ones: they
+  // are updated in place.
+  std::vector<float> weights = std::move(g.initial_weights);
   // Adaptive mode: settled[i] once point i's normal turned by less than settle_degrees.
   const float settle_cos = static_cast<float>(std::cos(options.settle_degrees * M_PI / 180.0));
   std::vector<char> settled(m, 0);
@@ -66,15 +67,12 @@ void runNativeIterations(const Model& model, const PreparedGraph& g, const Forwa
         const float* previous = normals.data() + 3 * i;
         if (settled[i]) {
           std::copy(previous, previous + 3, normal);
-          std::copy(weights.data() + first, weights.data() + last, next_weights.data() + first);
           continue;
         }
         const PointNeighborhood neighborhood{g.points, normals.data(), g.edge_scale, i, nb.begin(i),
                                              static_cast<int>(last - first), weights.data() + first};
-        network(net, neighborhood, scratch.data(), next_weights.data() + first);
         // A degenerate weighted fit keeps the point's previous normal (and curvature).
-        if (!fitPlane<double>(g.points, g.points + 3 * i, nb.begin(i), next_weights.data() + first,
-                              neighborhood.count, normal, &curvature[i]))
+        if (!network(net, neighborhood, scratch.data(), weights.data() + first, normal, &curvature[i]))
           std::copy(previous, previous + 3, normal);
         if (options.settle_degrees > 0 &&
             std::abs(normal[0] * previous[0] + normal[1] * previous[1] + normal[2] * previous[2]) >= settle_cos)
@@ -82,7 +80,6 @@ void runNativeIterations(const Model& model, const PreparedGraph& g, const Forwa
       }
     }
     normals.swap(next_normals);
-    weights.swap(next_weights);
     if (options.keep_iterations) result.iteration_normals.push_back(normals);
   }
   result.normals = std::move(normals);

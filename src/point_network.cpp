@@ -19,10 +19,14 @@ namespace {
 DenseWeights rowsOf(const Linear& l, std::initializer_list<std::pair<int, int>> ranges, bool with_bias) {
   DenseWeights d;
   d.out = l.out_features;
+  d.stride = (d.out + kWidestRegister - 1) / kWidestRegister * kWidestRegister;
   for (const auto& [first, count] : ranges)
     for (int r = first; r < first + count; ++r, ++d.in)
-      for (int o = 0; o < d.out; ++o) d.weight_t.push_back(l.weight[o * l.in_features + r]);
-  if (with_bias) d.bias = l.bias;
+      for (int o = 0; o < d.stride; ++o) d.weight_t.push_back(o < d.out ? l.weight[o * l.in_features + r] : 0.f);
+  if (with_bias) {
+    d.bias = l.bias;
+    d.bias.resize(d.stride, 0.f);
+  }
   return d;
 }
 
@@ -82,9 +86,9 @@ PointNetworkWeights::PointNetworkWeights(const Model& m)
       g2_second(whole(m.layerg2.second)), g3_first(whole(m.layerg3.first)), g3_second(whole(m.layerg3.second)) {}
 
 namespace portable {
-void pointNetwork(const PointNetworkWeights& net, const PointNeighborhood& neighborhood, float* scratch,
-                  float* weights_out) {
-  pointNetworkLanes<Portable>(net, neighborhood, scratch, weights_out);
+bool pointNetwork(const PointNetworkWeights& net, const PointNeighborhood& neighborhood, float* scratch,
+                  float* weights_out, float* normal, float* curvature) {
+  return pointNetworkLanes<Portable>(net, neighborhood, scratch, weights_out, normal, curvature);
 }
 }  // namespace portable
 
@@ -97,7 +101,7 @@ const PointNetworkImplementation& pointNetwork() { return pointNetworkImplementa
 
 std::size_t pointNetworkScratchFloats(int count) {
   // kScratchRows rows of `count` lanes, rounded up to the widest registers.
-  constexpr std::size_t widest = 16;
+  constexpr std::size_t widest = kWidestRegister;
   return kScratchRows * ((static_cast<std::size_t>(count) + widest - 1) / widest * widest);
 }
 

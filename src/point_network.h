@@ -1,6 +1,6 @@
 #pragma once
-// The native backend's per-point network (ALGORITHM.md steps 1-9): one neighbourhood's edge
-// features, the seven MLPs and the kernel softmax, on raw arrays. It runs feature-major, a row
+// The native backend's per-point network (ALGORITHM.md steps 1-10): one neighbourhood's edge
+// features, the seven MLPs, the kernel softmax and the weighted plane fit, on raw arrays. It runs feature-major, a row
 // per feature and a SIMD lane per edge, so that every per-edge layer is a register-blocked
 // product whatever its width. AVX2 + FMA and AVX-512 versions are chosen at run time where the
 // processor has them; the library itself is built for the default x86-64 target, whose ABI PCL
@@ -13,10 +13,15 @@
 namespace pcl_dise {
 namespace detail {
 
-/** A linear layer as W^T (in x out, row-major) and its bias (out; empty for the rows of a
- *  concatenated input whose bias another block carries). */
+/** The widest registers of any implementation, in floats. */
+constexpr int kWidestRegister = 16;
+
+/** A linear layer as W^T (in x out, row-major, rows `stride` floats apart) and its bias (out;
+ *  empty for the rows of a concatenated input whose bias another block carries). stride rounds
+ *  out up to kWidestRegister, with zeros in the columns and bias entries after out, so that
+ *  whole registers of outputs can be computed even where out is not a multiple of them. */
 struct DenseWeights {
-  int in = 0, out = 0;
+  int in = 0, out = 0, stride = 0;
   std::vector<float> weight_t, bias;
 };
 
@@ -45,10 +50,12 @@ struct PointNeighborhood {
   const float* previous_weights = nullptr;  // count kernel weights
 };
 
-/** Writes the point's new kernel weights (count, a softmax over its neighbourhood) into
- *  weights_out; scratch holds pointNetworkScratchFloats(count) floats. */
-using PointNetworkFunction = void (*)(const PointNetworkWeights& net, const PointNeighborhood& neighborhood,
-                                      float* scratch, float* weights_out);
+/** One DISE iteration at one point: writes its new kernel weights (count, a softmax over its
+ *  neighbourhood) into weights_out (which may be neighborhood.previous_weights) and the weighted plane fit's normal (3) and curvature;
+ *  returns false, writing neither of those two, where the fit degenerates (fitPlaneToOffsets).
+ *  scratch holds pointNetworkScratchFloats(count) floats. */
+using PointNetworkFunction = bool (*)(const PointNetworkWeights& net, const PointNeighborhood& neighborhood,
+                                      float* scratch, float* weights_out, float* normal, float* curvature);
 
 struct PointNetworkImplementation {
   const char* name;  // "portable", "AVX2", "AVX-512"
@@ -68,16 +75,16 @@ std::size_t pointNetworkScratchFloats(int count);
 // One per translation unit, each compiled for its instruction set: call them only through
 // pointNetworkImplementations(), which offers them only where the processor has them.
 namespace portable {
-void pointNetwork(const PointNetworkWeights& net, const PointNeighborhood& neighborhood, float* scratch,
-                  float* weights_out);
+bool pointNetwork(const PointNetworkWeights& net, const PointNeighborhood& neighborhood, float* scratch,
+                  float* weights_out, float* normal, float* curvature);
 }  // namespace portable
 namespace avx2 {
-void pointNetwork(const PointNetworkWeights& net, const PointNeighborhood& neighborhood, float* scratch,
-                  float* weights_out);
+bool pointNetwork(const PointNetworkWeights& net, const PointNeighborhood& neighborhood, float* scratch,
+                  float* weights_out, float* normal, float* curvature);
 }  // namespace avx2
 namespace avx512 {
-void pointNetwork(const PointNetworkWeights& net, const PointNeighborhood& neighborhood, float* scratch,
-                  float* weights_out);
+bool pointNetwork(const PointNetworkWeights& net, const PointNeighborhood& neighborhood, float* scratch,
+                  float* weights_out, float* normal, float* curvature);
 }  // namespace avx512
 
 }  // namespace detail

@@ -55,9 +55,9 @@ struct Avx2 {
 
 }  // namespace
 
-void pointNetwork(const PointNetworkWeights& net, const PointNeighborhood& neighborhood, float* scratch,
-                  float* weights_out) {
-  pointNetworkLanes<Avx2>(net, neighborhood, scratch, weights_out);
+bool pointNetwork(const PointNetworkWeights& net, const PointNeighborhood& neighborhood, float* scratch,
+                  float* weights_out, float* normal, float* curvature) {
+  return pointNetworkLanes<Avx2>(net, neighborhood, scratch, weights_out, normal, curvature);
 }
 
 }  // namespace avx2

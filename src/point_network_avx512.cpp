@@ -58,9 +58,9 @@ struct Avx512 {
 
 }  // namespace
 
-void pointNetwork(const PointNetworkWeights& net, const PointNeighborhood& neighborhood, float* scratch,
-                  float* weights_out) {
-  pointNetworkLanes<Avx512>(net, neighborhood, scratch, weights_out);
+bool pointNetwork(const PointNetworkWeights& net, const PointNeighborhood& neighborhood, float* scratch,
+                  float* weights_out, float* normal, float* curvature) {
+  return pointNetworkLanes<Avx512>(net, neighborhood, scratch, weights_out, normal, curvature);
 }
 
 }  // namespace avx512

@@ -8,6 +8,7 @@
 #include <limits>
 
 #include "pcl_dise/edge_features.h"
+#include "pcl_dise/plane_fit.h"
 #include "point_network.h"
 
 namespace pcl_dise {
@@ -49,36 +50,35 @@ typename V::Reg expPolynomial(typename V::Reg x) {
 }
 
 // y (d.out values, y_stride floats apart) = act(bias + d^T x) for x (d.in values, x_stride floats
-// apart): registers over the outputs, two chains of accumulators to hide the FMA latency. For
-// the per-point layers, and for the edges of a neighbourhood that do not fill a register.
+// apart), bias: d.stride values: registers over the outputs, four chains of accumulators to hide
+// the FMA latency. For the per-point layers, and for the edges of a neighbourhood that do not
+// fill a register.
 template <typename V>
 void vectorLayer(const float* x, int x_stride, const DenseWeights& d, const float* bias, bool relu, float* y,
                  int y_stride) {
   using Reg = typename V::Reg;
   constexpr int W = V::width;
   const float* w = d.weight_t.data();
-  int o = 0;
-  for (; o + W <= d.out; o += W) {
-    Reg even = V::load(bias + o), odd = V::set1(0.f);
+  for (int o = 0; o < d.out; o += W) {
+    const auto term = [&](int c, Reg acc) { return V::fma(V::set1(x[c * x_stride]), V::load(w + c * d.stride + o), acc); };
+    Reg a0 = V::load(bias + o), a1 = V::set1(0.f), a2 = a1, a3 = a1;
     int c = 0;
-    for (; c + 1 < d.in; c += 2) {
-      even = V::fma(V::set1(x[c * x_stride]), V::load(w + c * d.out + o), even);
-      odd = V::fma(V::set1(x[(c + 1) * x_stride]), V::load(w + (c + 1) * d.out + o), odd);
+    for (; c + 4 <= d.in; c += 4) {
+      a0 = term(c, a0);
+      a1 = term(c + 1, a1);
+      a2 = term(c + 2, a2);
+      a3 = term(c + 3, a3);
     }
-    if (c < d.in) even = V::fma(V::set1(x[c * x_stride]), V::load(w + c * d.out + o), even);
-    const Reg sum = relu ? V::relu(V::add(even, odd)) : V::add(even, odd);
-    if (y_stride == 1) {
+    for (; c < d.in; ++c) a0 = term(c, a0);
+    Reg sum = V::add(V::add(a0, a1), V::add(a2, a3));
+    if (relu) sum = V::relu(sum);
+    if (y_stride == 1 && o + W <= d.out) {
       V::store(y + o, sum);
     } else {
       float values[W];
       V::store(values, sum);
-      for (int j = 0; j < W; ++j) y[(o + j) * y_stride] = values[j];
+      for (int j = 0; j < W && o + j < d.out; ++j) y[(o + j) * y_stride] = values[j];
     }
-  }
-  for (; o < d.out; ++o) {
-    float sum = bias[o];
-    for (int c = 0; c < d.in; ++c) sum += x[c * x_stride] * w[c * d.out + o];
-    y[o * y_stride] = relu && sum < 0.f ? 0.f : sum;
   }
 }
 
@@ -91,9 +91,11 @@ struct LaneRows {
 };
 
 // Lanes [0, E * width) of out (N rows) = act(bias + W^T in) edge by edge, for in (K rows) and
-// w (K x N, row-major); N is a multiple of RO. RO x E accumulators stay in registers.
+// w (K x N, row-major, rows w_stride floats apart); N is a multiple of RO. RO x E accumulators
+// stay in registers.
 template <typename V, int E, int RO>
-void productBlock(const float* in, int K, int stride, const float* w, int N, const float* bias, bool relu, float* out) {
+void productBlock(const float* in, int K, int stride, const float* w, int w_stride, int N, const float* bias, bool relu,
+                  float* out) {
   using Reg = typename V::Reg;
   constexpr int W = V::width;
   for (int o = 0; o < N; o += RO) {
@@ -104,7 +106,7 @@ void productBlock(const float* in, int K, int stride, const float* w, int N, con
       Reg x[E];
       for (int e = 0; e < E; ++e) x[e] = V::load(in + c * stride + e * W);
       for (int j = 0; j < RO; ++j) {
-        const Reg wv = V::set1(w[c * N + o + j]);
+        const Reg wv = V::set1(w[c * w_stride + o + j]);
         for (int e = 0; e < E; ++e) acc[j][e] = V::fma(wv, x[e], acc[j][e]);
       }
     }
@@ -115,11 +117,11 @@ void productBlock(const float* in, int K, int stride, const float* w, int N, con
 
 // The last `remaining` (< V::lanes) registers of lanes.
 template <typename V, int E, int RO>
-void productTail(int remaining, const float* in, int K, int stride, const float* w, int N, const float* bias, bool relu,
-                 float* out) {
+void productTail(int remaining, const float* in, int K, int stride, const float* w, int w_stride, int N,
+                 const float* bias, bool relu, float* out) {
   if constexpr (E > 0) {
-    if (remaining == E) return productBlock<V, E, RO>(in, K, stride, w, N, bias, relu, out);
-    productTail<V, E - 1, RO>(remaining, in, K, stride, w, N, bias, relu, out);
+    if (remaining == E) return productBlock<V, E, RO>(in, K, stride, w, w_stride, N, bias, relu, out);
+    productTail<V, E - 1, RO>(remaining, in, K, stride, w, w_stride, N, bias, relu, out);
   }
 }
 
@@ -129,11 +131,11 @@ void productRows(const float* in, const DenseWeights& d, const float* bias, bool
   int q = 0;
   for (; q + E <= rows.lane_registers; q += E) {
     const int lane = q * V::width;
-    productBlock<V, E, RO>(in + lane, d.in, rows.stride, d.weight_t.data(), d.out, bias, relu, out + lane);
+    productBlock<V, E, RO>(in + lane, d.in, rows.stride, d.weight_t.data(), d.stride, d.out, bias, relu, out + lane);
   }
   const int lane = q * V::width;
-  productTail<V, E - 1, RO>(rows.lane_registers - q, in + lane, d.in, rows.stride, d.weight_t.data(), d.out, bias,
-                            relu, out + lane);
+  productTail<V, E - 1, RO>(rows.lane_registers - q, in + lane, d.in, rows.stride, d.weight_t.data(), d.stride,
+                            d.out, bias, relu, out + lane);
   for (int e = rows.lane_registers * V::width; e < rows.count; ++e)
     vectorLayer<V>(in + e, rows.stride, d, bias, relu, out + e, rows.stride);
 }
@@ -205,13 +207,24 @@ void softmax(float* logits, LaneRows rows, float* weights_out) {
   for (int e = 0; e < rows.count; ++e) weights_out[e] = logits[e];
 }
 
-// The scratch rows of pointNetworkLanes: edge features 8, hidden 64, e1 16, e2 16, kernel input 19.
-constexpr int kScratchRows = 8 + 64 + 16 + 16 + 19;
+// The scratch rows of pointNetworkLanes: edge features 8, hidden 64, e1 16, e2 16, kernel input
+// 19, neighbour positions 3.
+constexpr int kScratchRows = 8 + 64 + 16 + 16 + 19 + 3;
+
+// fitPlaneToOffsets (plane_fit.h) over the neighbour positions in rows: d_e = p_e - center.
+struct RowOffsets {
+  const float* x;  // 3 rows, `stride` floats apart
+  int stride;
+  const float* center;
+  void operator()(int e, double* d) const {
+    for (int c = 0; c < 3; ++c) d[c] = double(x[c * stride + e]) - double(center[c]);
+  }
+};
 
 // PointNetworkFunction (point_network.h) for V.
 template <typename V>
-void pointNetworkLanes(const PointNetworkWeights& net, const PointNeighborhood& nb, float* scratch,
-                       float* weights_out) {
+bool pointNetworkLanes(const PointNetworkWeights& net, const PointNeighborhood& nb, float* scratch,
+                       float* weights_out, float* normal, float* curvature) {
   using L = Lanes<V>;
   constexpr int W = V::width;
   const int registers = (nb.count + W - 1) / W, last_edges = nb.count % W;
@@ -223,29 +236,29 @@ void pointNetworkLanes(const PointNetworkWeights& net, const PointNeighborhood& 
   float* e1 = hidden + 64 * P;   // 16 rows; at the end the logits
   float* e2 = e1 + 16 * P;       // 16 rows
   float* kernel_in = e2 + 16 * P;  // 19 rows: [e3 | R c]
+  float* positions = kernel_in + 19 * P;  // 3 rows: p_j
 
   // 1: edge features. The neighbours' positions, normals and weights go into rows first (the
   // padding lanes repeat the centre), then every lane computes its edge's features.
   const float* pi = nb.points + 3 * nb.center;
   const float* ni = nb.normals + 3 * nb.center;
-  float* gathered = hidden;  // 7 rows: p_j, n_j, previous weight
+  float* gathered = hidden;  // 4 rows: n_j, previous weight
   for (int e = 0; e < P; ++e) {
     const std::int64_t j = e < nb.count ? nb.neighbors[e] : nb.center;
     for (int c = 0; c < 3; ++c) {
-      gathered[c * P + e] = nb.points[3 * j + c];
-      gathered[(3 + c) * P + e] = nb.normals[3 * j + c];
+      positions[c * P + e] = nb.points[3 * j + c];
+      gathered[c * P + e] = nb.normals[3 * j + c];
     }
-    gathered[6 * P + e] = e < nb.count ? nb.previous_weights[e] : 0.f;
+    gathered[3 * P + e] = e < nb.count ? nb.previous_weights[e] : 0.f;
   }
   const L pil[3] = {{V::set1(pi[0])}, {V::set1(pi[1])}, {V::set1(pi[2])}};
   const L nil[3] = {{V::set1(ni[0])}, {V::set1(ni[1])}, {V::set1(ni[2])}};
   const L scale{V::set1(nb.edge_scale)};
   for (int lane = 0; lane < P; lane += W) {
-    const L pj[3] = {{V::load(gathered + lane)}, {V::load(gathered + P + lane)}, {V::load(gathered + 2 * P + lane)}};
-    const L nj[3] = {{V::load(gathered + 3 * P + lane)}, {V::load(gathered + 4 * P + lane)},
-                     {V::load(gathered + 5 * P + lane)}};
+    const L pj[3] = {{V::load(positions + lane)}, {V::load(positions + P + lane)}, {V::load(positions + 2 * P + lane)}};
+    const L nj[3] = {{V::load(gathered + lane)}, {V::load(gathered + P + lane)}, {V::load(gathered + 2 * P + lane)}};
     L features[8];
-    edgeFeatures(pil, pj, nil, nj, scale, L{V::load(gathered + 6 * P + lane)}, features);
+    edgeFeatures(pil, pj, nil, nj, scale, L{V::load(gathered + 3 * P + lane)}, features);
     for (int f = 0; f < 8; ++f) V::store(edge + f * P + lane, features[f].r);
   }
 
@@ -288,6 +301,9 @@ void pointNetworkLanes(const PointNetworkWeights& net, const PointNeighborhood& 
 
   // 9: softmax over the neighbourhood.
   softmax<V>(logits, rows, weights_out);
+
+  // 10: weighted plane fit.
+  return fitPlaneToOffsets<double>(RowOffsets{positions, P, pi}, weights_out, nb.count, normal, curvature);
 }
 
 }  // namespace

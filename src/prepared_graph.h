@@ -28,12 +28,13 @@ PreparedGraph prepareGraph(const ForwardInput& input, int threads);
 void startingState(const PreparedGraph& graph, std::vector<float>& normals, std::vector<float>& curvature);
 
 /** The DISE iterations of one backend: advance `graph`'s iteration-0 state by options.iterations
- *  iterations and fill `result` (normals, curvature, kernel weights, iteration_normals[1..L]). */
-void runNativeIterations(const Model& model, const PreparedGraph& graph, const ForwardOptions& options,
+ *  iterations and fill `result` (normals, curvature, kernel weights, iteration_normals[1..L]).
+ *  They take over graph.initial_weights' storage for the kernel weights. */
+void runNativeIterations(const Model& model, PreparedGraph& graph, const ForwardOptions& options,
                          ForwardResult& result);
-void runTorchIterations(const Model& model, const PreparedGraph& graph, const ForwardOptions& options,
+void runTorchIterations(const Model& model, PreparedGraph& graph, const ForwardOptions& options,
                         ForwardResult& result);
-void runCudaIterations(const Model& model, const PreparedGraph& graph, const ForwardOptions& options,
+void runCudaIterations(const Model& model, PreparedGraph& graph, const ForwardOptions& options,
                        ForwardResult& result);
 bool cudaDeviceAvailable();
 

@@ -1,7 +1,8 @@
 // The native backend's per-point network against a double-precision reference that follows
 // ALGORITHM.md literally (concatenated inputs, no split layers): every implementation this
 // processor runs (portable, AVX2, AVX-512), neighbourhoods that fill their registers partly and
-// wholly, coincident neighbours, large logits; nothing written past the scratch or the weights.
+// wholly, coincident neighbours, large logits; then its weighted plane fit; nothing written past
+// the scratch or the weights.
 #include <cmath>
 #include <iostream>
 #include <random>
@@ -10,6 +11,7 @@
 
 #include "pcl_dise/edge_features.h"
 #include "pcl_dise/forward.h"
+#include "pcl_dise/plane_fit.h"
 #include "point_network.h"
 
 namespace {
@@ -129,9 +131,25 @@ void expectMatchesReference(const PointNetworkImplementation& implementation, co
   const std::size_t scratch_size = pointNetworkScratchFloats(count);
   constexpr float canary = 12345.f;
   std::vector<float> scratch(scratch_size + 64, canary), weights(count + 16, canary);
-  implementation.function(net, nb, scratch.data(), weights.data());
+  float normal[3] = {canary, canary, canary}, curvature = canary;
+  const bool fitted = implementation.function(net, nb, scratch.data(), weights.data(), normal, &curvature);
   const Values expected = referenceWeights(model, nb);
   for (int e = 0; e < count; ++e) ASSERT_NEAR(weights[e], expected[e], 1e-6 + 1e-4 * expected[e]) << "edge " << e;
+  // The plane fit: fitPlane (tested on its own) with the reference weights.
+  const std::vector<float> expected_weights(expected.begin(), expected.end());
+  float expected_normal[3] = {canary, canary, canary}, expected_curvature = canary;
+  ASSERT_EQ(fitted, fitPlane<double>(f.points.data(), f.points.data(), f.neighbors.data(), expected_weights.data(),
+                                     count, expected_normal, &expected_curvature));
+  if (!fitted) return;
+  if (count - coincident < 3) {
+    // Collinear: any normal perpendicular to the line is right.
+    const float* d = f.points.data() + 3 * f.neighbors.back();
+    EXPECT_NEAR(normal[0] * d[0] + normal[1] * d[1] + normal[2] * d[2], 0.f, 1e-5);
+    EXPECT_NEAR(normal[0] * normal[0] + normal[1] * normal[1] + normal[2] * normal[2], 1.f, 1e-5);
+    return;
+  }
+  for (int c = 0; c < 3; ++c) EXPECT_NEAR(normal[c], expected_normal[c], 1e-4);
+  EXPECT_NEAR(curvature, expected_curvature, 1e-4);
   for (std::size_t s = scratch_size; s < scratch.size(); ++s) ASSERT_EQ(scratch[s], canary) << "scratch overrun";
   for (int e = count; e < count + 16; ++e) ASSERT_EQ(weights[e], canary) << "weights overrun";
 }

@@ -58,7 +58,7 @@ torch::Tensor gatherRows(const std::vector<float>& table, int width, const std::
 
 }  // namespace
 
-void runTorchIterations(const Model& model, const PreparedGraph& g, const ForwardOptions& options,
+void runTorchIterations(const Model& model, PreparedGraph& g, const ForwardOptions& options,
                         ForwardResult& result) {
   if (options.torch_chunk_points < 1) throw std::invalid_argument("forward pass: torch_chunk_points must be >= 1");
   torch::NoGradGuard no_grad;
@@ -72,7 +72,7 @@ void runTorchIterations(const Model& model, const PreparedGraph& g, const Forwar
     if (g.active[i]) active.push_back(i);
   std::vector<float> normals, curvature;
   startingState(g, normals, curvature);
-  std::vector<float> weights = g.initial_weights;
+  std::vector<float> weights = std::move(g.initial_weights);
   std::vector<std::int32_t> local_of(g.num_points, -1);
   const std::size_t chunk_points = static_cast<std::size_t>(options.torch_chunk_points);
   for (int iteration = 1; iteration <= options.iterations; ++iteration) {
