@@ -2,6 +2,7 @@
 // processor runs.
 #include "point_network.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -32,29 +33,42 @@ DenseWeights rowsOf(const Linear& l, std::initializer_list<std::pair<int, int>> 
 
 DenseWeights whole(const Linear& l) { return rowsOf(l, {{0, l.in_features}}, true); }
 
-// One lane per register: the same code for any processor.
+// Four lanes per "register" in plain C++: the compiler maps them onto whatever vectors the
+// default target has (SSE2 on x86-64, NEON on AArch64), so any processor runs this code.
 struct Portable {
-  using Reg = float;
-  static constexpr int width = 1;
-  static constexpr int lanes = 4;
-  static constexpr int outputs = 2;
-  static constexpr int edge_by_edge = 0;
-  static Reg load(const float* p) { return *p; }
-  static void store(float* p, Reg v) { *p = v; }
-  static Reg set1(float v) { return v; }
-  static Reg add(Reg a, Reg b) { return a + b; }
-  static Reg sub(Reg a, Reg b) { return a - b; }
-  static Reg mul(Reg a, Reg b) { return a * b; }
-  static Reg div(Reg a, Reg b) { return a / b; }
-  static Reg fma(Reg a, Reg b, Reg c) { return a * b + c; }
-  static Reg max(Reg a, Reg b) { return a > b ? a : b; }
-  static Reg relu(Reg v) { return v > 0.f ? v : 0.f; }
-  static Reg sqrt(Reg v) { return std::sqrt(v); }
-  static Reg zeroWhereBelow(Reg x, float bound, Reg value) { return x < bound ? 0.f : value; }
-  static Reg fillTail(Reg v, int n, float value) { return n > 0 ? v : value; }
-  static float sum(Reg v) { return v; }
-  static float maximum(Reg v) { return v; }
-  static Reg exp(Reg x) { return std::exp(x); }
+  struct Reg {
+    float v[4];
+  };
+  static constexpr int width = 4;
+  static constexpr int lanes = 3;
+  static constexpr int outputs = 4;
+  static constexpr int edge_by_edge = 1;
+  template <typename F>
+  static Reg each(F f) {
+    Reg r;
+    for (int i = 0; i < width; ++i) r.v[i] = f(i);
+    return r;
+  }
+  static Reg load(const float* p) { return each([&](int i) { return p[i]; }); }
+  static void store(float* p, Reg a) {
+    for (int i = 0; i < width; ++i) p[i] = a.v[i];
+  }
+  static Reg set1(float x) { return each([&](int) { return x; }); }
+  static Reg add(Reg a, Reg b) { return each([&](int i) { return a.v[i] + b.v[i]; }); }
+  static Reg sub(Reg a, Reg b) { return each([&](int i) { return a.v[i] - b.v[i]; }); }
+  static Reg mul(Reg a, Reg b) { return each([&](int i) { return a.v[i] * b.v[i]; }); }
+  static Reg div(Reg a, Reg b) { return each([&](int i) { return a.v[i] / b.v[i]; }); }
+  static Reg fma(Reg a, Reg b, Reg c) { return each([&](int i) { return a.v[i] * b.v[i] + c.v[i]; }); }
+  static Reg max(Reg a, Reg b) { return each([&](int i) { return a.v[i] > b.v[i] ? a.v[i] : b.v[i]; }); }
+  static Reg relu(Reg a) { return each([&](int i) { return a.v[i] > 0.f ? a.v[i] : 0.f; }); }
+  static Reg sqrt(Reg a) { return each([&](int i) { return std::sqrt(a.v[i]); }); }
+  static Reg zeroWhereBelow(Reg x, float bound, Reg value) {
+    return each([&](int i) { return x.v[i] < bound ? 0.f : value.v[i]; });
+  }
+  static Reg fillTail(Reg a, int n, float value) { return each([&](int i) { return i < n ? a.v[i] : value; }); }
+  static float sum(Reg a) { return (a.v[0] + a.v[1]) + (a.v[2] + a.v[3]); }
+  static float maximum(Reg a) { return std::max(std::max(a.v[0], a.v[1]), std::max(a.v[2], a.v[3])); }
+  static Reg exp(Reg a) { return each([&](int i) { return std::exp(a.v[i]); }); }
 };
 
 std::vector<PointNetworkImplementation> availableImplementations() {
