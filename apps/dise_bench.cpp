@@ -110,7 +110,7 @@ double bestOf(int repeat, Run run) {
 }
 
 // Peak single-precision FMA throughput in GFLOP/s (2 flops per lane), all threads busy, with the
-// registers the native backend's products use: 12 independent chains of FMAs on 8 (AVX2) or 16
+// registers the native backend's network uses: 12 independent chains of FMAs on 8 (AVX2) or 16
 // (AVX-512) lanes.
 constexpr int kChains = 12;
 
@@ -174,7 +174,7 @@ int run(const Options& o) {
   const double peak = inChild([&] { return fmaPeakGflops(isa, threads); }).seconds;
   std::cout << "dise_bench: k = " << o.k << ", L = " << o.iterations << ", " << threads << " threads, best of " << o.repeat
             << "; FMA peak " << std::setprecision(1) << std::fixed << peak << " GFLOP/s (" << isa
-            << ", single precision, the instruction set of the native backend's products)\n\n";
+            << ", single precision, the instruction set of the native backend's network)\n\n";
   std::cout << "| points | what | seconds | / PCA | peak MB |\n|---|---|---|---|---|\n";
   for (long n : o.sizes) {
     const std::string size = std::to_string(n);

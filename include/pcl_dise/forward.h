@@ -21,7 +21,7 @@ std::string toString(Backend backend);
 Backend backendFromString(const std::string& name);
 /** Whether this build has the backend and it can run here (Cuda: a device is present). */
 bool backendAvailable(Backend backend);
-/** The instruction set the native backend's products run with on this processor: "AVX-512",
+/** The instruction set the native backend's network runs with on this processor: "AVX-512",
  *  "AVX2" or "portable" (chosen at run time; PCL_DISE_SIMD=avx2|portable caps it). */
 std::string nativeInstructionSet();
 
