@@ -33,42 +33,35 @@ DenseWeights rowsOf(const Linear& l, std::initializer_list<std::pair<int, int>> 
 
 DenseWeights whole(const Linear& l) { return rowsOf(l, {{0, l.in_features}}, true); }
 
-// Four lanes per "register" in plain C++: the compiler maps them onto whatever vectors the
-// default target has (SSE2 on x86-64, NEON on AArch64), so any processor runs this code.
+// Four lanes per register as a GCC/Clang vector type: the compiler maps it onto whatever vectors
+// the default target has (SSE2 on x86-64, NEON on AArch64), so any processor runs this code.
 struct Portable {
-  struct Reg {
-    float v[4];
-  };
+  using Reg = float __attribute__((vector_size(16)));
+  using Mask = std::int32_t __attribute__((vector_size(16)));
   static constexpr int width = 4;
   static constexpr int lanes = 3;
   static constexpr int outputs = 4;
   static constexpr int edge_by_edge = 1;
-  template <typename F>
-  static Reg each(F f) {
+  static Reg load(const float* p) {
     Reg r;
-    for (int i = 0; i < width; ++i) r.v[i] = f(i);
+    std::memcpy(&r, p, sizeof r);
     return r;
   }
-  static Reg load(const float* p) { return each([&](int i) { return p[i]; }); }
-  static void store(float* p, Reg a) {
-    for (int i = 0; i < width; ++i) p[i] = a.v[i];
-  }
-  static Reg set1(float x) { return each([&](int) { return x; }); }
-  static Reg add(Reg a, Reg b) { return each([&](int i) { return a.v[i] + b.v[i]; }); }
-  static Reg sub(Reg a, Reg b) { return each([&](int i) { return a.v[i] - b.v[i]; }); }
-  static Reg mul(Reg a, Reg b) { return each([&](int i) { return a.v[i] * b.v[i]; }); }
-  static Reg div(Reg a, Reg b) { return each([&](int i) { return a.v[i] / b.v[i]; }); }
-  static Reg fma(Reg a, Reg b, Reg c) { return each([&](int i) { return a.v[i] * b.v[i] + c.v[i]; }); }
-  static Reg max(Reg a, Reg b) { return each([&](int i) { return a.v[i] > b.v[i] ? a.v[i] : b.v[i]; }); }
-  static Reg relu(Reg a) { return each([&](int i) { return a.v[i] > 0.f ? a.v[i] : 0.f; }); }
-  static Reg sqrt(Reg a) { return each([&](int i) { return std::sqrt(a.v[i]); }); }
-  static Reg zeroWhereBelow(Reg x, float bound, Reg value) {
-    return each([&](int i) { return x.v[i] < bound ? 0.f : value.v[i]; });
-  }
-  static Reg fillTail(Reg a, int n, float value) { return each([&](int i) { return i < n ? a.v[i] : value; }); }
-  static float sum(Reg a) { return (a.v[0] + a.v[1]) + (a.v[2] + a.v[3]); }
-  static float maximum(Reg a) { return std::max(std::max(a.v[0], a.v[1]), std::max(a.v[2], a.v[3])); }
-  static Reg exp(Reg a) { return each([&](int i) { return std::exp(a.v[i]); }); }
+  static void store(float* p, Reg a) { std::memcpy(p, &a, sizeof a); }
+  static Reg set1(float x) { return Reg{x, x, x, x}; }
+  static Reg add(Reg a, Reg b) { return a + b; }
+  static Reg sub(Reg a, Reg b) { return a - b; }
+  static Reg mul(Reg a, Reg b) { return a * b; }
+  static Reg div(Reg a, Reg b) { return a / b; }
+  static Reg fma(Reg a, Reg b, Reg c) { return a * b + c; }
+  static Reg max(Reg a, Reg b) { return a > b ? a : b; }
+  static Reg relu(Reg a) { return max(a, set1(0.f)); }
+  static Reg sqrt(Reg a) { return Reg{std::sqrt(a[0]), std::sqrt(a[1]), std::sqrt(a[2]), std::sqrt(a[3])}; }
+  static Reg zeroWhereBelow(Reg x, float bound, Reg value) { return x < set1(bound) ? set1(0.f) : value; }
+  static Reg fillTail(Reg a, int n, float value) { return Mask{0, 1, 2, 3} < n ? a : set1(value); }
+  static float sum(Reg a) { return (a[0] + a[1]) + (a[2] + a[3]); }
+  static float maximum(Reg a) { return std::max(std::max(a[0], a[1]), std::max(a[2], a[3])); }
+  static Reg exp(Reg a) { return Reg{std::exp(a[0]), std::exp(a[1]), std::exp(a[2]), std::exp(a[3])}; }
 };
 
 std::vector<PointNetworkImplementation> availableImplementations() {
