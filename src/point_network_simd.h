@@ -1,10 +1,12 @@
 #pragma once
 // The per-point network of point_network.h, written once over a SIMD type V. V has Reg and width
 // (floats per register), lanes (registers of lanes a product keeps in flight), outputs (output
-// rows it keeps in flight) and edge_by_edge (LaneRows), and load, store, set1, add, sub, mul, div, fma (a * b + c), max,
-// sqrt, relu, zeroWhereBelow, fillTail, sum, maximum and exp. Included only by the translation
-// units compiled for one instruction set each; everything here has internal linkage, so no
-// instance compiled for one instruction set can stand in for another's at link time.
+// rows it keeps in flight) and edge_by_edge (LaneRows), and load, store, set1, add, sub, mul,
+// div, fma (a * b + c), max, sqrt, relu, zeroWhereBelow, fillTail, sum, maximum and exp (the
+// SIMD types build it with expPolynomial from min, round and pow2). Included only by the
+// translation units compiled for one instruction set each; everything here has internal
+// linkage, so no instance compiled for one instruction set can stand in for another's at link
+// time.
 #include <limits>
 
 #include "pcl_dise/edge_features.h"
