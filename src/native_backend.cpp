@@ -47,19 +47,11 @@ void runNativeIterations(const Model& model, PreparedGraph& g, const ForwardOpti
       for (std::int64_t t = 0; t < static_cast<std::int64_t>(m); ++t) {
         const std::int64_t i = g.visit_order[t];
         // Neighbour lists and weights lie in point order, points are visited along a Morton
-        // curve: the lists two points ahead are far from this one's, so fetch them now, and the
-        // positions and normals of the next point's neighbours, whose list has arrived by now.
-        if (t + 2 < static_cast<std::int64_t>(m)) {
-          const std::int64_t ahead = g.visit_order[t + 2], begin = nb.offsets[ahead];
-          prefetch(nb.indices.data() + begin, nb.offsets[ahead + 1] - begin);
-          prefetch(weights.data() + begin, nb.offsets[ahead + 1] - begin);
-        }
+        // curve: the next point's are far from this one's, so fetch them now.
         if (t + 1 < static_cast<std::int64_t>(m)) {
           const std::int64_t next = g.visit_order[t + 1];
-          for (const std::int32_t* j = nb.begin(next); j != nb.begin(next) + nb.size(next); ++j) {
-            __builtin_prefetch(g.points + 3 * *j);
-            __builtin_prefetch(normals.data() + 3 * *j);
-          }
+          prefetch(nb.begin(next), nb.size(next));
+          prefetch(weights.data() + nb.offsets[next], nb.size(next));
         }
         float* normal = next_normals.data() + 3 * i;
         if (!g.active[i]) continue;
