@@ -16,11 +16,14 @@ namespace detail {
 
 namespace {
 
+// n rounded up to a multiple of the widest registers.
+int roundUpToWidest(int n) { return (n + kWidestRegister - 1) / kWidestRegister * kWidestRegister; }
+
 // Rows `ranges` ({first, count} each) of a layer's W^T, with the layer's bias or without.
 DenseWeights rowsOf(const Linear& l, std::initializer_list<std::pair<int, int>> ranges, bool with_bias) {
   DenseWeights d;
   d.out = l.out_features;
-  d.stride = (d.out + kWidestRegister - 1) / kWidestRegister * kWidestRegister;
+  d.stride = roundUpToWidest(d.out);
   for (const auto& [first, count] : ranges)
     for (int r = first; r < first + count; ++r, ++d.in)
       for (int o = 0; o < d.stride; ++o) d.weight_t.push_back(o < d.out ? l.weight[o * l.in_features + r] : 0.f);
@@ -108,8 +111,7 @@ const PointNetworkImplementation& pointNetwork() { return pointNetworkImplementa
 
 std::size_t pointNetworkScratchFloats(int count) {
   // kScratchRows rows of `count` lanes, rounded up to the widest registers.
-  constexpr std::size_t widest = kWidestRegister;
-  return kScratchRows * ((static_cast<std::size_t>(count) + widest - 1) / widest * widest);
+  return std::size_t{kScratchRows} * static_cast<std::size_t>(roundUpToWidest(count));
 }
 
 }  // namespace detail
