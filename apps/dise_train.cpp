@@ -15,6 +15,7 @@
 #include "pcl_dise/torch/dise_net.h"
 #include "training/knn_graph.h"
 #include "training/pcpnet_data.h"
+#include "training/reusing_cpu_allocator.h"
 
 namespace {
 
@@ -119,6 +120,9 @@ int train(const Options& o) {
   if (o.lr_final >= 0 && o.decay_end <= o.decay_start)
     throw std::runtime_error("--lr-final needs --decay-end > --decay-start");
   if (o.threads > 0) torch::set_num_threads(o.threads);
+  // Every patch repeats the same tensor sizes: keep freed blocks (at most 8 GiB of them) instead
+  // of faulting fresh pages in for each tensor.
+  pcl_dise::ReusingCpuAllocator::install(std::size_t(8) << 30);
   const torch::Device device(o.device);
   // Clouds load in parallel (text parsing and k-d trees); the list's order is kept.
   const std::vector<std::string> bases = pcl_dise::pcpnet::readList(o.list);

@@ -20,18 +20,52 @@ torch::Tensor safeCosine(const torch::Tensor& a, const torch::Tensor& b) {
   return torch::where(ok, (a * b).sum(1) / torch::where(ok, denom, torch::ones_like(denom)), torch::zeros_like(denom));
 }
 
+// Where every point has the same number of entries (training patches), the entries form an
+// M x K block: sums are reductions over K and broadcasts are expands, with no index_add (whose
+// CPU version walks the entries one by one, forward and in the backward pass of index_select).
 torch::Tensor segmentSum(const torch::Tensor& x, const TorchGraph& graph) {
   std::vector<int64_t> shape = x.sizes().vec();
   shape[0] = graph.numPoints();
+  if (graph.degree > 0) {
+    shape.insert(shape.begin() + 1, graph.degree);
+    return x.view(shape).sum(1);
+  }
   return torch::zeros(shape, x.options()).index_add_(0, graph.center, x);
 }
 
+// Rows of x (M x ...) repeated for each entry of their point (E x ...).
+torch::Tensor toEntries(const torch::Tensor& x, const TorchGraph& graph) {
+  if (graph.degree == 0) return x.index_select(0, graph.center);
+  std::vector<int64_t> shape = x.sizes().vec();
+  shape.insert(shape.begin() + 1, graph.degree);
+  std::vector<int64_t> flat = x.sizes().vec();
+  flat[0] = graph.center.size(0);
+  return x.unsqueeze(1).expand(shape).reshape(flat);
+}
+
 torch::Tensor segmentSoftmax(const torch::Tensor& logits, const TorchGraph& graph) {
+  if (graph.degree > 0) return logits.view({graph.numPoints(), graph.degree}).softmax(1).view({-1});
   // The shift is a constant per segment: detached, softmax's gradient is unchanged.
   const torch::Tensor max = torch::zeros({graph.numPoints()}, logits.options())
                                 .scatter_reduce(0, graph.center, logits.detach(), "amax", /*include_self=*/false);
-  const torch::Tensor e = (logits - max.index_select(0, graph.center)).exp();
-  return e / segmentSum(e, graph).index_select(0, graph.center);
+  const torch::Tensor e = (logits - toEntries(max, graph)).exp();
+  return e / toEntries(segmentSum(e, graph), graph);
+}
+
+// Per point sum over its entries of a_e b_e^T: a, b E x 3 -> M x 3 x 3.
+torch::Tensor segmentOuterSum(const torch::Tensor& a, const torch::Tensor& b, const TorchGraph& graph) {
+  if (graph.degree > 0) {
+    const std::vector<int64_t> block{graph.numPoints(), graph.degree, 3};
+    return torch::matmul(a.view(block).transpose(1, 2), b.view(block));
+  }
+  return segmentSum(a.unsqueeze(2) * b.unsqueeze(1), graph);
+}
+
+// Each entry's row of v (E x 3) multiplied by its point's matrix (M x 3 x 3).
+torch::Tensor rotateEntries(const torch::Tensor& rotation, const torch::Tensor& v, const TorchGraph& graph) {
+  if (graph.degree > 0)
+    return torch::matmul(v.view({graph.numPoints(), graph.degree, 3}), rotation.transpose(1, 2)).view({-1, 3});
+  return torch::matmul(rotation.index_select(0, graph.center), v.unsqueeze(2)).squeeze(2);
 }
 
 // Rotation matrices M x 3 x 3 from quaternions M x 4 (ALGORITHM.md step 7).
@@ -59,6 +93,8 @@ TorchGraph TorchGraph::build(const float* points, std::size_t num_points, const 
                                 {static_cast<int64_t>(neighborhoods.numEdges())}, torch::kInt32)
                    .to(torch::kInt64);
   g.counts = sizes.to(torch::kFloat32).clamp_min(1.f);
+  const int64_t first_size = m > 0 ? sizes[0].item<int64_t>() : 0;
+  if (first_size > 0 && (sizes == first_size).all().item<bool>()) g.degree = first_size;
   g.points = g.points.to(device);
   g.center = g.center.to(device);
   g.neighbor = g.neighbor.to(device);
@@ -79,15 +115,14 @@ torch::Tensor segmentMean(const torch::Tensor& x, const TorchGraph& graph) {
 PlaneFit weightedPlaneFit(const TorchGraph& graph, const torch::Tensor& weights) {
   // Sums and eigensolve in double, as the native backend (plane_fit.h): nearly collinear
   // neighbourhoods need it.
-  const torch::Tensor d = (graph.points.index_select(0, graph.neighbor) - graph.points.index_select(0, graph.center))
-                              .to(torch::kFloat64);
+  const torch::Tensor d =
+      (graph.points.index_select(0, graph.neighbor) - toEntries(graph.points, graph)).to(torch::kFloat64);
   const torch::Tensor w = weights.to(torch::kFloat64).unsqueeze(1);
   const torch::Tensor sum_w = segmentSum(w.squeeze(1), graph);
   const torch::Tensor safe_sum = torch::where(sum_w > 0, sum_w, torch::ones_like(sum_w));
   const torch::Tensor mean = segmentSum(w * d, graph) / safe_sum.unsqueeze(1);
-  const torch::Tensor centered = d - mean.index_select(0, graph.center);
-  const torch::Tensor outer = (w * centered).unsqueeze(2) * centered.unsqueeze(1);  // E x 3 x 3
-  const torch::Tensor cov = segmentSum(outer, graph);
+  const torch::Tensor centered = d - toEntries(mean, graph);
+  const torch::Tensor cov = segmentOuterSum(w * centered, centered, graph);
   auto [values, vectors] = symmetricEigen3(cov);
   const torch::Tensor smallest = values.abs().argmin(1);  // M
   torch::Tensor normals = vectors.gather(2, smallest.view({-1, 1, 1}).expand({-1, 3, 1})).squeeze(2);
@@ -105,7 +140,7 @@ TorchState initialState(const TorchGraph& graph) {
   const torch::Tensor ones = torch::ones({graph.center.size(0)}, graph.points.options());
   PlaneFit fit = weightedPlaneFit(graph, ones);
   const torch::Tensor k_minus_1 = (graph.counts - 1).clamp_min(1.f);
-  return {fit.normals, (1.0 / k_minus_1).index_select(0, graph.center), fit.curvature};
+  return {fit.normals, toEntries(1.0 / k_minus_1, graph), fit.curvature};
 }
 
 DiseNetImpl::DiseNetImpl()
@@ -147,9 +182,9 @@ Model DiseNetImpl::toModel() const {
 
 TorchState DiseNetImpl::iterate(const TorchGraph& graph, const TorchState& previous, double dropout) {
   const torch::Tensor& n = previous.normals;
-  const torch::Tensor d = graph.points.index_select(0, graph.neighbor) - graph.points.index_select(0, graph.center);
+  const torch::Tensor d = graph.points.index_select(0, graph.neighbor) - toEntries(graph.points, graph);
   const torch::Tensor c = graph.edge_scale * d;
-  const torch::Tensor n_i = n.index_select(0, graph.center);
+  const torch::Tensor n_i = toEntries(n, graph);
   const torch::Tensor n_j = n.index_select(0, graph.neighbor);
   const torch::Tensor edge_in = torch::cat({c, previous.weights.unsqueeze(1), safeCosine(n_i, c).unsqueeze(1),
                                             safeCosine(n_j, c).unsqueeze(1), safeCosine(n_i, n_j).unsqueeze(1),
@@ -157,13 +192,12 @@ TorchState DiseNetImpl::iterate(const TorchGraph& graph, const TorchState& previ
                                            1);
   const torch::Tensor e1 = layer1->forward(edge_in);
   const torch::Tensor g1 = layerg->forward(torch::cat({segmentMean(e1, graph), n}, 1));
-  const torch::Tensor e2 = layer2->forward(torch::cat({e1, g1.index_select(0, graph.center)}, 1));
+  const torch::Tensor e2 = layer2->forward(torch::cat({e1, toEntries(g1, graph)}, 1));
   const torch::Tensor g2 = layerg2->forward(segmentMean(e2, graph));
-  const torch::Tensor e3 = layer3->forward(torch::cat({e2, g2.index_select(0, graph.center)}, 1));
+  const torch::Tensor e3 = layer3->forward(torch::cat({e2, toEntries(g2, graph)}, 1));
   const torch::Tensor g3 = layerg3->forward(segmentMean(e3, graph));
-  const torch::Tensor rotation = rotationFromQuaternion(g3.slice(1, 0, 4)).index_select(0, graph.center);
-  const torch::Tensor theta = g3.slice(1, 4, 12).index_select(0, graph.center);
-  const torch::Tensor rotated = torch::matmul(rotation, c.unsqueeze(2)).squeeze(2);
+  const torch::Tensor theta = toEntries(g3.slice(1, 4, 12), graph);
+  const torch::Tensor rotated = rotateEntries(rotationFromQuaternion(g3.slice(1, 0, 4)), c, graph);
   const torch::Tensor logits = layer4->forward(torch::cat({e3, theta, rotated}, 1)).squeeze(1);
   torch::Tensor weights = segmentSoftmax(logits, graph);
   if (dropout > 0 && is_training()) weights = torch::dropout(weights, dropout, /*train=*/true);

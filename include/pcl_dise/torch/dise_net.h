@@ -10,9 +10,11 @@ namespace pcl_dise {
 
 /** A neighbourhood graph as tensors (all on one device).
  *  points: M x 3 float; center: E int64, the point i of each entry; neighbor: E int64, its j;
- *  counts: M float, K_i (clamped to >= 1 so that empty rows divide safely). */
+ *  counts: M float, K_i (clamped to >= 1 so that empty rows divide safely); degree: K where
+ *  every point has K >= 1 entries (the entries then form an M x K block), else 0. */
 struct TorchGraph {
   torch::Tensor points, center, neighbor, counts;
+  int64_t degree = 0;
   float edge_scale = 1.f;
   int64_t numPoints() const { return points.size(0); }
 
