@@ -68,6 +68,35 @@ torch::Tensor rotateEntries(const torch::Tensor& rotation, const torch::Tensor& 
   return torch::matmul(rotation.index_select(0, graph.center), v.unsqueeze(2)).squeeze(2);
 }
 
+// Rows of e (E x C) plus their point's row of p (M x C).
+torch::Tensor addPerPoint(const torch::Tensor& e, const torch::Tensor& p, const TorchGraph& graph) {
+  if (graph.degree == 0) return e + p.index_select(0, graph.center);
+  return (e.view({graph.numPoints(), graph.degree, e.size(1)}) + p.unsqueeze(1)).view_as(e);
+}
+
+// An MLP of ALGORITHM.md whose input concatenates per-entry and per-point columns: its first
+// product splits as W [x; y] = W_x x + W_y y, so W_y y is computed once per point instead of once
+// per entry. `parts`: the input's column blocks in order, per entry (E x c) or per point (M x c).
+struct InputPart {
+  torch::Tensor values;
+  bool per_point;
+};
+
+torch::Tensor mixedInputMlp(const torch::nn::Sequential& mlp, const std::vector<InputPart>& parts,
+                            const TorchGraph& graph) {
+  const auto& first = mlp->at<torch::nn::LinearImpl>(0);
+  torch::Tensor per_entry, per_point = first.bias;
+  int64_t column = 0;
+  for (const InputPart& part : parts) {
+    const torch::Tensor w = first.weight.slice(1, column, column + part.values.size(1));
+    column += part.values.size(1);
+    torch::Tensor& sum = part.per_point ? per_point : per_entry;
+    sum = sum.defined() ? torch::addmm(sum, part.values, w.t()) : torch::matmul(part.values, w.t());
+  }
+  const auto& second = mlp->at<torch::nn::LinearImpl>(2);
+  return torch::linear(torch::relu(addPerPoint(per_entry, per_point, graph)), second.weight, second.bias);
+}
+
 // Rotation matrices M x 3 x 3 from quaternions M x 4 (ALGORITHM.md step 7).
 torch::Tensor rotationFromQuaternion(torch::Tensor q) {
   q = q / (q.norm(2, 1, true) + 1e-8);
@@ -192,13 +221,12 @@ TorchState DiseNetImpl::iterate(const TorchGraph& graph, const TorchState& previ
                                            1);
   const torch::Tensor e1 = layer1->forward(edge_in);
   const torch::Tensor g1 = layerg->forward(torch::cat({segmentMean(e1, graph), n}, 1));
-  const torch::Tensor e2 = layer2->forward(torch::cat({e1, toEntries(g1, graph)}, 1));
+  const torch::Tensor e2 = mixedInputMlp(layer2, {{e1, false}, {g1, true}}, graph);
   const torch::Tensor g2 = layerg2->forward(segmentMean(e2, graph));
-  const torch::Tensor e3 = layer3->forward(torch::cat({e2, toEntries(g2, graph)}, 1));
+  const torch::Tensor e3 = mixedInputMlp(layer3, {{e2, false}, {g2, true}}, graph);
   const torch::Tensor g3 = layerg3->forward(segmentMean(e3, graph));
-  const torch::Tensor theta = toEntries(g3.slice(1, 4, 12), graph);
   const torch::Tensor rotated = rotateEntries(rotationFromQuaternion(g3.slice(1, 0, 4)), c, graph);
-  const torch::Tensor logits = layer4->forward(torch::cat({e3, theta, rotated}, 1)).squeeze(1);
+  const torch::Tensor logits = mixedInputMlp(layer4, {{e3, false}, {g3.slice(1, 4, 12), true}, {rotated, false}}, graph).squeeze(1);
   torch::Tensor weights = segmentSoftmax(logits, graph);
   if (dropout > 0 && is_training()) weights = torch::dropout(weights, dropout, /*train=*/true);
   PlaneFit fit = weightedPlaneFit(graph, weights);
