@@ -36,6 +36,12 @@ struct State {
 void runIterations(const float* parameters, const Graph& graph, int iterations, State& state,
                    float* iteration_normals = nullptr);
 
+/** The k nearest points of every point (itself included) by a uniform grid on the current CUDA
+ *  device (grid_knn.h). points: M x 3, finite; neighbors: M x min(k, M), each row nearest first,
+ *  ties by smaller index. Returns min(k, M). Throws std::invalid_argument for non-finite points
+ *  or k outside 1..1024, std::runtime_error on CUDA errors. */
+int nearestNeighbors(const float* points, std::size_t num_points, int k, std::int32_t* neighbors);
+
 /** Whether a CUDA device can be used (false without a driver or a GPU). */
 bool deviceAvailable();
 

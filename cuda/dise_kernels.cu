@@ -8,6 +8,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "device_array.cuh"
 #include "dise_cuda.h"
 #include "pcl_dise/edge_features.h"
 #include "pcl_dise/eigen3x3.h"
@@ -18,10 +19,6 @@ namespace {
 
 constexpr int kWarpsPerBlock = 4;
 constexpr unsigned kFullMask = 0xffffffffu;
-
-void check(cudaError_t status, const char* what) {
-  if (status != cudaSuccess) throw std::runtime_error(std::string("cuda backend: ") + what + ": " + cudaGetErrorString(status));
-}
 
 // An MLP (Linear, ReLU, Linear) of the packed parameters, with its shape.
 template <int In, int Hidden, int Out>
@@ -244,22 +241,6 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32)
     }
   }
 }
-
-// Device buffer that frees itself.
-template <typename T>
-struct DeviceArray {
-  T* data = nullptr;
-  DeviceArray(std::size_t count, const T* host = nullptr) {
-    check(cudaMalloc(&data, std::max<std::size_t>(count, 1) * sizeof(T)), "allocating device memory");
-    if (host && count) check(cudaMemcpy(data, host, count * sizeof(T), cudaMemcpyHostToDevice), "copying to the device");
-  }
-  ~DeviceArray() { cudaFree(data); }
-  DeviceArray(const DeviceArray&) = delete;
-  DeviceArray& operator=(const DeviceArray&) = delete;
-  void download(T* host, std::size_t count) const {
-    if (count) check(cudaMemcpy(host, data, count * sizeof(T), cudaMemcpyDeviceToHost), "copying from the device");
-  }
-};
 
 template <int R>
 void launch(int blocks, const DeviceArray<float>& parameters, const Graph& graph, const DeviceArray<float>& points,

@@ -1,0 +1,101 @@
+// The GPU k-NN search against the same grid query on the CPU (grid_knn.h) and against brute
+// force: every row holds the k nearest distances (float rounding on the device may order exact
+// ties differently, so distances are compared, not indices). Plain C++ on raw arrays; exit code
+// 77 (skipped) without a GPU.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <random>
+#include <stdexcept>
+#include <vector>
+
+#include "dise_cuda.h"
+#include "grid_knn.h"
+
+namespace {
+
+constexpr int kSkipped = 77;
+
+float squaredDistance(const float* a, const float* b) {
+  const double ex = double(b[0]) - a[0], ey = double(b[1]) - a[1], ez = double(b[2]) - a[2];
+  return static_cast<float>(ex * ex + ey * ey + ez * ez);
+}
+
+std::vector<float> wavySurface(std::size_t m, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> u(-1.f, 1.f);
+  std::vector<float> p(3 * m);
+  for (std::size_t i = 0; i < m; ++i) {
+    p[3 * i] = u(rng);
+    p[3 * i + 1] = u(rng);
+    p[3 * i + 2] = 0.2f * std::sin(6 * p[3 * i]) * std::cos(4 * p[3 * i + 1]);
+  }
+  return p;
+}
+
+// Rows `queries` of the GPU result hold the same distances as the reference rows (ascending).
+bool sameDistances(const std::vector<float>& points, const std::vector<std::int32_t>& gpu, int row,
+                   const std::vector<std::vector<float>>& reference, const char* what) {
+  int bad = 0;
+  for (std::size_t i = 0; i < reference.size(); ++i) {
+    for (int j = 0; j < row; ++j) {
+      const float d = squaredDistance(&points[3 * i], &points[3 * std::size_t(gpu[i * row + j])]);
+      if (std::fabs(d - reference[i][j]) > 1e-5f * (1.f + reference[i][j])) ++bad;
+    }
+  }
+  std::printf("%s: %zu rows, %d entries differ\n", what, reference.size(), bad);
+  return bad == 0;
+}
+
+bool checkAgainstBruteForce(const std::vector<float>& points, int k) {
+  const std::size_t m = points.size() / 3;
+  std::vector<std::int32_t> gpu(m * std::min<std::size_t>(k, m));
+  const int row = pcl_dise::cuda::nearestNeighbors(points.data(), m, k, gpu.data());
+  std::vector<std::vector<float>> reference(m);
+  for (std::size_t i = 0; i < m; ++i) {
+    for (std::size_t j = 0; j < m; ++j) reference[i].push_back(squaredDistance(&points[3 * i], &points[3 * j]));
+    std::sort(reference[i].begin(), reference[i].end());
+    reference[i].resize(row);
+  }
+  return row == std::min<int>(k, int(m)) && sameDistances(points, gpu, row, reference, "brute force");
+}
+
+bool checkAgainstHostGrid(const std::vector<float>& points, int k) {
+  const std::size_t m = points.size() / 3;
+  std::vector<std::int32_t> gpu(m * k);
+  const int row = pcl_dise::cuda::nearestNeighbors(points.data(), m, k, gpu.data());
+  const pcl_dise::cuda::HostGrid grid(points.data(), m);
+  std::vector<std::vector<float>> reference(m);
+  std::vector<std::int32_t> ids(k);
+  std::vector<float> dist2(k);
+  for (std::size_t i = 0; i < m; ++i) {
+    pcl_dise::cuda::nearestInGrid(grid.view(), &points[3 * i], k, ids.data(), dist2.data());
+    for (int j = 0; j < k; ++j) reference[i].push_back(squaredDistance(&points[3 * i], &points[3 * std::size_t(ids[j])]));
+  }
+  return row == k && sameDistances(points, gpu, row, reference, "host grid");
+}
+
+}  // namespace
+
+int main() {
+  if (!pcl_dise::cuda::deviceAvailable()) {
+    std::printf("no CUDA device: skipped\n");
+    return kSkipped;
+  }
+  bool ok = checkAgainstBruteForce(wavySurface(3000, 1), 65);
+  ok = checkAgainstBruteForce(wavySurface(40, 2), 65) && ok;  // fewer points than k
+  std::vector<float> duplicated = wavySurface(1000, 3);
+  duplicated.insert(duplicated.end(), duplicated.begin(), duplicated.begin() + 600);
+  ok = checkAgainstBruteForce(duplicated, 17) && ok;
+  ok = checkAgainstHostGrid(wavySurface(200000, 4), 65) && ok;
+  try {
+    const std::vector<float> bad{0, 0, 0, NAN, 0, 0};
+    std::vector<std::int32_t> out(2);
+    pcl_dise::cuda::nearestNeighbors(bad.data(), 2, 1, out.data());
+    std::printf("a NaN point was accepted\n");
+    ok = false;
+  } catch (const std::invalid_argument&) {
+  }
+  std::printf(ok ? "PASSED\n" : "FAILED\n");
+  return ok ? 0 : 1;
+}
