@@ -3,6 +3,7 @@
 // CMake alone. pcl_dise's forward pass (Backend::Cuda) and the CUDA test and benchmark call it.
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 namespace pcl_dise {
 namespace cuda {
@@ -41,6 +42,22 @@ void runIterations(const float* parameters, const Graph& graph, int iterations, 
  *  ties by smaller index. Returns min(k, M). Throws std::invalid_argument for non-finite points
  *  or k outside 1..1024, std::runtime_error on CUDA errors. */
 int nearestNeighbors(const float* points, std::size_t num_points, int k, std::int32_t* neighbors);
+
+/** Iteration 0 and the pruned neighbourhoods, as pcl_dise's prepareGraph leaves them. */
+struct IterationZero {
+  std::vector<float> normals;          // M x 3 (sign rule applied), NaN where inactive
+  std::vector<float> curvature;        // M, NaN where inactive
+  std::vector<std::uint8_t> active;    // M: 1 where the DISE iterations compute a normal
+  std::vector<std::int64_t> offsets;   // M + 1 over indices: the neighbourhoods without inactive points
+  std::vector<std::int32_t> indices;   // E
+  std::vector<float> initial_weights;  // E: 1 / (K_i - 1)
+};
+
+/** Iteration 0 on the current CUDA device for neighbourhoods of `row` points each (neighbors:
+ *  M x row, e.g. from nearestNeighbors): PCA per point; a point whose fit degenerates, or whose
+ *  neighbourhood keeps fewer than 3 points with a normal, takes no part, until nothing changes.
+ *  Throws std::invalid_argument for indices out of range, std::runtime_error on CUDA errors. */
+IterationZero iterationZero(const float* points, std::size_t num_points, const std::int32_t* neighbors, int row);
 
 /** Whether a CUDA device can be used (false without a driver or a GPU). */
 bool deviceAvailable();
