@@ -1,6 +1,6 @@
 #pragma once
-// Device memory for the CUDA backend's translation units: a buffer that frees itself, and CUDA
-// errors as exceptions.
+// Device memory for the CUDA backend's translation units: a buffer that frees itself, CUDA
+// errors as exceptions, and the launch shape of the one-thread-per-item kernels.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -29,6 +29,11 @@ struct DeviceArray {
     if (count) check(cudaMemcpy(host, data, count * sizeof(T), cudaMemcpyDeviceToHost), "copying from the device");
   }
 };
+
+constexpr int kThreadsPerBlock = 128;
+
+/** Blocks of kThreadsPerBlock threads for one thread per item. */
+inline int blocksFor(std::size_t count) { return static_cast<int>((count + kThreadsPerBlock - 1) / kThreadsPerBlock); }
 
 }  // namespace cuda
 }  // namespace pcl_dise

@@ -19,8 +19,6 @@ namespace pcl_dise {
 namespace cuda {
 namespace {
 
-constexpr int kThreadsPerBlock = 128;
-
 __global__ void cellOfEachPoint(GridShape shape, const float* points, std::int32_t m, std::int32_t* cell) {
   const std::int32_t i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < m) cell[i] = static_cast<std::int32_t>(shape.cellOf(points + 3 * std::int64_t(i)));
@@ -45,8 +43,6 @@ __global__ void nearestKernel(GridView grid, std::int32_t m, int k, std::int32_t
   std::int32_t* row = neighbors + std::int64_t(grid.sorted_ids[p]) * k;
   for (int j = 0; j < found; ++j) row[j] = ids[j];
 }
-
-int blocksFor(std::size_t count) { return static_cast<int>((count + kThreadsPerBlock - 1) / kThreadsPerBlock); }
 
 }  // namespace
 

@@ -17,10 +17,6 @@ namespace pcl_dise {
 namespace cuda {
 namespace {
 
-constexpr int kThreadsPerBlock = 128;
-
-int blocksFor(std::size_t count) { return static_cast<int>((count + kThreadsPerBlock - 1) / kThreadsPerBlock); }
-
 __global__ void fitKernel(const float* points, std::int32_t m, const std::int32_t* neighbors, int row, float* normals,
                           float* curvature, std::uint8_t* active) {
   const std::int32_t i = blockIdx.x * blockDim.x + threadIdx.x;

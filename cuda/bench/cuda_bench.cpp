@@ -8,12 +8,12 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <random>
 #include <vector>
 
 #include "dise_cuda.h"
 #include "pcl_dise/forward.h"
 #include "pcl_dise/model.h"
+#include "test/wavy_surface.h"
 #include "training/knn_graph.h"
 
 namespace {
@@ -28,15 +28,7 @@ int main(int argc, char** argv) {
     std::printf("no CUDA device\n");
     return 77;
   }
-  std::mt19937 rng(1);
-  std::uniform_real_distribution<float> uniform(-1.f, 1.f);
-  std::vector<float> points(3 * n);
-  for (std::size_t i = 0; i < n; ++i) {
-    const float x = uniform(rng), y = uniform(rng);
-    points[3 * i] = x;
-    points[3 * i + 1] = y;
-    points[3 * i + 2] = 0.2f * std::sin(6 * x) * std::cos(4 * y);
-  }
+  const std::vector<float> points = pcl_dise::test::wavySurface(n, 1);
   std::vector<std::int32_t> rows(65 * n);
   pcl_dise::cuda::nearestNeighbors(points.data(), std::min<std::size_t>(n, 1000), 65, rows.data());  // warm-up
   auto t = Clock::now();

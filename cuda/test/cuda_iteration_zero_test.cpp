@@ -4,11 +4,11 @@
 // that cascades). Plain C++ on raw arrays; exit code 77 (skipped) without a GPU.
 #include <cmath>
 #include <cstdio>
-#include <random>
 #include <vector>
 
 #include "dise_cuda.h"
 #include "prepared_graph.h"
+#include "test/wavy_surface.h"
 #include "training/knn_graph.h"
 
 int main() {
@@ -16,13 +16,7 @@ int main() {
     std::printf("no CUDA device: skipped\n");
     return 77;
   }
-  std::mt19937 rng(5);
-  std::uniform_real_distribution<float> u(-1.f, 1.f);
-  std::vector<float> points;
-  for (int i = 0; i < 20000; ++i) {
-    const float x = u(rng), y = u(rng);
-    points.insert(points.end(), {x, y, 0.2f * std::sin(6 * x) * std::cos(4 * y)});
-  }
+  std::vector<float> points = pcl_dise::test::wavySurface(20000, 5);
   for (int i = 0; i < 40; ++i) points.insert(points.end(), {3.f, 3.f, 3.f});  // degenerate cluster
   const std::size_t m = points.size() / 3;
   const pcl_dise::PointKdTree tree(points.data(), m);

@@ -5,12 +5,12 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <random>
 #include <stdexcept>
 #include <vector>
 
 #include "dise_cuda.h"
 #include "grid_knn.h"
+#include "test/wavy_surface.h"
 
 namespace {
 
@@ -19,18 +19,6 @@ constexpr int kSkipped = 77;
 float squaredDistance(const float* a, const float* b) {
   const double ex = double(b[0]) - a[0], ey = double(b[1]) - a[1], ez = double(b[2]) - a[2];
   return static_cast<float>(ex * ex + ey * ey + ez * ez);
-}
-
-std::vector<float> wavySurface(std::size_t m, unsigned seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> u(-1.f, 1.f);
-  std::vector<float> p(3 * m);
-  for (std::size_t i = 0; i < m; ++i) {
-    p[3 * i] = u(rng);
-    p[3 * i + 1] = u(rng);
-    p[3 * i + 2] = 0.2f * std::sin(6 * p[3 * i]) * std::cos(4 * p[3 * i + 1]);
-  }
-  return p;
 }
 
 // Rows `queries` of the GPU result hold the same distances as the reference rows (ascending).
@@ -82,12 +70,12 @@ int main() {
     std::printf("no CUDA device: skipped\n");
     return kSkipped;
   }
-  bool ok = checkAgainstBruteForce(wavySurface(3000, 1), 65);
-  ok = checkAgainstBruteForce(wavySurface(40, 2), 65) && ok;  // fewer points than k
-  std::vector<float> duplicated = wavySurface(1000, 3);
+  bool ok = checkAgainstBruteForce(pcl_dise::test::wavySurface(3000, 1), 65);
+  ok = checkAgainstBruteForce(pcl_dise::test::wavySurface(40, 2), 65) && ok;  // fewer points than k
+  std::vector<float> duplicated = pcl_dise::test::wavySurface(1000, 3);
   duplicated.insert(duplicated.end(), duplicated.begin(), duplicated.begin() + 600);
   ok = checkAgainstBruteForce(duplicated, 17) && ok;
-  ok = checkAgainstHostGrid(wavySurface(200000, 4), 65) && ok;
+  ok = checkAgainstHostGrid(pcl_dise::test::wavySurface(200000, 4), 65) && ok;
   try {
     const std::vector<float> bad{0, 0, 0, NAN, 0, 0};
     std::vector<std::int32_t> out(2);

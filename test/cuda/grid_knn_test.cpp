@@ -7,6 +7,7 @@
 #include <random>
 
 #include "grid_knn.h"
+#include "test/wavy_surface.h"
 
 namespace {
 
@@ -50,9 +51,7 @@ std::vector<float> randomCloud(std::size_t m, unsigned seed, float sx, float sy,
 TEST(GridKnn, Volume) { expectMatchesBruteForce(randomCloud(1500, 1, 1.f, 1.f, 1.f), 17); }
 
 TEST(GridKnn, WavySurface) {
-  std::vector<float> p = randomCloud(2000, 2, 1.f, 1.f, 0.f);
-  for (std::size_t i = 0; i < 2000; ++i) p[3 * i + 2] = 0.2f * std::sin(6 * p[3 * i]) * std::cos(4 * p[3 * i + 1]);
-  expectMatchesBruteForce(p, 65);
+  expectMatchesBruteForce(pcl_dise::test::wavySurface(2000, 2), 65);
 }
 
 TEST(GridKnn, FlatAndCollinearClouds) {
