@@ -65,12 +65,12 @@ torch::Tensor segmentOuterSum(const torch::Tensor& a, const torch::Tensor& b, co
 torch::Tensor rotateEntries(const torch::Tensor& rotation, const torch::Tensor& v, const TorchGraph& graph) {
   if (graph.degree > 0)
     return torch::matmul(v.view({graph.numPoints(), graph.degree, 3}), rotation.transpose(1, 2)).view({-1, 3});
-  return torch::matmul(rotation.index_select(0, graph.center), v.unsqueeze(2)).squeeze(2);
+  return torch::matmul(toEntries(rotation, graph), v.unsqueeze(2)).squeeze(2);
 }
 
 // Rows of e (E x C) plus their point's row of p (M x C).
 torch::Tensor addPerPoint(const torch::Tensor& e, const torch::Tensor& p, const TorchGraph& graph) {
-  if (graph.degree == 0) return e + p.index_select(0, graph.center);
+  if (graph.degree == 0) return e + toEntries(p, graph);
   return (e.view({graph.numPoints(), graph.degree, e.size(1)}) + p.unsqueeze(1)).view_as(e);
 }
 
