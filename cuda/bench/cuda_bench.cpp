@@ -41,20 +41,24 @@ int main(int argc, char** argv) {
   for (std::size_t i = 0; i <= n; ++i) knn.offsets[i] = static_cast<std::int64_t>(i * row);
   {  // a sample of rows against nanoflann: the same squared distances
     const pcl_dise::PointKdTree tree(points.data(), n);
+    const std::size_t stride = std::max<std::size_t>(1, n / 1000);
     int differ = 0;
-    for (std::size_t i = 0; i < n; i += std::max<std::size_t>(1, n / 1000)) {
+    for (std::size_t i = 0; i < n; i += stride) {
+      auto d2 = [&](std::int32_t o) {
+        double s = 0;
+        for (int c = 0; c < 3; ++c) {
+          const double e = double(points[3 * std::size_t(o) + c]) - points[3 * i + c];
+          s += e * e;
+        }
+        return s;
+      };
       const std::vector<std::int32_t> expected = tree.nearest(&points[3 * i], row);
       for (int j = 0; j < row; ++j) {
-        auto d2 = [&](std::int32_t o) {
-          double s = 0;
-          for (int c = 0; c < 3; ++c) s += (double(points[3 * o + c]) - points[3 * i + c]) * (double(points[3 * o + c]) - points[3 * i + c]);
-          return s;
-        };
-        if (std::fabs(d2(knn.indices[i * row + j]) - d2(expected[j])) > 1e-6 * (1 + d2(expected[j]))) ++differ;
+        const double reference = d2(expected[j]);
+        if (std::fabs(d2(knn.indices[i * row + j]) - reference) > 1e-6 * (1 + reference)) ++differ;
       }
     }
-    std::printf("k-NN check against nanoflann on every %zu-th point: %d entries differ\n",
-                std::max<std::size_t>(1, n / 1000), differ);
+    std::printf("k-NN check against nanoflann on every %zu-th point: %d entries differ\n", stride, differ);
   }
   t = Clock::now();
   const float edge_scale = pcl_dise::edgeScale(points.data(), knn.truncated(n, 17));
