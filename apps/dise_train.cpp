@@ -162,6 +162,13 @@ int train(const Options& o) {
     const auto progress = nlohmann::json::parse(std::ifstream(ckpt_state));
     step = progress["step"].get<long>();
     average.count = progress.value("averaged", 0L);
+    if (average.count > 0 && (o.average_from < 0 || step <= o.average_from)) {
+      // A new schedule whose average starts later (a warm restart): the old average is not part of it.
+      std::cout << "dise_train: the checkpoint's average of " << average.count << " patches is dropped, "
+                << (o.average_from < 0 ? "no averaging" : "averaging starts at patch " + std::to_string(o.average_from))
+                << std::endl;
+      average.count = 0;
+    }
     if (average.count > 0) average.net->load(pcl_dise::loadModel(ckpt_average));
     std::cout << "dise_train: resumed at patch " << step << std::endl;
   }

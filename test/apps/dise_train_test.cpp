@@ -34,7 +34,8 @@ class DiseTrain : public ::testing::Test {
   }
   static void TearDownTestSuite() { delete dir_; }
 
-  std::string train(const std::string& name, const std::string& extra) {
+  // Trains into <dir>/<name>.safetensors (log <name>.csv, checkpoints ckpt_<first letter>); returns <dir>/<name>.
+  std::string train(const std::string& name, const std::string& extra, std::string* printed = nullptr) {
     const std::string out = *dir_ + "/" + name;
     std::string output;
     EXPECT_EQ(run(binaryDir() + "/apps/dise_train " + *dir_ + "/data/train_all.txt --k 12 --iterations 2 --patch 200 " +
@@ -43,6 +44,7 @@ class DiseTrain : public ::testing::Test {
                   &output),
               0)
         << output;
+    if (printed) *printed = output;
     return out;
   }
   static std::string* dir_;
@@ -82,6 +84,16 @@ TEST_F(DiseTrain, DecayAndAverageResumeExactly) {
   std::string output;
   EXPECT_NE(run(binaryDir() + "/apps/dise_train " + *dir_ + "/data/train_all.txt --lr-final 1e-4 --decay-end 0", &output), 0);
   EXPECT_NE(output.find("--decay-end"), std::string::npos) << output;
+}
+
+TEST_F(DiseTrain, WarmRestartStartsAFreshAverage) {
+  // Averaging from patch 3 until patch 6, then a new schedule that averages from patch 8 on: the
+  // output is the average of patches 8..11 alone, not mixed with the checkpoint's.
+  train("qrestart", "--lr-final 1e-4 --decay-start 2 --decay-end 6 --average-from 3 --epochs 2 --stop-at 6");
+  std::string output;
+  const std::string restarted = train("qrestart", "--resume --lr 3e-4 --average-from 8 --epochs 2", &output);
+  EXPECT_NE(output.find("average of 3 patches is dropped"), std::string::npos) << output;
+  EXPECT_EQ(pcl_dise::loadModel(restarted + ".safetensors").metadata.at("averaged_patches"), "4");
 }
 
 TEST_F(DiseTrain, BadInput) {

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <random>
+#include <set>
 #include <sstream>
 #include <stdexcept>
 
@@ -24,10 +25,25 @@ bool sharedFileExists(const std::string& relative) { return std::filesystem::exi
 
 std::string binaryDir() { return PCL_DISE_BINARY_DIR; }
 
+namespace {
+// The folders temporaryDir() made, removed when the test program exits (kept for a look where
+// PCL_DISE_KEEP_TEST_FILES is set).
+struct TemporaryDirs {
+  std::set<std::filesystem::path> made;
+  ~TemporaryDirs() {
+    if (std::getenv("PCL_DISE_KEEP_TEST_FILES")) return;
+    std::error_code ignored;
+    for (const auto& dir : made) std::filesystem::remove_all(dir, ignored);
+  }
+};
+TemporaryDirs temporary_dirs;
+}  // namespace
+
 std::string temporaryDir(const std::string& name) {
   const auto dir = std::filesystem::temp_directory_path() / ("pcl_dise_test_" + name + "_" + std::to_string(::getpid()));
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
+  temporary_dirs.made.insert(dir);
   return dir.string();
 }
 
