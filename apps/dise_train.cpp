@@ -153,8 +153,13 @@ int train(const Options& o) {
   WeightAverage average;
   average.net->to(device);
   long step = 0;  // patches done
+  // Earlier schedules of a resumed run ("until patch N: recipe; ..."), kept in the metadata.
+  std::string history, resumed_recipe;
   if (o.resume && std::filesystem::exists(ckpt_state)) {
-    net->load(pcl_dise::loadModel(ckpt_model));
+    const pcl_dise::Model resumed = pcl_dise::loadModel(ckpt_model);
+    net->load(resumed);
+    if (resumed.metadata.count("history")) history = resumed.metadata.at("history");
+    if (resumed.metadata.count("recipe")) resumed_recipe = resumed.metadata.at("recipe");
     if (std::filesystem::exists(ckpt_optim))
       torch::load(optimizer, ckpt_optim, device);  // a GPU run's state resumes on the CPU and vice versa
     else  // e.g. a checkpoint committed without it: RMSprop's running averages start afresh
@@ -177,6 +182,16 @@ int train(const Options& o) {
   std::ofstream log(o.log, step > 0 ? std::ios::app : std::ios::trunc);
   if (step == 0) log << "epoch,patch,cloud,iteration,loss\n";
 
+  const std::string recipe = "dise_train: RMSprop lr " + std::to_string(o.lr) +
+                             (o.lr_final >= 0 ? " decaying linearly to " + std::to_string(o.lr_final) + " over patches " +
+                                                    std::to_string(o.decay_start) + ".." + std::to_string(o.decay_end)
+                                              : std::string()) +
+                             (o.average_from >= 0 ? ", weights averaged from patch " + std::to_string(o.average_from)
+                                                  : std::string()) +
+                             ", dropout " + std::to_string(o.dropout) +
+                             ", loss and step after every iteration, seed " + std::to_string(o.seed);
+  if (!resumed_recipe.empty() && resumed_recipe != recipe)
+    history += (history.empty() ? "" : "; ") + std::string("until patch ") + std::to_string(step) + ": " + resumed_recipe;
   auto save = [&](const pcl_dise::DiseNet& weights, const std::string& path) {
     pcl_dise::Model model = weights->toModel();
     model.metadata = {{"k_train", std::to_string(o.k)},
@@ -186,14 +201,8 @@ int train(const Options& o) {
                       {"patch_points", std::to_string(o.patch)},
                       {"averaged_patches", std::to_string(average.count)},
                       {"training_list", o.list},
-                      {"recipe", "dise_train: RMSprop lr " + std::to_string(o.lr) +
-                                     (o.lr_final >= 0 ? " decaying linearly to " + std::to_string(o.lr_final) + " over patches " +
-                                                            std::to_string(o.decay_start) + ".." + std::to_string(o.decay_end)
-                                                      : std::string()) +
-                                     (average.count > 0 ? ", weights averaged from patch " + std::to_string(o.average_from)
-                                                        : std::string()) +
-                                     ", dropout " + std::to_string(o.dropout) +
-                                     ", loss and step after every iteration, seed " + std::to_string(o.seed)}};
+                      {"recipe", recipe}};
+    if (!history.empty()) model.metadata["history"] = history;
     pcl_dise::saveModel(model, path);
   };
   auto checkpoint = [&] {

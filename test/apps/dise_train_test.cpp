@@ -93,7 +93,13 @@ TEST_F(DiseTrain, WarmRestartStartsAFreshAverage) {
   std::string output;
   const std::string restarted = train("qrestart", "--resume --lr 3e-4 --average-from 8 --epochs 2", &output);
   EXPECT_NE(output.find("average of 3 patches is dropped"), std::string::npos) << output;
-  EXPECT_EQ(pcl_dise::loadModel(restarted + ".safetensors").metadata.at("averaged_patches"), "4");
+  const auto model = pcl_dise::loadModel(restarted + ".safetensors");
+  EXPECT_EQ(model.metadata.at("averaged_patches"), "4");
+  // The metadata keeps the first schedule beside the new one.
+  EXPECT_NE(model.metadata.at("recipe").find("lr 0.000300"), std::string::npos) << model.metadata.at("recipe");
+  EXPECT_NE(model.metadata.at("history").find("until patch 6: dise_train: RMSprop lr 0.000500 decaying linearly to 0.000100"),
+            std::string::npos)
+      << model.metadata.at("history");
 }
 
 TEST_F(DiseTrain, BadInput) {

@@ -1,0 +1,67 @@
+// The shipped default model (data/models/dise_k64.safetensors): its metadata says how it was
+// made, and it keeps a cube's edges sharper than PCA does, a guard against shipping broken weights.
+#include <cmath>
+#include <random>
+
+#include <gtest/gtest.h>
+#include <pcl/features/normal_3d.h>
+
+#include "pcl_dise/deep_iterative_normal_estimation.h"
+#include "pcl_dise/model.h"
+#include "test_support.h"
+
+namespace {
+
+using namespace pcl_dise::test;
+
+TEST(ShippedModel, RecordsHowItWasMade) {
+  const pcl_dise::Model model = pcl_dise::loadModel(pcl_dise::defaultModelPath());
+  EXPECT_EQ(model.metadata.at("k_train"), "64");
+  for (const char* key : {"recipe", "patches", "patch_points", "iterations_train", "training_list"})
+    EXPECT_EQ(model.metadata.count(key), 1u) << key;
+}
+
+// RMSE in degrees of unoriented normals against the faces of the unit cube that boxCloud samples.
+double cubeRmse(const pcl::PointCloud<pcl::PointXYZ>& clean, const pcl::PointCloud<pcl::Normal>& normals) {
+  double sum = 0;
+  for (std::size_t i = 0; i < clean.size(); ++i) {
+    const Eigen::Vector3f p = clean[i].getVector3fMap();
+    int face_axis = 0;  // the coordinate that lies on 0 or 1
+    for (int a = 1; a < 3; ++a)
+      if (std::min(p[a], 1.f - p[a]) < std::min(p[face_axis], 1.f - p[face_axis])) face_axis = a;
+    float truth[3] = {0, 0, 0};
+    truth[face_axis] = 1;
+    const double angle = unorientedAngleDeg(normals[i].normal, truth);
+    sum += angle * angle;
+  }
+  return std::sqrt(sum / double(clean.size()));
+}
+
+TEST(ShippedModel, SharperThanPcaOnANoisyCube) {
+  const auto clean = boxCloud(6000, 1.f, 3);
+  auto noisy = pcl::make_shared<pcl::PointCloud<pcl::PointXYZ>>(*clean);
+  std::mt19937 rng(4);
+  std::normal_distribution<float> noise(0.f, 0.003f);
+  for (auto& p : *noisy)
+    for (int a = 0; a < 3; ++a) p.data[a] += noise(rng);
+
+  pcl::DeepIterativeNormalEstimation<pcl::PointXYZ, pcl::Normal> dise;  // the default model
+  dise.setInputCloud(noisy);
+  dise.setKSearch(64);
+  pcl::PointCloud<pcl::Normal> dise_normals;
+  dise.compute(dise_normals);
+  ASSERT_EQ(dise_normals.size(), clean->size());
+
+  pcl::NormalEstimation<pcl::PointXYZ, pcl::Normal> pca;
+  pca.setInputCloud(noisy);
+  pca.setKSearch(65);  // the same 65 points
+  pcl::PointCloud<pcl::Normal> pca_normals;
+  pca.compute(pca_normals);
+
+  const double dise_rmse = cubeRmse(*clean, dise_normals), pca_rmse = cubeRmse(*clean, pca_normals);
+  RecordProperty("dise_rmse_deg", std::to_string(dise_rmse));
+  RecordProperty("pca_rmse_deg", std::to_string(pca_rmse));
+  EXPECT_LT(dise_rmse, 0.7 * pca_rmse) << "DISE " << dise_rmse << " deg, PCA " << pca_rmse << " deg";
+}
+
+}  // namespace
