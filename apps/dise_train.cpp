@@ -119,7 +119,7 @@ int train(const Options& o) {
     throw std::runtime_error("need k >= 2, iterations >= 1, epochs >= 1 and a patch of at least k+1 points");
   if (o.lr_final >= 0 && o.decay_end <= o.decay_start)
     throw std::runtime_error("--lr-final needs --decay-end > --decay-start");
-  if (o.threads > 0) torch::set_num_threads(o.threads);
+  torch::set_num_threads(pcl_dise::detail::resolveThreads(o.threads));
   // Every patch repeats the same tensor sizes: keep freed blocks (at most 8 GiB of them) instead
   // of faulting fresh pages in for each tensor.
   pcl_dise::ReusingCpuAllocator::install(std::size_t(8) << 30);
@@ -153,13 +153,14 @@ int train(const Options& o) {
   WeightAverage average;
   average.net->to(device);
   long step = 0;  // patches done
-  // Earlier schedules of a resumed run ("until patch N: recipe; ..."), kept in the metadata.
-  std::string history, resumed_recipe;
+  // Earlier schedules of a resumed run ("until patch N: recipe, on list; ..."), kept in the metadata.
+  std::string history, resumed_recipe, resumed_list;
   if (o.resume && std::filesystem::exists(ckpt_state)) {
     const pcl_dise::Model resumed = pcl_dise::loadModel(ckpt_model);
     net->load(resumed);
     if (resumed.metadata.count("history")) history = resumed.metadata.at("history");
     if (resumed.metadata.count("recipe")) resumed_recipe = resumed.metadata.at("recipe");
+    if (resumed.metadata.count("training_list")) resumed_list = resumed.metadata.at("training_list");
     if (std::filesystem::exists(ckpt_optim))
       torch::load(optimizer, ckpt_optim, device);  // a GPU run's state resumes on the CPU and vice versa
     else  // e.g. a checkpoint committed without it: RMSprop's running averages start afresh
@@ -190,8 +191,9 @@ int train(const Options& o) {
                                                   : std::string()) +
                              ", dropout " + std::to_string(o.dropout) +
                              ", loss and step after every iteration, seed " + std::to_string(o.seed);
-  if (!resumed_recipe.empty() && resumed_recipe != recipe)
-    history += (history.empty() ? "" : "; ") + std::string("until patch ") + std::to_string(step) + ": " + resumed_recipe;
+  if (!resumed_recipe.empty() && (resumed_recipe != recipe || resumed_list != o.list))
+    history += (history.empty() ? "" : "; ") + std::string("until patch ") + std::to_string(step) + ": " + resumed_recipe +
+               (resumed_list.empty() ? std::string() : ", on " + resumed_list);
   auto save = [&](const pcl_dise::DiseNet& weights, const std::string& path) {
     pcl_dise::Model model = weights->toModel();
     model.metadata = {{"k_train", std::to_string(o.k)},
@@ -307,7 +309,7 @@ int main(int argc, char** argv) {
                  "average the weights of every patch from this one on and write the average to --out (default: off)");
   app.add_option("--dropout", o.dropout, "dropout on the kernel weights")->capture_default_str();
   app.add_option("--seed", o.seed, "random seed")->capture_default_str();
-  app.add_option("--threads", o.threads, "CPU threads (0: LibTorch's default)")->capture_default_str();
+  app.add_option("--threads", o.threads, "CPU threads (0: all hardware threads)")->capture_default_str();
   app.add_option("--device", o.device, "cpu or cuda")->capture_default_str();
   app.add_option("--checkpoints", o.checkpoint_dir, "checkpoint folder")->capture_default_str();
   app.add_option("--checkpoint-minutes", o.checkpoint_minutes, "minutes between checkpoints")->capture_default_str();

@@ -30,7 +30,9 @@ float edgeScale(const float* points, const Neighborhoods& knn) {
 
 namespace detail {
 
-int resolveThreads(int threads) { return threads > 0 ? threads : omp_get_max_threads(); }
+// Not omp_get_max_threads(): LibTorch lowers it to its own count of physical cores once it
+// starts, and that count is 1 on some virtual machines (this project's 2-core CI among them).
+int resolveThreads(int threads) { return threads > 0 ? threads : omp_get_num_procs(); }
 
 PreparedGraph prepareGraph(const ForwardInput& input, int threads) {
   const Neighborhoods& full = *input.neighborhoods;

@@ -1,6 +1,7 @@
 // The PCL-free forward pass: backends against each other, pruning, edge scale, bad input.
 #include <cmath>
 #include <random>
+#include <thread>
 
 #include <gtest/gtest.h>
 
@@ -67,6 +68,20 @@ TEST(Forward, BackendsAgreeWithRandomWeights) {
       ASSERT_NEAR(native.kernel_weights[e], torch.kernel_weights[e], 1e-4);
     for (std::size_t i = 0; i < cloud->size(); ++i) ASSERT_NEAR(native.curvature[i], torch.curvature[i], 1e-4);
   }
+}
+
+TEST(Forward, ZeroThreadsMeansAllHardwareThreadsOnceLibTorchHasStarted) {
+  if (!backendAvailable(Backend::Torch)) GTEST_SKIP() << "torch backend not built";
+  // LibTorch, once started, may lower OpenMP's thread count to its own count of cores.
+  const auto cloud = test::boxCloud(200);
+  const std::vector<float> points = flatten(*cloud);
+  const Neighborhoods nb = bruteForceKnn(points, 17);
+  ForwardInput in{points.data(), cloud->size(), &nb, edgeScale(points.data(), nb)};
+  ForwardOptions opt;
+  opt.iterations = 1;
+  opt.threads = 0;
+  runForward(randomModel(3), in, opt, Backend::Torch);
+  EXPECT_EQ(detail::resolveThreads(0), static_cast<int>(std::thread::hardware_concurrency()));
 }
 
 TEST(Forward, TorchChunksDoNotChangeTheResult) {

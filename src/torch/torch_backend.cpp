@@ -62,7 +62,7 @@ void runTorchIterations(const Model& model, PreparedGraph& g, const ForwardOptio
                         ForwardResult& result) {
   if (options.torch_chunk_points < 1) throw std::invalid_argument("forward pass: torch_chunk_points must be >= 1");
   torch::NoGradGuard no_grad;
-  if (options.threads > 0) torch::set_num_threads(options.threads);
+  torch::set_num_threads(detail::resolveThreads(options.threads));
   DiseNet net(model);
   net->eval();
   // Chunks are runs of the active points along the Morton curve: compact regions, whose

@@ -95,11 +95,12 @@ TEST_F(DiseTrain, WarmRestartStartsAFreshAverage) {
   EXPECT_NE(output.find("average of 3 patches is dropped"), std::string::npos) << output;
   const auto model = pcl_dise::loadModel(restarted + ".safetensors");
   EXPECT_EQ(model.metadata.at("averaged_patches"), "4");
-  // The metadata keeps the first schedule beside the new one.
+  // The metadata keeps the first schedule, and the list it trained on, beside the new one.
   EXPECT_NE(model.metadata.at("recipe").find("lr 0.000300"), std::string::npos) << model.metadata.at("recipe");
-  EXPECT_NE(model.metadata.at("history").find("until patch 6: dise_train: RMSprop lr 0.000500 decaying linearly to 0.000100"),
-            std::string::npos)
-      << model.metadata.at("history");
+  const std::string& history = model.metadata.at("history");
+  EXPECT_NE(history.find("until patch 6: dise_train: RMSprop lr 0.000500 decaying linearly to 0.000100"), std::string::npos)
+      << history;
+  EXPECT_NE(history.find(", on " + *dir_ + "/data/train_all.txt"), std::string::npos) << history;
 }
 
 TEST_F(DiseTrain, BadInput) {
