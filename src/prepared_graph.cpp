@@ -31,7 +31,7 @@ float edgeScale(const float* points, const Neighborhoods& knn) {
 namespace detail {
 
 // Not omp_get_max_threads(): LibTorch lowers it to its own count of physical cores once it
-// starts, and that count is 1 on some virtual machines (this project's 2-core CI among them).
+// starts, and that count is 1 on some virtual machines (this 2-core development VM among them).
 int resolveThreads(int threads) { return threads > 0 ? threads : omp_get_num_procs(); }
 
 PreparedGraph prepareGraph(const ForwardInput& input, int threads) {
