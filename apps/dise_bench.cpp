@@ -35,7 +35,7 @@ constexpr double kMultiplyAddsPerEdge = 4096;
 struct Options {
   std::vector<long> sizes{10000, 100000, 1000000};
   std::vector<std::string> backends;
-  std::string model = pcl_dise::defaultModelPath();
+  std::string model;  // empty: the shipped model for k
   int k = 64, iterations = 4, repeat = 2;
   double settle = 1.0;  // adaptive mode's settle angle (degrees)
   unsigned threads = 0;
@@ -168,7 +168,8 @@ int run(const Options& o) {
   if (backends.empty())
     for (auto b : {pcl_dise::Backend::Native, pcl_dise::Backend::Torch, pcl_dise::Backend::Cuda})
       if (pcl_dise::backendAvailable(b)) backends.push_back(b);
-  auto model = std::make_shared<const pcl_dise::Model>(pcl_dise::loadModel(o.model));
+  auto model = std::make_shared<const pcl_dise::Model>(
+      pcl_dise::loadModel(o.model.empty() ? pcl_dise::defaultModelPath(o.k) : o.model));
 
   const std::string isa = pcl_dise::nativeInstructionSet();
   const double peak = inChild([&] { return fmaPeakGflops(isa, threads); }).seconds;
@@ -248,7 +249,7 @@ int main(int argc, char** argv) {
   Options o;
   app.add_option("--sizes", o.sizes, "cloud sizes")->delimiter(',')->capture_default_str();
   app.add_option("--backends", o.backends, "native, torch, cuda (default: all this build and machine have)")->delimiter(',');
-  app.add_option("--model", o.model, "DISE model")->capture_default_str();
+  app.add_option("--model", o.model, "DISE model (default: the shipped model for --k)");
   app.add_option("--k", o.k, "neighbours (+ the point itself)")->capture_default_str();
   app.add_option("--iterations", o.iterations, "DISE iterations")->capture_default_str();
   app.add_option("--threads", o.threads, "threads (0: all cores)")->capture_default_str();

@@ -121,14 +121,14 @@ int main(int argc, char** argv) {
                "jet fitting (CGAL) at the same k: per-category angle RMSE (degrees) over each cloud's .pidx\n"
                "points, category means, their average, DISE's RMSE after each iteration and the share of\n"
                "points under 5, 10, ..., 90 degrees (table, --json, --plot)."};
-  std::string dir, prefix = "testset", model = pcl_dise::defaultModelPath(), other_model, json_out, plot_out;
+  std::string dir, prefix = "testset", model, other_model, json_out, plot_out;
   int k = 64, iterations = 4;
   unsigned threads = 0;
   double settle = 0;
   bool no_jet = false;
   app.add_option("dir", dir, "folder holding PREFIX_<category>.txt lists and their clouds")->required()->check(CLI::ExistingDirectory);
   app.add_option("--prefix", prefix, "list prefix")->capture_default_str();
-  app.add_option("--model", model, "DISE model")->capture_default_str();
+  app.add_option("--model", model, "DISE model (default: the shipped model for --k)");
   app.add_option("--compare-model", other_model, "a second DISE model evaluated beside the first");
   app.add_option("--k", k, "neighbours (+ the point itself); PCA and jet use the same k+1 points")->capture_default_str();
   app.add_option("--iterations", iterations, "DISE iterations")->capture_default_str();
@@ -141,6 +141,7 @@ int main(int argc, char** argv) {
 
   try {
     if (k < 5 || iterations < 1) throw std::runtime_error("need --k >= 5 and --iterations >= 1");
+    if (model.empty()) model = pcl_dise::defaultModelPath(k);
     std::vector<Method> methods{diseMethod("DISE", model, k, iterations, threads, 0, {200, 40, 40})};
     if (settle > 0) methods.push_back(diseMethod("adaptive", model, k, iterations, threads, settle, {230, 150, 20}));
     if (!other_model.empty())

@@ -12,7 +12,7 @@
 namespace {
 
 struct Options {
-  std::string input, output, model = pcl_dise::defaultModelPath(), backend = "native", viewpoint;
+  std::string input, output, model, backend = "native", viewpoint;
   int k = 0, iterations = 4, max_neighbors = 0;
   double radius = 0.0, settle = 0.0;
   unsigned threads = 0;
@@ -45,9 +45,10 @@ int run(const Options& o) {
       throw std::runtime_error("--viewpoint expects X,Y,Z, got '" + o.viewpoint + "'");
     dise.setViewPoint(v[0], v[1], v[2]);
   }
+  const std::string model = o.model.empty() ? pcl_dise::defaultModelPath(k > 0 ? k : 64) : o.model;
   if (o.iterations > 0) {
-    if (!std::ifstream(o.model).good()) throw std::runtime_error(pcl_dise::missingModelHelp(o.model));
-    dise.setModel(std::make_shared<const pcl_dise::Model>(pcl_dise::loadModel(o.model)));
+    if (!std::ifstream(model).good()) throw std::runtime_error(pcl_dise::missingModelHelp(model));
+    dise.setModel(std::make_shared<const pcl_dise::Model>(pcl_dise::loadModel(model)));
   }
 
   pcl::PointCloud<pcl::Normal> normals;
@@ -64,7 +65,7 @@ int run(const Options& o) {
                                              : "radius " + std::to_string(o.radius) +
                                                    (o.max_neighbors ? ", at most " + std::to_string(o.max_neighbors) : ""))
             << "\n  iterations: " << o.iterations << ", backend: " << o.backend
-            << (o.iterations > 0 ? ", model: " + o.model : std::string()) << "\n"
+            << (o.iterations > 0 ? ", model: " + model : std::string()) << "\n"
             << "  " << (cloud->size() - missing) << " normals, " << missing << " points without a normal (NaN)\n"
             << "  time: " << seconds << " s (search + estimation)\n"
             << "  wrote " << o.output << "\n";
@@ -80,7 +81,7 @@ int main(int argc, char** argv) {
   Options o;
   app.add_option("input", o.input, "input cloud (.pcd, .ply, .xyz)")->required();
   app.add_option("output", o.output, "output file (.pcd, .ply, .normals)")->required();
-  app.add_option("--model", o.model, "model file (.safetensors)")->capture_default_str();
+  app.add_option("--model", o.model, "model file (.safetensors; default: the shipped model for --k, k = 64 for --radius)");
   auto* k = app.add_option("--k", o.k, "neighbours per point, the point itself not counted (default 64)");
   auto* r = app.add_option("--radius", o.radius, "radius neighbourhoods instead of k nearest");
   k->excludes(r);

@@ -190,7 +190,8 @@ int train(const Options& o) {
                              (o.average_from >= 0 ? ", weights averaged from patch " + std::to_string(o.average_from)
                                                   : std::string()) +
                              ", dropout " + std::to_string(o.dropout) +
-                             ", L = " + std::to_string(o.iterations) + " with a loss and step after every iteration, seed " +
+                             ", k = " + std::to_string(o.k) + ", L = " + std::to_string(o.iterations) +
+                             " with a loss and step after every iteration, seed " +
                              std::to_string(o.seed);
   if (!resumed_recipe.empty() && (resumed_recipe != recipe || resumed_list != o.list))
     history += (history.empty() ? "" : "; ") + std::string("until patch ") + std::to_string(step) + ": " + resumed_recipe +

@@ -35,7 +35,7 @@ std::string modeName(ColorBy mode) {
 }
 
 struct Options {
-  std::string input, ground_truth, model = pcl_dise::defaultModelPath(), color_by = "normal", screenshot;
+  std::string input, ground_truth, model, color_by = "normal", screenshot;
   int k = 64, iterations = 4, iteration = -1, every = 1, width = 1024, height = 768;
   long pick = -1;
   double scale = 0, max_error = 30;
@@ -69,7 +69,9 @@ class Scene {
     Eigen::Vector4f lo, hi;
     pcl::getMinMax3D(*cloud_, finite_, lo, hi);
     diagonal_ = (hi - lo).head<3>().norm();
-    if (o.iterations > 0) model_ = std::make_shared<const pcl_dise::Model>(pcl_dise::loadModel(o.model));
+    if (o.iterations > 0)
+      model_ = std::make_shared<const pcl_dise::Model>(
+          pcl_dise::loadModel(o.model.empty() ? pcl_dise::defaultModelPath(o.k) : o.model));
   }
 
   const Cloud& cloud() const { return *cloud_; }
@@ -326,7 +328,7 @@ int main(int argc, char** argv) {
   Options o;
   app.add_option("input", o.input, ".pcd, .ply or .xyz cloud")->required();
   app.add_option("--normals", o.ground_truth, "ground-truth .normals file (for --color-by error)");
-  app.add_option("--model", o.model, "DISE model")->capture_default_str();
+  app.add_option("--model", o.model, "DISE model (default: the shipped model for --k)");
   app.add_option("--k", o.k, "neighbours (+ the point itself)")->capture_default_str();
   app.add_option("--iterations", o.iterations, "DISE iterations L")->capture_default_str();
   app.add_option("--iteration", o.iteration, "iteration shown first, 0 (PCA) .. L (default L)");

@@ -121,17 +121,18 @@ void saveModel(const Model& model, const std::string& path) {
   writeSafetensors(path, file);
 }
 
-std::string defaultModelPath() {
-  const std::string file = "dise_k64.safetensors";
+std::string defaultModelPath(int k) {
   std::vector<std::string> dirs;
   if (const char* env = std::getenv("PCL_DISE_MODEL_DIR")) dirs.emplace_back(env);
   dirs.emplace_back(PCL_DISE_SOURCE_MODEL_DIR);
   dirs.emplace_back(PCL_DISE_INSTALL_MODEL_DIR);
-  for (const auto& dir : dirs) {
-    const std::string candidate = dir + "/" + file;
-    if (std::ifstream(candidate).good()) return candidate;
-  }
-  return std::string(PCL_DISE_INSTALL_MODEL_DIR) + "/" + file;
+  const std::string k64 = "dise_k64.safetensors";
+  for (const auto& dir : dirs)
+    for (const std::string& file : {"dise_k" + std::to_string(k) + ".safetensors", k64}) {
+      const std::string candidate = dir + "/" + file;
+      if (std::ifstream(candidate).good()) return candidate;
+    }
+  return std::string(PCL_DISE_INSTALL_MODEL_DIR) + "/" + k64;
 }
 
 std::string missingModelHelp(const std::string& path) {

@@ -1,6 +1,7 @@
 // pcl::DeepIterativeNormalEstimation as a drop-in for pcl::NormalEstimation, and its behaviour
 // on bad input.
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <numeric>
 #include <random>
@@ -217,6 +218,51 @@ TEST(Dise, StoresEveryIteration) {
   EXPECT_GT(changed, 0);
   pcl::PointCloud<pcl::Normal> unused;
   EXPECT_FALSE(dise.getIterationNormals(5, unused));
+}
+
+TEST(Dise, DefaultModelFollowsKSearch) {
+  // With no model set, each compute loads the default model for its k (dise_k<k>, else dise_k64);
+  // an explicit file or an in-memory model stays whatever k is.
+  const std::string dir = temporaryDir("models_by_k");
+  std::filesystem::copy_file(randomModelFile(11), dir + "/dise_k8.safetensors");
+  std::filesystem::copy_file(randomModelFile(12), dir + "/dise_k64.safetensors");
+  ScopedModelDir scope(dir);
+  auto parametersOf = [](const std::shared_ptr<const pcl_dise::Model>& model) {
+    return model ? pcl_dise::packParameters(*model) : std::vector<float>{};
+  };
+  const auto k8 = pcl_dise::packParameters(pcl_dise::loadModel(dir + "/dise_k8.safetensors"));
+  const auto k64 = pcl_dise::packParameters(pcl_dise::loadModel(dir + "/dise_k64.safetensors"));
+
+  Dise dise;
+  dise.setInputCloud(sphereCloud(200));
+  pcl::PointCloud<pcl::Normal> out;
+  dise.setKSearch(8);
+  EXPECT_EQ(dise.getModelPath(), dir + "/dise_k8.safetensors");
+  dise.compute(out);
+  EXPECT_EQ(out.size(), 200u);
+  EXPECT_EQ(parametersOf(dise.getModel()), k8);
+  dise.setKSearch(16);  // no k = 16 model: the k = 64 one
+  dise.compute(out);
+  EXPECT_EQ(dise.getModelPath(), dir + "/dise_k64.safetensors");
+  EXPECT_EQ(parametersOf(dise.getModel()), k64);
+  dise.setKSearch(0);
+  dise.setRadiusSearch(0.3);
+  EXPECT_EQ(dise.getModelPath(), dir + "/dise_k64.safetensors");
+
+  dise.setRadiusSearch(0);
+  dise.setKSearch(8);
+  const std::string explicit_model = randomModelFile(13);
+  dise.setModelPath(explicit_model);
+  dise.compute(out);
+  EXPECT_EQ(dise.getModelPath(), explicit_model);
+  EXPECT_EQ(parametersOf(dise.getModel()), pcl_dise::packParameters(pcl_dise::loadModel(explicit_model)));
+  const auto in_memory = std::make_shared<const pcl_dise::Model>(pcl_dise::randomModel(14));
+  dise.setModel(in_memory);
+  dise.compute(out);
+  EXPECT_EQ(dise.getModelPath(), "");
+  EXPECT_EQ(dise.getModel(), in_memory);
+  dise.setModelPath("");  // back to the default for k
+  EXPECT_EQ(dise.getModelPath(), dir + "/dise_k8.safetensors");
 }
 
 TEST(Dise, ViewpointAndSensorOrigin) {

@@ -128,4 +128,21 @@ TEST(Model, MissingDefaultModelSaysHowToGetOne) {
   EXPECT_NE(help.find("PCL_DISE_MODEL_DIR"), std::string::npos);
 }
 
+TEST(Model, DefaultModelFollowsK) {
+  const std::string both = test::temporaryDir("k32_and_k64");
+  for (const char* name : {"dise_k32.safetensors", "dise_k64.safetensors"}) std::ofstream(both + "/" + name) << "x";
+  {
+    test::ScopedModelDir scope(both);
+    EXPECT_EQ(defaultModelPath(32), both + "/dise_k32.safetensors");
+    EXPECT_EQ(defaultModelPath(), both + "/dise_k64.safetensors");
+    EXPECT_EQ(defaultModelPath(48), both + "/dise_k64.safetensors");  // no k = 48 model there
+  }
+  // The first folder that holds a model wins, so a user's own k = 64 model is not passed over
+  // for a shipped k = 32 one further down the search order.
+  const std::string only64 = test::temporaryDir("only_k64");
+  std::ofstream(only64 + "/dise_k64.safetensors") << "x";
+  test::ScopedModelDir scope(only64);
+  EXPECT_EQ(defaultModelPath(32), only64 + "/dise_k64.safetensors");
+}
+
 }  // namespace

@@ -88,16 +88,24 @@ class DeepIterativeNormalEstimation : public Feature<PointInT, PointOutT> {
 
   // ---- DISE ----
 
-  /** Model file (.safetensors); default pcl_dise::defaultModelPath(). Loaded at the next compute. */
+  /** Model file (.safetensors), loaded at the next compute. By default, or with an empty path,
+   *  the shipped model for the k in use: pcl_dise::defaultModelPath(k) for setKSearch(k), the
+   *  k = 64 model for a radius search. */
   void setModelPath(const std::string& path) {
     model_path_ = path;
+    model_in_memory_ = false;
     model_.reset();
   }
-  const std::string& getModelPath() const { return model_path_; }
+  /** The model file the next compute uses (see setModelPath); empty after setModel. */
+  std::string getModelPath() const {
+    if (model_in_memory_) return {};
+    return model_path_.empty() ? pcl_dise::defaultModelPath(k_ > 0 ? k_ : 64) : model_path_;
+  }
   /** Uses an in-memory model instead of a file. */
   void setModel(std::shared_ptr<const pcl_dise::Model> model) {
     model_ = std::move(model);
     model_path_.clear();
+    model_in_memory_ = true;
   }
   /** The model in use (loaded on demand); nullptr with PCL_ERROR if it cannot be loaded. */
   std::shared_ptr<const pcl_dise::Model> getModel();
@@ -154,7 +162,9 @@ class DeepIterativeNormalEstimation : public Feature<PointInT, PointOutT> {
 
   float vpx_ = 0.f, vpy_ = 0.f, vpz_ = 0.f;
   bool use_sensor_origin_ = true;
-  std::string model_path_ = pcl_dise::defaultModelPath();
+  std::string model_path_;          // empty: the default model for the k in use
+  bool model_in_memory_ = false;     // set by setModel
+  std::string loaded_model_path_;    // the file model_ came from
   std::shared_ptr<const pcl_dise::Model> model_;
   int iterations_ = 4;
   double settle_degrees_ = 0;

@@ -55,10 +55,11 @@ std::vector<float> packParameters(const Model& model);
 /** Writes `model` (and its metadata) as .safetensors. */
 void saveModel(const Model& model, const std::string& path);
 
-/** The default model file (dise_k64.safetensors): $PCL_DISE_MODEL_DIR if set, else the source
- *  tree's data/models, else the installed share/pcl_dise/models; the first that holds the file
- *  wins, and the installed path is returned when none does. */
-std::string defaultModelPath();
+/** The default model for k neighbours: dise_k<k>.safetensors where a model was trained for that
+ *  k (see README.md, "The models"), else dise_k64.safetensors. The first folder that holds
+ *  either wins, in this order: $PCL_DISE_MODEL_DIR if set, the source tree's data/models, the
+ *  installed share/pcl_dise/models; the installed k = 64 path is returned when none does. */
+std::string defaultModelPath(int k = 64);
 
 /** Message for a missing default model, saying how to obtain one. */
 std::string missingModelHelp(const std::string& path);

@@ -35,10 +35,12 @@ class DiseTrain : public ::testing::Test {
   static void TearDownTestSuite() { delete dir_; }
 
   // Trains into <dir>/<name>.safetensors (log <name>.csv, checkpoints ckpt_<first letter>); returns <dir>/<name>.
+  // k is 12 unless `extra` names another.
   std::string train(const std::string& name, const std::string& extra, std::string* printed = nullptr) {
     const std::string out = *dir_ + "/" + name;
+    const std::string k = extra.find("--k ") == std::string::npos ? "--k 12 " : "";
     std::string output;
-    EXPECT_EQ(run(binaryDir() + "/apps/dise_train " + *dir_ + "/data/train_all.txt --k 12 --iterations 2 --patch 200 " +
+    EXPECT_EQ(run(binaryDir() + "/apps/dise_train " + *dir_ + "/data/train_all.txt " + k + "--iterations 2 --patch 200 " +
                       "--patches-per-cloud 1 --threads 1 --seed 5 --out " + out + ".safetensors --log " + out +
                       ".csv --checkpoints " + *dir_ + "/ckpt_" + name.substr(0, 1) + " " + extra,
                   &output),
@@ -66,6 +68,16 @@ TEST_F(DiseTrain, ResumeContinuesWhereItStopped) {
   const auto m = pcl_dise::loadModel(resumed + ".safetensors");
   EXPECT_EQ(m.layerg.first.weight, pcl_dise::loadModel(whole + ".safetensors").layerg.first.weight);
   EXPECT_EQ(m.metadata.at("k_train"), "12");
+}
+
+TEST_F(DiseTrain, ResumingWithAnotherKFineTunesForIt) {
+  // How the k = 32 and k = 128 models were made from the k = 64 one: the metadata names the new k
+  // and keeps the earlier one in the history.
+  train("kfine", "--epochs 1");
+  const auto tuned = pcl_dise::loadModel(train("kfine", "--resume --k 8 --epochs 2") + ".safetensors");
+  EXPECT_EQ(tuned.metadata.at("k_train"), "8");
+  EXPECT_NE(tuned.metadata.at("recipe").find(", k = 8,"), std::string::npos) << tuned.metadata.at("recipe");
+  EXPECT_NE(tuned.metadata.at("history").find(", k = 12,"), std::string::npos) << tuned.metadata.at("history");
 }
 
 TEST_F(DiseTrain, DecayAndAverageResumeExactly) {

@@ -47,6 +47,19 @@ std::string temporaryDir(const std::string& name) {
   return dir.string();
 }
 
+ScopedModelDir::ScopedModelDir(const std::string& dir) {
+  if (const char* previous = std::getenv("PCL_DISE_MODEL_DIR")) {
+    had_previous_ = true;
+    previous_ = previous;
+  }
+  setenv("PCL_DISE_MODEL_DIR", dir.c_str(), 1);
+}
+
+ScopedModelDir::~ScopedModelDir() {
+  if (had_previous_) setenv("PCL_DISE_MODEL_DIR", previous_.c_str(), 1);
+  else unsetenv("PCL_DISE_MODEL_DIR");
+}
+
 CommandResult runCommand(const std::string& command) {
   const std::string log = temporaryDir("command") + "/output.txt";
   const int status = std::system((command + " > " + log + " 2>&1").c_str());

@@ -20,6 +20,20 @@ std::string binaryDir();
  *  (kept where the environment variable PCL_DISE_KEEP_TEST_FILES is set). */
 std::string temporaryDir(const std::string& name);
 
+/** Points $PCL_DISE_MODEL_DIR (the first folder defaultModelPath searches) at `dir` for its
+ *  lifetime and restores the earlier value after it. */
+class ScopedModelDir {
+ public:
+  explicit ScopedModelDir(const std::string& dir);
+  ~ScopedModelDir();
+  ScopedModelDir(const ScopedModelDir&) = delete;
+  ScopedModelDir& operator=(const ScopedModelDir&) = delete;
+
+ private:
+  bool had_previous_ = false;
+  std::string previous_;
+};
+
 /** What a shell command printed (stdout and stderr) and its exit code. */
 struct CommandResult {
   int exit_code;

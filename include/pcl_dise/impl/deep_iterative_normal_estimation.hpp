@@ -63,10 +63,14 @@ bool DeepIterativeNormalEstimation<PointInT, PointOutT>::computePointNormal(cons
 
 template <typename PointInT, typename PointOutT>
 std::shared_ptr<const pcl_dise::Model> DeepIterativeNormalEstimation<PointInT, PointOutT>::getModel() {
-  if (model_) return model_;
+  if (model_in_memory_) return model_;
+  const std::string path = getModelPath();  // the default follows setKSearch
+  if (model_ && path == loaded_model_path_) return model_;
+  model_.reset();
   try {
-    if (!std::ifstream(model_path_).good()) throw std::runtime_error(pcl_dise::missingModelHelp(model_path_));
-    model_ = std::make_shared<const pcl_dise::Model>(pcl_dise::loadModel(model_path_));
+    if (!std::ifstream(path).good()) throw std::runtime_error(pcl_dise::missingModelHelp(path));
+    model_ = std::make_shared<const pcl_dise::Model>(pcl_dise::loadModel(path));
+    loaded_model_path_ = path;
   } catch (const std::exception& e) {
     PCL_ERROR("[pcl::%s] %s\n", getClassName().c_str(), e.what());
   }
