@@ -1,5 +1,5 @@
-// The shipped default model (data/models/dise_k64.safetensors): its metadata says how it was
-// made, and it keeps a cube's edges sharper than PCA does, a guard against shipping broken weights.
+// The shipped models (data/models/dise_k<k>.safetensors): their metadata says how each was made,
+// and each keeps a cube's edges sharper than PCA does, a guard against shipping broken weights.
 #include <cmath>
 #include <random>
 
@@ -14,11 +14,18 @@ namespace {
 
 using namespace pcl_dise::test;
 
+// The k of every shipped model (data/models/dise_k<k>.safetensors).
+const int kShippedK[] = {32, 64};
+
 TEST(ShippedModel, RecordsHowItWasMade) {
-  const pcl_dise::Model model = pcl_dise::loadModel(pcl_dise::defaultModelPath());
-  EXPECT_EQ(model.metadata.at("k_train"), "64");
-  for (const char* key : {"recipe", "patches", "patch_points", "iterations_train", "training_list"})
-    EXPECT_EQ(model.metadata.count(key), 1u) << key;
+  for (int k : kShippedK) {
+    const std::string path = pcl_dise::defaultModelPath(k);
+    EXPECT_NE(path.find("dise_k" + std::to_string(k) + ".safetensors"), std::string::npos) << path;
+    const pcl_dise::Model model = pcl_dise::loadModel(path);
+    EXPECT_EQ(model.metadata.at("k_train"), std::to_string(k));
+    for (const char* key : {"recipe", "patches", "patch_points", "iterations_train", "training_list"})
+      EXPECT_EQ(model.metadata.count(key), 1u) << key;
+  }
 }
 
 // RMSE in degrees of unoriented normals against the faces of the unit cube that boxCloud samples.
@@ -45,23 +52,25 @@ TEST(ShippedModel, SharperThanPcaOnANoisyCube) {
   for (auto& p : *noisy)
     for (int a = 0; a < 3; ++a) p.data[a] += noise(rng);
 
-  pcl::DeepIterativeNormalEstimation<pcl::PointXYZ, pcl::Normal> dise;  // the default model
-  dise.setInputCloud(noisy);
-  dise.setKSearch(64);
-  pcl::PointCloud<pcl::Normal> dise_normals;
-  dise.compute(dise_normals);
-  ASSERT_EQ(dise_normals.size(), clean->size());
+  for (int k : kShippedK) {
+    pcl::DeepIterativeNormalEstimation<pcl::PointXYZ, pcl::Normal> dise;  // the default model for k
+    dise.setInputCloud(noisy);
+    dise.setKSearch(k);
+    pcl::PointCloud<pcl::Normal> dise_normals;
+    dise.compute(dise_normals);
+    ASSERT_EQ(dise_normals.size(), clean->size());
 
-  pcl::NormalEstimation<pcl::PointXYZ, pcl::Normal> pca;
-  pca.setInputCloud(noisy);
-  pca.setKSearch(65);  // the same 65 points
-  pcl::PointCloud<pcl::Normal> pca_normals;
-  pca.compute(pca_normals);
+    pcl::NormalEstimation<pcl::PointXYZ, pcl::Normal> pca;
+    pca.setInputCloud(noisy);
+    pca.setKSearch(k + 1);  // the same k + 1 points
+    pcl::PointCloud<pcl::Normal> pca_normals;
+    pca.compute(pca_normals);
 
-  const double dise_rmse = cubeRmse(*clean, dise_normals), pca_rmse = cubeRmse(*clean, pca_normals);
-  RecordProperty("dise_rmse_deg", std::to_string(dise_rmse));
-  RecordProperty("pca_rmse_deg", std::to_string(pca_rmse));
-  EXPECT_LT(dise_rmse, 0.7 * pca_rmse) << "DISE " << dise_rmse << " deg, PCA " << pca_rmse << " deg";
+    const double dise_rmse = cubeRmse(*clean, dise_normals), pca_rmse = cubeRmse(*clean, pca_normals);
+    RecordProperty("k" + std::to_string(k) + "_dise_rmse_deg", std::to_string(dise_rmse));
+    RecordProperty("k" + std::to_string(k) + "_pca_rmse_deg", std::to_string(pca_rmse));
+    EXPECT_LT(dise_rmse, 0.7 * pca_rmse) << "k = " << k << ": DISE " << dise_rmse << " deg, PCA " << pca_rmse << " deg";
+  }
 }
 
 }  // namespace
