@@ -169,7 +169,7 @@ int run(const Options& o) {
     for (auto b : {pcl_dise::Backend::Native, pcl_dise::Backend::Torch, pcl_dise::Backend::Cuda})
       if (pcl_dise::backendAvailable(b)) backends.push_back(b);
   auto model = std::make_shared<const pcl_dise::Model>(
-      pcl_dise::loadModel(o.model.empty() ? pcl_dise::defaultModelPath(o.k) : o.model));
+      pcl_dise::loadModel(pcl_dise::modelPathOrDefault(o.model, o.k)));
 
   const std::string isa = pcl_dise::nativeInstructionSet();
   const double peak = inChild([&] { return fmaPeakGflops(isa, threads); }).seconds;

@@ -141,7 +141,7 @@ int main(int argc, char** argv) {
 
   try {
     if (k < 5 || iterations < 1) throw std::runtime_error("need --k >= 5 and --iterations >= 1");
-    if (model.empty()) model = pcl_dise::defaultModelPath(k);
+    model = pcl_dise::modelPathOrDefault(model, k);
     std::vector<Method> methods{diseMethod("DISE", model, k, iterations, threads, 0, {200, 40, 40})};
     if (settle > 0) methods.push_back(diseMethod("adaptive", model, k, iterations, threads, settle, {230, 150, 20}));
     if (!other_model.empty())

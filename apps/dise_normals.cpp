@@ -45,7 +45,7 @@ int run(const Options& o) {
       throw std::runtime_error("--viewpoint expects X,Y,Z, got '" + o.viewpoint + "'");
     dise.setViewPoint(v[0], v[1], v[2]);
   }
-  const std::string model = o.model.empty() ? pcl_dise::defaultModelPath(k > 0 ? k : 64) : o.model;
+  const std::string model = pcl_dise::modelPathOrDefault(o.model, k);
   if (o.iterations > 0) {
     if (!std::ifstream(model).good()) throw std::runtime_error(pcl_dise::missingModelHelp(model));
     dise.setModel(std::make_shared<const pcl_dise::Model>(pcl_dise::loadModel(model)));

@@ -71,7 +71,7 @@ class Scene {
     diagonal_ = (hi - lo).head<3>().norm();
     if (o.iterations > 0)
       model_ = std::make_shared<const pcl_dise::Model>(
-          pcl_dise::loadModel(o.model.empty() ? pcl_dise::defaultModelPath(o.k) : o.model));
+          pcl_dise::loadModel(pcl_dise::modelPathOrDefault(o.model, o.k)));
   }
 
   const Cloud& cloud() const { return *cloud_; }

@@ -135,6 +135,10 @@ std::string defaultModelPath(int k) {
   return std::string(PCL_DISE_INSTALL_MODEL_DIR) + "/" + k64;
 }
 
+std::string modelPathOrDefault(const std::string& path, int k) {
+  return path.empty() ? defaultModelPath(k > 0 ? k : 64) : path;
+}
+
 std::string missingModelHelp(const std::string& path) {
   return "no DISE model at '" + path +
          "'. Train one with dise_train (see README.md, 'Training a model'), pass a model file "

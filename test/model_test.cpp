@@ -136,6 +136,9 @@ TEST(Model, DefaultModelFollowsK) {
     EXPECT_EQ(defaultModelPath(32), both + "/dise_k32.safetensors");
     EXPECT_EQ(defaultModelPath(), both + "/dise_k64.safetensors");
     EXPECT_EQ(defaultModelPath(48), both + "/dise_k64.safetensors");  // no k = 48 model there
+    EXPECT_EQ(modelPathOrDefault("", 32), both + "/dise_k32.safetensors");
+    EXPECT_EQ(modelPathOrDefault("", 0), both + "/dise_k64.safetensors");  // radius search
+    EXPECT_EQ(modelPathOrDefault("mine.safetensors", 32), "mine.safetensors");
   }
   // The first folder that holds a model wins, so a user's own k = 64 model is not passed over
   // for a shipped k = 32 one further down the search order.

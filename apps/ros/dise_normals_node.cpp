@@ -27,7 +27,8 @@ class DiseNormalsNode {
     private_nh.param("viewpoint_y", viewpoint_[1], 0.0);
     private_nh.param("viewpoint_z", viewpoint_[2], 0.0);
     std::string model_path;
-    private_nh.param("model", model_path, pcl_dise::defaultModelPath(k_ > 0 ? k_ : 64));
+    private_nh.param("model", model_path, std::string());
+    model_path = pcl_dise::modelPathOrDefault(model_path, k_);
     if ((k_ > 0) == (radius_ > 0) || k_ < 0 || radius_ < 0 || iterations_ < 0 || threads_ < 0 || max_neighbors_ < 0)
       throw std::runtime_error("set exactly one of ~k_search (> 0) and ~radius_search (> 0, with ~k_search 0); "
                                "~iterations, ~threads and ~max_neighbors must not be negative");

@@ -99,7 +99,7 @@ class DeepIterativeNormalEstimation : public Feature<PointInT, PointOutT> {
   /** The model file the next compute uses (see setModelPath); empty after setModel. */
   std::string getModelPath() const {
     if (model_in_memory_) return {};
-    return model_path_.empty() ? pcl_dise::defaultModelPath(k_ > 0 ? k_ : 64) : model_path_;
+    return pcl_dise::modelPathOrDefault(model_path_, k_);
   }
   /** Uses an in-memory model instead of a file. */
   void setModel(std::shared_ptr<const pcl_dise::Model> model) {

@@ -61,6 +61,10 @@ void saveModel(const Model& model, const std::string& path);
  *  installed share/pcl_dise/models; the installed k = 64 path is returned when none does. */
 std::string defaultModelPath(int k = 64);
 
+/** `path`, or where it is empty the default model for k (defaultModelPath; k <= 0, as for a
+ *  radius search, gives the k = 64 model). */
+std::string modelPathOrDefault(const std::string& path, int k);
+
 /** Message for a missing default model, saying how to obtain one. */
 std::string missingModelHelp(const std::string& path);
 
