@@ -15,6 +15,7 @@
 
 #include "eval/good_points_plot.h"
 #include "eval/jet_normals.h"
+#include "eval/paired_comparison.h"
 #include "pcl_dise/deep_iterative_normal_estimation.h"
 #include "training/pcpnet_data.h"
 
@@ -65,10 +66,12 @@ struct Method {
   std::string name;
   pcl_dise::eval::Color color;
   std::function<std::vector<std::vector<double>>(const pcl::PointCloud<pcl::PointXYZ>::Ptr&, const LoadedCloud&)> estimate;
-  // Per category: RMSE of each cloud per stage, and the final stage's errors of all clouds.
+  // Per category: RMSE of each cloud (in the order of `clouds` below) per stage, and the final
+  // stage's errors of all clouds.
   std::vector<std::vector<double>> stage_rmse;
   std::vector<double> errors;
   std::vector<double> category_rmse;  // means over categories
+  pcl_dise::eval::CloudErrors cloud_rmse;  // final stage, per category and cloud
 };
 
 Method diseMethod(const std::string& name, const std::string& model_path, int k, int iterations, unsigned threads,
@@ -144,9 +147,12 @@ int main(int argc, char** argv) {
     model = pcl_dise::modelPathOrDefault(model, k);
     std::vector<Method> methods{diseMethod("DISE", model, k, iterations, threads, 0, {200, 40, 40})};
     if (settle > 0) methods.push_back(diseMethod("adaptive", model, k, iterations, threads, settle, {230, 150, 20}));
-    if (!other_model.empty())
+    std::size_t compared = 0;  // index of --compare-model's method; 0: none
+    if (!other_model.empty()) {
+      compared = methods.size();
       methods.push_back(diseMethod(std::filesystem::path(other_model).stem().string(), other_model, k, iterations, threads, 0,
                                    {40, 90, 200}));
+    }
     methods.push_back(pcaMethod(k, threads));
     if (!no_jet) methods.push_back(jetMethod(k));
 
@@ -155,6 +161,7 @@ int main(int argc, char** argv) {
     std::vector<pcl_dise::eval::GoodPointsPanel> panels;
     std::vector<std::vector<double>> iteration_means(iterations + 1);  // of the first model, per category
     std::vector<std::string> done;
+    std::vector<std::string> clouds;  // names of the current category's evaluated clouds
     std::cout << std::fixed << std::setprecision(2) << std::left << std::setw(22) << "category" << std::right;
     auto column = [](const Method& m) { return static_cast<int>(std::max<std::size_t>(12, m.name.size() + 2)); };
     for (const auto& m : methods) std::cout << std::setw(column(m)) << m.name;
@@ -167,6 +174,7 @@ int main(int argc, char** argv) {
         continue;
       }
       for (auto& m : methods) m.stage_rmse.clear(), m.errors.clear();
+      clouds.clear();
       for (const auto& base : pcl_dise::pcpnet::readList(list)) {
         LoadedCloud truth;
         try {
@@ -188,6 +196,7 @@ int main(int argc, char** argv) {
           for (std::size_t s = 0; s < stages.size(); ++s) m.stage_rmse[s].push_back(rmse(stages[s]));
           m.errors.insert(m.errors.end(), stages.back().begin(), stages.back().end());
         }
+        clouds.push_back(std::filesystem::path(base).filename().string());
       }
       if (methods.front().stage_rmse.empty()) continue;
       done.push_back(category);
@@ -197,7 +206,10 @@ int main(int argc, char** argv) {
       for (auto& m : methods) {
         m.category_rmse.push_back(mean(m.stage_rmse.back()));
         std::cout << std::setw(column(m)) << m.category_rmse.back();
-        entry[m.name] = {{"rmse", m.category_rmse.back()}, {"good_points", goodShares(m.errors)}};
+        for (std::size_t c = 0; c < clouds.size(); ++c) m.cloud_rmse[category][clouds[c]] = m.stage_rmse.back()[c];
+        entry[m.name] = {{"rmse", m.category_rmse.back()},
+                         {"good_points", goodShares(m.errors)},
+                         {"per_cloud", m.cloud_rmse[category]}};
         panel.curves.push_back({m.name, m.color, goodShares(m.errors)});
       }
       nlohmann::json per_iteration = nlohmann::json::array();
@@ -222,6 +234,21 @@ int main(int argc, char** argv) {
     std::cout << "  ";
     for (int it = 0; it <= iterations; ++it) std::cout << ' ' << mean(iteration_means[it]);
     std::cout << "\n";
+    if (compared) {
+      // The model against --compare-model, shape by shape: is the difference of the averages
+      // larger than what varies between shapes?
+      const Method& other = methods[compared];
+      const auto paired = pcl_dise::eval::compareByShape(methods.front().cloud_rmse, other.cloud_rmse, kCategories[0]);
+      std::cout << methods.front().name << " - " << other.name << " over " << paired.shapes
+                << " shapes in every category: mean " << std::setprecision(3) << std::showpos << paired.mean_difference
+                << std::noshowpos << ", standard error " << paired.standard_error << std::setprecision(2) << ", "
+                << methods.front().name << " better on " << paired.a_better << "\n";
+      results["paired"] = {{"other", other.name},
+                           {"shapes", paired.shapes},
+                           {"mean_difference", paired.mean_difference},
+                           {"standard_error", paired.standard_error},
+                           {"better_on", paired.a_better}};
+    }
     if (!json_out.empty()) std::ofstream(json_out) << results.dump(2) << "\n";
     if (!plot_out.empty()) {
       pcl_dise::eval::plotGoodPoints(panels).writePng(plot_out);

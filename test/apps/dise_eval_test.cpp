@@ -1,5 +1,6 @@
 // dise_eval end to end on a tiny generated dataset: the table, the JSON (every category, every
-// method, 18 good-point shares, DISE per iteration), the PNG plot, and clear errors.
+// method, 18 good-point shares, RMSE per cloud, DISE per iteration, the paired comparison), the
+// PNG plot, and clear errors.
 #include <filesystem>
 #include <fstream>
 
@@ -47,11 +48,21 @@ TEST_F(DiseEval, TableJsonAndPlot) {
       ASSERT_EQ(shares.size(), 18u);
       EXPECT_TRUE(std::is_sorted(shares.begin(), shares.end()));
       EXPECT_GT(shares.back(), 0.99);  // unoriented errors stay under 90 degrees but for missing normals
+      // The category's RMSE is the mean of its clouds' RMSEs (one cloud per category here).
+      const auto& per_cloud = entry[method]["per_cloud"];
+      ASSERT_EQ(per_cloud.size(), 1u) << category << " " << method;
+      EXPECT_NE(per_cloud.begin().key().find("cube"), std::string::npos) << per_cloud.dump();
+      EXPECT_DOUBLE_EQ(per_cloud.begin().value().get<double>(), rmse);
     }
     EXPECT_EQ(entry["DISE"]["rmse_per_iteration"].size(), 3u);
     // The same model twice gives the same numbers.
     EXPECT_DOUBLE_EQ(entry["DISE"]["rmse"].get<double>(), entry["random"]["rmse"].get<double>());
   }
+  // Paired by shape: the one cube, and the same model twice differs by nothing.
+  EXPECT_NE(r.output.find("DISE - random over 1 shapes"), std::string::npos) << r.output;
+  EXPECT_EQ(json["paired"]["shapes"].get<int>(), 1);
+  EXPECT_DOUBLE_EQ(json["paired"]["mean_difference"].get<double>(), 0.0);
+  EXPECT_TRUE(json["paired"]["standard_error"].is_null());  // NaN: one shape has no spread
   // Jet fitting on the faces of a clean cube is nearly exact away from the edges.
   EXPECT_GT(json["categories"]["no_noise"]["jet"]["good_points"][1].get<double>(), 0.5);
   EXPECT_GT(std::filesystem::file_size(*dir_ + "/eval.png"), 1000u);
