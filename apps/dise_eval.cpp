@@ -66,8 +66,8 @@ struct Method {
   std::string name;
   pcl_dise::eval::Color color;
   std::function<std::vector<std::vector<double>>(const pcl::PointCloud<pcl::PointXYZ>::Ptr&, const LoadedCloud&)> estimate;
-  // Per category: RMSE of each cloud (in the order of `clouds` below) per stage, and the final
-  // stage's errors of all clouds.
+  // Per category: RMSE of each cloud per stage (in the list's order), and the final stage's errors
+  // of all clouds.
   std::vector<std::vector<double>> stage_rmse;
   std::vector<double> errors;
   std::vector<double> category_rmse;  // means over categories
