@@ -157,4 +157,18 @@ std::vector<float> packParameters(const Model& model) {
   return packed;
 }
 
+Model unpackParameters(const std::vector<float>& packed) {
+  if (packed.size() != static_cast<std::size_t>(Model::kNumParameters))
+    throw std::invalid_argument("unpackParameters: " + std::to_string(packed.size()) + " values, expected " +
+                                std::to_string(Model::kNumParameters));
+  Model model = shapedModel();
+  std::size_t at = 0;
+  for (auto& [name, mlp] : model.namedMlps())
+    for (Linear* linear : {&mlp->first, &mlp->second}) {
+      for (float& w : linear->weight) w = packed[at++];
+      for (float& b : linear->bias) b = packed[at++];
+    }
+  return model;
+}
+
 }  // namespace pcl_dise

@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "pcl_dise/forward.h"
+#include "portable_simd.h"
 #include "point_network_simd.h"
 
 namespace pcl_dise {
@@ -16,15 +17,12 @@ namespace detail {
 
 namespace {
 
-// n rounded up to a multiple of the widest registers.
-int roundUpToWidest(int n) { return (n + kWidestRegister - 1) / kWidestRegister * kWidestRegister; }
-
-// Rows `ranges` ({first, count} each) of a layer's W^T, with the layer's bias or without.
-DenseWeights rowsOf(const Linear& l, std::initializer_list<std::pair<int, int>> ranges, bool with_bias) {
+// Rows `columns` ({first, count} each) of a layer's W^T, with the layer's bias or without.
+DenseWeights rowsOf(const Linear& l, const std::vector<std::pair<int, int>>& columns, bool with_bias) {
   DenseWeights d;
   d.out = l.out_features;
   d.stride = roundUpToWidest(d.out);
-  for (const auto& [first, count] : ranges)
+  for (const auto& [first, count] : columns)
     for (int r = first; r < first + count; ++r, ++d.in)
       for (int o = 0; o < d.stride; ++o) d.weight_t.push_back(o < d.out ? l.weight[o * l.in_features + r] : 0.f);
   if (with_bias) {
@@ -33,39 +31,6 @@ DenseWeights rowsOf(const Linear& l, std::initializer_list<std::pair<int, int>> 
   }
   return d;
 }
-
-DenseWeights whole(const Linear& l) { return rowsOf(l, {{0, l.in_features}}, true); }
-
-// Four lanes per register as a GCC/Clang vector type: the compiler maps it onto whatever vectors
-// the default target has (SSE2 on x86-64, NEON on AArch64), so any processor runs this code.
-struct Portable {
-  using Reg = float __attribute__((vector_size(16)));
-  using Mask = std::int32_t __attribute__((vector_size(16)));
-  static constexpr int width = 4;
-  static constexpr int lanes = 3;
-  static constexpr int outputs = 4;
-  static constexpr int edge_by_edge = 1;
-  static Reg load(const float* p) {
-    Reg r;
-    std::memcpy(&r, p, sizeof r);
-    return r;
-  }
-  static void store(float* p, Reg a) { std::memcpy(p, &a, sizeof a); }
-  static Reg set1(float x) { return Reg{x, x, x, x}; }
-  static Reg add(Reg a, Reg b) { return a + b; }
-  static Reg sub(Reg a, Reg b) { return a - b; }
-  static Reg mul(Reg a, Reg b) { return a * b; }
-  static Reg div(Reg a, Reg b) { return a / b; }
-  static Reg fma(Reg a, Reg b, Reg c) { return a * b + c; }
-  static Reg max(Reg a, Reg b) { return a > b ? a : b; }
-  static Reg relu(Reg a) { return max(a, set1(0.f)); }
-  static Reg sqrt(Reg a) { return Reg{std::sqrt(a[0]), std::sqrt(a[1]), std::sqrt(a[2]), std::sqrt(a[3])}; }
-  static Reg zeroWhereBelow(Reg x, float bound, Reg value) { return x < set1(bound) ? set1(0.f) : value; }
-  static Reg fillTail(Reg a, int n, float value) { return Mask{0, 1, 2, 3} < n ? a : set1(value); }
-  static float sum(Reg a) { return (a[0] + a[1]) + (a[2] + a[3]); }
-  static float maximum(Reg a) { return std::max(std::max(a[0], a[1]), std::max(a[2], a[3])); }
-  static Reg exp(Reg a) { return Reg{std::exp(a[0]), std::exp(a[1]), std::exp(a[2]), std::exp(a[3])}; }
-};
 
 std::vector<PointNetworkImplementation> availableImplementations() {
   std::vector<PointNetworkImplementation> found{{"portable", portable::pointNetwork}};
@@ -84,16 +49,37 @@ std::vector<PointNetworkImplementation> availableImplementations() {
 
 }  // namespace
 
-PointNetworkWeights::PointNetworkWeights(const Model& m)
-    : layer1_first(whole(m.layer1.first)), layer1_second(whole(m.layer1.second)),
-      layer2_edge(rowsOf(m.layer2.first, {{0, 16}}, true)), layer2_point(rowsOf(m.layer2.first, {{16, 8}}, false)),
-      layer2_second(whole(m.layer2.second)),
-      layer3_edge(rowsOf(m.layer3.first, {{0, 16}}, true)), layer3_point(rowsOf(m.layer3.first, {{16, 8}}, false)),
-      layer3_second(whole(m.layer3.second)),
-      kernel_edge(rowsOf(m.layer4.first, {{0, 16}, {24, 3}}, true)),
-      kernel_theta(rowsOf(m.layer4.first, {{16, 8}}, false)), kernel_logit(whole(m.layer4.second)),
-      g1_first(whole(m.layerg.first)), g1_second(whole(m.layerg.second)), g2_first(whole(m.layerg2.first)),
-      g2_second(whole(m.layerg2.second)), g3_first(whole(m.layerg3.first)), g3_second(whole(m.layerg3.second)) {}
+int roundUpToWidest(int n) { return (n + kWidestRegister - 1) / kWidestRegister * kWidestRegister; }
+
+const std::vector<WeightBlock>& weightBlocks() {
+  using W = PointNetworkWeights;
+  // The first layers of layer2, layer3 and layer4 take [e | g] (16 + 8), [e3 | theta | R c]
+  // (16 + 8 + 3): their per-edge columns keep the bias, their per-point columns become a bias.
+  static const std::vector<WeightBlock> blocks = {
+      {&W::layer1_first, [](Model& m) -> Linear& { return m.layer1.first; }, {{0, 8}}, true},
+      {&W::layer1_second, [](Model& m) -> Linear& { return m.layer1.second; }, {{0, 32}}, true},
+      {&W::g1_first, [](Model& m) -> Linear& { return m.layerg.first; }, {{0, 19}}, true},
+      {&W::g1_second, [](Model& m) -> Linear& { return m.layerg.second; }, {{0, 32}}, true},
+      {&W::layer2_edge, [](Model& m) -> Linear& { return m.layer2.first; }, {{0, 16}}, true},
+      {&W::layer2_point, [](Model& m) -> Linear& { return m.layer2.first; }, {{16, 8}}, false},
+      {&W::layer2_second, [](Model& m) -> Linear& { return m.layer2.second; }, {{0, 32}}, true},
+      {&W::g2_first, [](Model& m) -> Linear& { return m.layerg2.first; }, {{0, 16}}, true},
+      {&W::g2_second, [](Model& m) -> Linear& { return m.layerg2.second; }, {{0, 32}}, true},
+      {&W::layer3_edge, [](Model& m) -> Linear& { return m.layer3.first; }, {{0, 16}}, true},
+      {&W::layer3_point, [](Model& m) -> Linear& { return m.layer3.first; }, {{16, 8}}, false},
+      {&W::layer3_second, [](Model& m) -> Linear& { return m.layer3.second; }, {{0, 32}}, true},
+      {&W::g3_first, [](Model& m) -> Linear& { return m.layerg3.first; }, {{0, 16}}, true},
+      {&W::g3_second, [](Model& m) -> Linear& { return m.layerg3.second; }, {{0, 32}}, true},
+      {&W::kernel_edge, [](Model& m) -> Linear& { return m.layer4.first; }, {{0, 16}, {24, 3}}, true},
+      {&W::kernel_theta, [](Model& m) -> Linear& { return m.layer4.first; }, {{16, 8}}, false},
+      {&W::kernel_logit, [](Model& m) -> Linear& { return m.layer4.second; }, {{0, 64}}, true},
+  };
+  return blocks;
+}
+
+PointNetworkWeights::PointNetworkWeights(const Model& m) {
+  for (const WeightBlock& b : weightBlocks()) this->*b.block = rowsOf(b.layer(const_cast<Model&>(m)), b.columns, b.with_bias);
+}
 
 namespace portable {
 bool pointNetwork(const PointNetworkWeights& net, const PointNeighborhood& neighborhood, float* scratch,

@@ -6,6 +6,7 @@
 // processor has them; the library itself is built for the default x86-64 target, whose ABI PCL
 // and Eigen users share.
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "pcl_dise/model.h"
@@ -38,6 +39,20 @@ struct PointNetworkWeights {
   DenseWeights g2_first, g2_second;                        // layerg2: 16 -> 32 -> 8
   DenseWeights g3_first, g3_second;                        // layerg3: 16 -> 32 -> 12
 };
+
+/** How PointNetworkWeights lays out a Model: `block` holds the rows `columns` ({first, count}
+ *  each) of `layer`'s W^T, and its bias where with_bias. The one description of the split every
+ *  user of the layout (the inference pass, the training pass, its gradients) follows. */
+struct WeightBlock {
+  DenseWeights PointNetworkWeights::*block;
+  Linear& (*layer)(Model&);
+  std::vector<std::pair<int, int>> columns;
+  bool with_bias;
+};
+const std::vector<WeightBlock>& weightBlocks();
+
+/** n rounded up to a multiple of kWidestRegister. */
+int roundUpToWidest(int n);
 
 /** One point's neighbourhood in the state of the previous iteration. */
 struct PointNeighborhood {

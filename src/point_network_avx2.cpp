@@ -1,7 +1,9 @@
-// The per-point network (point_network.h) in AVX2 + FMA; compiled with -mavx2 -mfma.
+// The per-point network (point_network.h) and its training pass (point_training.h) in AVX2 + FMA;
+// compiled with -mavx2 -mfma.
 #include <immintrin.h>
 
 #include "point_network_simd.h"
+#include "point_training_simd.h"
 
 namespace pcl_dise {
 namespace detail {
@@ -58,6 +60,11 @@ struct Avx2 {
 bool pointNetwork(const PointNetworkWeights& net, const PointNeighborhood& neighborhood, float* scratch,
                   float* weights_out, float* normal, float* curvature) {
   return pointNetworkLanes<Avx2>(net, neighborhood, scratch, weights_out, normal, curvature);
+}
+
+bool pointTraining(const PointTrainingWeights& net, const TrainingNeighborhood& nb, float* scratch,
+                   PointNetworkWeights& gradients, float* weights_out, float* normal, float* loss) {
+  return pointTrainingEdges<Avx2>(net, nb, scratch, gradients, weights_out, normal, loss);
 }
 
 }  // namespace avx2

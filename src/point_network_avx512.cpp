@@ -1,7 +1,8 @@
-// The per-point network (point_network.h) in AVX-512; compiled with -mavx512f.
+// The per-point network (point_network.h) and its training pass (point_training.h) in AVX-512; compiled with -mavx512f.
 #include <immintrin.h>
 
 #include "point_network_simd.h"
+#include "point_training_simd.h"
 
 namespace pcl_dise {
 namespace detail {
@@ -61,6 +62,11 @@ struct Avx512 {
 bool pointNetwork(const PointNetworkWeights& net, const PointNeighborhood& neighborhood, float* scratch,
                   float* weights_out, float* normal, float* curvature) {
   return pointNetworkLanes<Avx512>(net, neighborhood, scratch, weights_out, normal, curvature);
+}
+
+bool pointTraining(const PointTrainingWeights& net, const TrainingNeighborhood& nb, float* scratch,
+                   PointNetworkWeights& gradients, float* weights_out, float* normal, float* loss) {
+  return pointTrainingEdges<Avx512>(net, nb, scratch, gradients, weights_out, normal, loss);
 }
 
 }  // namespace avx512

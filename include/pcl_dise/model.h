@@ -52,6 +52,10 @@ Model loadModel(const std::string& path);
  *  bias, second weight, second bias (the CUDA backend's layout). */
 std::vector<float> packParameters(const Model& model);
 
+/** The inverse of packParameters: a model holding `packed` (Model::kNumParameters values, in
+ *  packParameters' order; throws std::invalid_argument for another count). */
+Model unpackParameters(const std::vector<float>& packed);
+
 /** Writes `model` (and its metadata) as .safetensors. */
 void saveModel(const Model& model, const std::string& path);
 

@@ -209,7 +209,8 @@ Model DiseNetImpl::toModel() const {
   return model;
 }
 
-TorchState DiseNetImpl::iterate(const TorchGraph& graph, const TorchState& previous, double dropout) {
+TorchState DiseNetImpl::iterate(const TorchGraph& graph, const TorchState& previous, double dropout,
+                                const torch::Tensor& dropout_scale) {
   const torch::Tensor& n = previous.normals;
   const torch::Tensor d = graph.points.index_select(0, graph.neighbor) - toEntries(graph.points, graph);
   const torch::Tensor c = graph.edge_scale * d;
@@ -228,7 +229,10 @@ TorchState DiseNetImpl::iterate(const TorchGraph& graph, const TorchState& previ
   const torch::Tensor rotated = rotateEntries(rotationFromQuaternion(g3.slice(1, 0, 4)), c, graph);
   const torch::Tensor logits = mixedInputMlp(layer4, {{e3, false}, {g3.slice(1, 4, 12), true}, {rotated, false}}, graph).squeeze(1);
   torch::Tensor weights = segmentSoftmax(logits, graph);
-  if (dropout > 0 && is_training()) weights = torch::dropout(weights, dropout, /*train=*/true);
+  if (dropout_scale.defined())
+    weights = weights * dropout_scale;
+  else if (dropout > 0 && is_training())
+    weights = torch::dropout(weights, dropout, /*train=*/true);
   PlaneFit fit = weightedPlaneFit(graph, weights);
   const torch::Tensor keep = fit.valid.unsqueeze(1);
   return {torch::where(keep, fit.normals, n), weights, torch::where(fit.valid, fit.curvature, previous.curvature)};

@@ -36,8 +36,10 @@ class DiseNetImpl : public torch::nn::Module {
   explicit DiseNetImpl(const Model& model);
 
   /** One DISE iteration (steps 1-10). dropout: probability applied to the kernel weights
-   *  (training mode only). A point whose weighted fit degenerates keeps its previous normal. */
-  TorchState iterate(const TorchGraph& graph, const TorchState& previous, double dropout = 0.0);
+   *  (training mode only); dropout_scale, where given (E factors, 0 or 1 / (1 - p)), is applied
+   *  instead of a mask drawn here. A point whose weighted fit degenerates keeps its previous normal. */
+  TorchState iterate(const TorchGraph& graph, const TorchState& previous, double dropout = 0.0,
+                     const torch::Tensor& dropout_scale = {});
 
   /** Copies the parameters to / from the plain Model. */
   Model toModel() const;
