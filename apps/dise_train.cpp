@@ -1,6 +1,7 @@
-// dise_train: trains a DISE model by the published recipe (ALGORITHM.md) on PCPNet-format data,
-// on spatial patches so that it fits a laptop CPU: L iterations per patch, a loss and an RMSprop
-// step after each, dropout on the kernel weights, checkpoints and --resume.
+// dise_train: trains a DISE model by the published recipe (docs/algorithm.md) on PCPNet-format
+// data, on spatial patches: L iterations per patch, a loss and an RMSprop step after each,
+// dropout on the kernel weights, weight averaging, checkpoints and --resume. The native engine
+// (the default on the CPU) needs no LibTorch; the LibTorch engine runs on the CPU or a GPU.
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -8,21 +9,26 @@
 #include <optional>
 #include <random>
 
+#include <omp.h>
+
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
 #include "pcl_dise/forward.h"
-#include "pcl_dise/torch/dise_net.h"
 #include "training/knn_graph.h"
 #include "training/pcpnet_data.h"
+#include "training/training_engine.h"
+#ifdef PCL_DISE_WITH_TORCH
 #include "training/reusing_cpu_allocator.h"
+#endif
 
 namespace {
 
 using Clock = std::chrono::steady_clock;
 
 struct Options {
-  std::string list, out = "dise_k64.safetensors", checkpoint_dir = "checkpoints", device = "cpu", log = "train_log.csv";
+  std::string list, out = "dise_k64.safetensors", checkpoint_dir = "checkpoints", device = "cpu", engine,
+      log = "train_log.csv";
   int k = 64, iterations = 8, epochs = 300, patch = 2048, patches_per_cloud = 4, threads = 0;
   double lr = 5e-4, lr_final = -1, dropout = 0.25, minutes = 0, checkpoint_minutes = 5;
   long decay_start = 0, decay_end = 0, average_from = -1, stop_at = 0;  // patch indices
@@ -60,25 +66,18 @@ TrainingCloud loadCloud(const std::string& base) {
 
 // A patch: the `size` points nearest to a random centre, their k-NN graph within the patch, and
 // the inner half on which the loss is taken (outer points have clipped neighbourhoods).
-struct Patch {
-  pcl_dise::TorchGraph graph;
-  torch::Tensor target, inner;
-};
-
-Patch makePatch(const TrainingCloud& c, int size, int k, std::mt19937_64& rng, const torch::Device& device) {
+pcl_dise::TrainingPatch makePatch(const TrainingCloud& c, int size, int k, std::mt19937_64& rng) {
   const std::size_t n = c.points.size() / 3;
   const std::size_t centre = std::uniform_int_distribution<std::size_t>(0, n - 1)(rng);
   const std::vector<std::int32_t> ids = c.tree->nearest(&c.points[3 * centre], std::min<std::size_t>(size, n));
-  std::vector<float> points, normals;
+  pcl_dise::TrainingPatch p;
   for (auto i : ids) {
-    points.insert(points.end(), &c.points[3 * i], &c.points[3 * i] + 3);
-    normals.insert(normals.end(), &c.normals[3 * i], &c.normals[3 * i] + 3);
+    p.points.insert(p.points.end(), &c.points[3 * i], &c.points[3 * i] + 3);
+    p.targets.insert(p.targets.end(), &c.normals[3 * i], &c.normals[3 * i] + 3);
   }
-  const pcl_dise::PointKdTree patch_tree(points.data(), ids.size());
-  Patch p;
-  p.graph = pcl_dise::TorchGraph::build(points.data(), ids.size(), patch_tree.graph(k + 1), c.edge_scale, device);
-  p.target = torch::from_blob(normals.data(), {static_cast<int64_t>(ids.size()), 3}, torch::kFloat32).clone().to(device);
-  p.inner = torch::arange(static_cast<int64_t>(ids.size() / 2), torch::TensorOptions(torch::kInt64).device(device));
+  p.graph = pcl_dise::PointKdTree(p.points.data(), ids.size()).graph(k + 1);
+  p.edge_scale = c.edge_scale;
+  p.loss_points = ids.size() / 2;
   return p;
 }
 
@@ -91,27 +90,76 @@ double learningRate(const Options& o, long step) {
   return o.lr + t * (o.lr_final - o.lr);
 }
 
-void setLearningRate(torch::optim::RMSprop& optimizer, double lr) {
-  for (auto& group : optimizer.param_groups()) static_cast<torch::optim::RMSpropOptions&>(group.options()).lr(lr);
-}
-
 // A uniform running average of the weights after each patch (stochastic weight averaging): it
 // smooths the noise of the last constant-rate steps and is what --out receives once it starts.
 struct WeightAverage {
-  pcl_dise::DiseNet net;
+  std::vector<float> values;
   long count = 0;
 
-  void add(const pcl_dise::DiseNet& current) {
-    torch::NoGradGuard no_grad;
-    const auto dst = net->parameters(), src = current->parameters();
-    for (std::size_t i = 0; i < dst.size(); ++i) dst[i].add_(src[i] - dst[i], 1.0 / double(count + 1));
+  void add(const std::vector<float>& current) {
+    if (count == 0) values.assign(current.size(), 0.f);
+    const float rate = static_cast<float>(1.0 / double(count + 1));
+    for (std::size_t i = 0; i < values.size(); ++i) values[i] += (current[i] - values[i]) * rate;
     ++count;
   }
 };
 
+// RMSprop's state in a checkpoint: its running averages of squared gradients, shaped like the
+// model's tensors, with the step count in the metadata; both engines read and write it.
+void saveOptimizer(const pcl_dise::RmsProp& state, const std::string& path) {
+  pcl_dise::Model m = pcl_dise::unpackParameters(state.square_average);
+  m.metadata = {{"optimizer", "RMSprop"}, {"steps", std::to_string(state.steps)},
+                {"alpha", std::to_string(state.alpha)}, {"eps", std::to_string(state.eps)}};
+  pcl_dise::saveModel(m, path);
+}
+
+pcl_dise::RmsProp loadOptimizer(const std::string& path) {
+  const pcl_dise::Model m = pcl_dise::loadModel(path);
+  pcl_dise::RmsProp state;
+  if (!m.metadata.count("optimizer") || m.metadata.at("optimizer") != "RMSprop" || !m.metadata.count("steps"))
+    throw std::runtime_error("'" + path + "' is not an RMSprop state written by dise_train");
+  state.square_average = pcl_dise::packParameters(m);
+  state.steps = std::stoll(m.metadata.at("steps"));
+  return state;
+}
+
 std::string bar(double fraction, int width = 30) {
   const int filled = static_cast<int>(fraction * width);
   return "[" + std::string(filled, '#') + std::string(width - filled, '.') + "]";
+}
+
+// The engine --engine names (default: native on the CPU, LibTorch on a GPU).
+std::unique_ptr<pcl_dise::TrainingEngine> makeEngine(const Options& o) {
+  const std::string engine = o.engine.empty() ? (o.device == "cpu" ? "native" : "torch") : o.engine;
+  if (engine == "native") {
+    if (o.device != "cpu") throw std::runtime_error("the native engine runs on the CPU: use --engine torch for --device " + o.device);
+    return pcl_dise::makeNativeEngine(pcl_dise::detail::resolveThreads(o.threads));
+  }
+  if (engine != "torch") throw std::runtime_error("unknown engine '" + engine + "' (native or torch)");
+#ifdef PCL_DISE_WITH_TORCH
+  // Every patch repeats the same tensor sizes: keep freed blocks (at most 8 GiB of them) instead
+  // of faulting fresh pages in for each tensor.
+  pcl_dise::ReusingCpuAllocator::install(std::size_t(8) << 30);
+  return pcl_dise::makeTorchEngine(o.device, pcl_dise::detail::resolveThreads(o.threads));
+#else
+  throw std::runtime_error("this dise_train was built without LibTorch: only --engine native");
+#endif
+}
+
+// RMSprop's state from a checkpoint folder: optimizer.safetensors, or an earlier LibTorch run's
+// optimizer.pt where LibTorch is built; afresh (with a warning) where neither can be read.
+pcl_dise::RmsProp resumedOptimizer(const std::string& dir) {
+  if (std::filesystem::exists(dir + "/optimizer.safetensors")) return loadOptimizer(dir + "/optimizer.safetensors");
+  if (std::filesystem::exists(dir + "/optimizer.pt")) {
+#ifdef PCL_DISE_WITH_TORCH
+    return pcl_dise::readTorchOptimizer(dir + "/optimizer.pt");
+#else
+    std::cerr << "dise_train: warning: " << dir << "/optimizer.pt needs a build with LibTorch; the optimiser state starts afresh\n";
+    return {};
+#endif
+  }
+  std::cerr << "dise_train: warning: no optimiser state in " << dir << ", it starts afresh\n";
+  return {};
 }
 
 int train(const Options& o) {
@@ -119,11 +167,9 @@ int train(const Options& o) {
     throw std::runtime_error("need k >= 2, iterations >= 1, epochs >= 1 and a patch of at least k+1 points");
   if (o.lr_final >= 0 && o.decay_end <= o.decay_start)
     throw std::runtime_error("--lr-final needs --decay-end > --decay-start");
-  torch::set_num_threads(pcl_dise::detail::resolveThreads(o.threads));
-  // Every patch repeats the same tensor sizes: keep freed blocks (at most 8 GiB of them) instead
-  // of faulting fresh pages in for each tensor.
-  pcl_dise::ReusingCpuAllocator::install(std::size_t(8) << 30);
-  const torch::Device device(o.device);
+  if (!(o.dropout >= 0 && o.dropout < 1)) throw std::runtime_error("--dropout must be in [0, 1)");
+  omp_set_num_threads(pcl_dise::detail::resolveThreads(o.threads));
+  const std::unique_ptr<pcl_dise::TrainingEngine> engine = makeEngine(o);
   // Clouds load in parallel (text parsing and k-d trees); the list's order is kept.
   const std::vector<std::string> bases = pcl_dise::pcpnet::readList(o.list);
   std::vector<std::optional<TrainingCloud>> loaded(bases.size());
@@ -143,28 +189,23 @@ int train(const Options& o) {
   std::cout << "dise_train: " << clouds.size() << " clouds, k = " << o.k << ", L = " << o.iterations << ", "
             << o.patches_per_cloud << " patches of " << o.patch << " points per cloud and epoch" << std::endl;
 
-  torch::manual_seed(o.seed);
-  pcl_dise::DiseNet net;
-  net->to(device);
-  torch::optim::RMSprop optimizer(net->parameters(), torch::optim::RMSpropOptions(o.lr));
+  // Both engines start from the same weights for a seed.
+  engine->setParameters(pcl_dise::packParameters(pcl_dise::randomModel(o.seed)));
   std::filesystem::create_directories(o.checkpoint_dir);
-  const std::string ckpt_model = o.checkpoint_dir + "/model.safetensors", ckpt_optim = o.checkpoint_dir + "/optimizer.pt",
+  const std::string ckpt_model = o.checkpoint_dir + "/model.safetensors",
+                    ckpt_optim = o.checkpoint_dir + "/optimizer.safetensors",
                     ckpt_state = o.checkpoint_dir + "/progress.json", ckpt_average = o.checkpoint_dir + "/average.safetensors";
   WeightAverage average;
-  average.net->to(device);
   long step = 0;  // patches done
   // Earlier schedules of a resumed run ("until patch N: recipe, on list; ..."), kept in the metadata.
   std::string history, resumed_recipe, resumed_list;
   if (o.resume && std::filesystem::exists(ckpt_state)) {
     const pcl_dise::Model resumed = pcl_dise::loadModel(ckpt_model);
-    net->load(resumed);
+    engine->setParameters(pcl_dise::packParameters(resumed));
     if (resumed.metadata.count("history")) history = resumed.metadata.at("history");
     if (resumed.metadata.count("recipe")) resumed_recipe = resumed.metadata.at("recipe");
     if (resumed.metadata.count("training_list")) resumed_list = resumed.metadata.at("training_list");
-    if (std::filesystem::exists(ckpt_optim))
-      torch::load(optimizer, ckpt_optim, device);  // a GPU run's state resumes on the CPU and vice versa
-    else  // e.g. a checkpoint committed without it: RMSprop's running averages start afresh
-      std::cerr << "dise_train: warning: no " << ckpt_optim << ", the optimiser state starts afresh\n";
+    engine->setOptimizer(resumedOptimizer(o.checkpoint_dir));
     const auto progress = nlohmann::json::parse(std::ifstream(ckpt_state));
     step = progress["step"].get<long>();
     average.count = progress.value("averaged", 0L);
@@ -175,7 +216,7 @@ int train(const Options& o) {
                 << std::endl;
       average.count = 0;
     }
-    if (average.count > 0) average.net->load(pcl_dise::loadModel(ckpt_average));
+    if (average.count > 0) average.values = pcl_dise::packParameters(pcl_dise::loadModel(ckpt_average));
     std::cout << "dise_train: resumed at patch " << step << std::endl;
   }
   const long steps_per_epoch = static_cast<long>(clouds.size()) * o.patches_per_cloud;
@@ -196,8 +237,8 @@ int train(const Options& o) {
   if (!resumed_recipe.empty() && (resumed_recipe != recipe || resumed_list != o.list))
     history += (history.empty() ? "" : "; ") + std::string("until patch ") + std::to_string(step) + ": " + resumed_recipe +
                (resumed_list.empty() ? std::string() : ", on " + resumed_list);
-  auto save = [&](const pcl_dise::DiseNet& weights, const std::string& path) {
-    pcl_dise::Model model = weights->toModel();
+  auto save = [&](const std::vector<float>& weights, const std::string& path) {
+    pcl_dise::Model model = pcl_dise::unpackParameters(weights);
     model.metadata = {{"k_train", std::to_string(o.k)},
                       {"iterations_train", std::to_string(o.iterations)},
                       {"patches", std::to_string(step)},
@@ -209,10 +250,13 @@ int train(const Options& o) {
     if (!history.empty()) model.metadata["history"] = history;
     pcl_dise::saveModel(model, path);
   };
+  long saved_step = o.resume && step > 0 ? step : -1;  // the last checkpoint on disk
   auto checkpoint = [&] {
-    save(net, ckpt_model);
-    if (average.count > 0) save(average.net, ckpt_average);
-    torch::save(optimizer, ckpt_optim);
+    saved_step = step;
+    save(engine->parameters(), ckpt_model);
+    if (average.count > 0) save(average.values, ckpt_average);
+    const pcl_dise::RmsProp optimizer = engine->optimizer();
+    if (!optimizer.square_average.empty()) saveOptimizer(optimizer, ckpt_optim);
     std::ofstream(ckpt_state) << nlohmann::json{{"step", step}, {"averaged", average.count}}.dump();
   };
 
@@ -220,52 +264,38 @@ int train(const Options& o) {
   auto last_checkpoint = start;
   const long start_step = step;
   double running = 0;
-  net->train();
   for (; step < total_steps; ++step) {
     const long epoch = step / steps_per_epoch;
-    // Deterministic per patch: the order of clouds in an epoch and the patch centres depend on
-    // (seed, epoch, patch) alone, so a resumed run continues exactly where it stopped.
+    // Deterministic per patch: the order of clouds in an epoch, the patch centres and the dropout
+    // masks depend on (seed, epoch, patch) alone, so a resumed run continues exactly where it stopped.
     std::mt19937_64 epoch_rng(o.seed * 7919 + epoch);
     std::vector<std::size_t> order(steps_per_epoch);
     for (long i = 0; i < steps_per_epoch; ++i) order[i] = i % clouds.size();
     std::shuffle(order.begin(), order.end(), epoch_rng);
     std::mt19937_64 rng(o.seed * 104729 + step);
-    torch::manual_seed(o.seed * 1000003 + step);  // dropout masks, likewise
     const TrainingCloud& cloud = clouds[order[step % steps_per_epoch]];
-    const Patch patch = makePatch(cloud, o.patch, o.k, rng, device);
-
-    pcl_dise::TorchState state;
-    {
-      torch::NoGradGuard no_grad;
-      state = pcl_dise::initialState(patch.graph);
+    const pcl_dise::TrainingPatch patch = makePatch(cloud, o.patch, o.k, rng);
+    std::vector<double> losses;
+    try {
+      losses = engine->trainPatch(patch, o.iterations, learningRate(o, step), o.dropout, o.seed * 1000003 + step);
+    } catch (const pcl_dise::NonFiniteTraining& e) {
+      throw std::runtime_error(std::string(e.what()) + " at patch " + std::to_string(step) + ", iteration " +
+                               std::to_string(e.iteration) + " (cloud " + cloud.name + "); stopped, " +
+                               (saved_step >= 0 ? "the last good checkpoint (patch " + std::to_string(saved_step) +
+                                                      ") is kept in " + o.checkpoint_dir
+                                                : std::string("no checkpoint was written yet")));
     }
-    double patch_loss = 0;
-    setLearningRate(optimizer, learningRate(o, step));
-    for (int it = 1; it <= o.iterations; ++it) {
-      pcl_dise::TorchState next = net->iterate(patch.graph, state, o.dropout);
-      torch::Tensor loss = pcl_dise::unorientedNormalLoss(next.normals.index_select(0, patch.inner),
-                                                          patch.target.index_select(0, patch.inner));
-      const double value = loss.item<double>();
-      if (!std::isfinite(value)) {
-        checkpoint();
-        throw std::runtime_error("loss became " + std::to_string(value) + " at patch " + std::to_string(step) +
-                                 " (cloud " + cloud.name + "); stopped, last checkpoint in " + o.checkpoint_dir);
-      }
-      optimizer.zero_grad();
-      loss.backward();
-      optimizer.step();
-      log << epoch << ',' << step << ',' << std::filesystem::path(cloud.name).filename().string() << ',' << it << ','
-          << value << '\n';
-      patch_loss = value;
-      state = {next.normals.detach(), next.weights.detach(), next.curvature.detach()};
-    }
-    if (o.average_from >= 0 && step >= o.average_from) average.add(net);
+    const std::string cloud_name = std::filesystem::path(cloud.name).filename().string();
+    for (std::size_t it = 0; it < losses.size(); ++it)
+      log << epoch << ',' << step << ',' << cloud_name << ',' << it + 1 << ',' << losses[it] << '\n';
+    const double patch_loss = losses.back();
+    if (o.average_from >= 0 && step >= o.average_from) average.add(engine->parameters());
     running = step == start_step ? patch_loss : 0.95 * running + 0.05 * patch_loss;
 
     const auto now = Clock::now();
     const double elapsed = std::chrono::duration<double>(now - start).count();
     const double per_step = elapsed / double(step + 1 - start_step);
-    // The bar after every patch where patches take over a second (CPU), after every fifth otherwise.
+    // The bar after every patch where patches take over a second, after every fifth otherwise.
     if (per_step > 1 || (step + 1) % 5 == 0 || step + 1 == total_steps) {
       std::cout << "\r" << bar(double(step + 1) / total_steps) << " epoch " << epoch + 1 << "/" << o.epochs << " patch "
                 << step + 1 << "/" << total_steps << " loss " << running << " " << per_step << " s/patch, ETA "
@@ -284,7 +314,7 @@ int train(const Options& o) {
     }
   }
   checkpoint();
-  save(average.count > 0 ? average.net : net, o.out);
+  save(average.count > 0 ? average.values : engine->parameters(), o.out);
   std::cout << "\ndise_train: wrote " << o.out << " after " << step << " patches (" << double(step) / steps_per_epoch
             << " epochs" << (average.count > 0 ? ", the average of the last " + std::to_string(average.count) : std::string())
             << ")\n";
@@ -313,6 +343,7 @@ int main(int argc, char** argv) {
   app.add_option("--seed", o.seed, "random seed")->capture_default_str();
   app.add_option("--threads", o.threads, "CPU threads (0: all hardware threads)")->capture_default_str();
   app.add_option("--device", o.device, "cpu or cuda")->capture_default_str();
+  app.add_option("--engine", o.engine, "native (CPU, no LibTorch) or torch (LibTorch, CPU or CUDA); default: native on the CPU, torch on a GPU");
   app.add_option("--checkpoints", o.checkpoint_dir, "checkpoint folder")->capture_default_str();
   app.add_option("--checkpoint-minutes", o.checkpoint_minutes, "minutes between checkpoints")->capture_default_str();
   app.add_option("--stop-at", o.stop_at, "stop (and save) after this many patches in all (0: after --epochs)");

@@ -26,19 +26,20 @@ class PointKdTree {
     return std::vector<std::int32_t>(ids.begin(), ids.end());
   }
 
-  /** Neighbourhoods of every point: its k_with_self nearest points (itself included). */
+  /** Neighbourhoods of every point: its k_with_self nearest points (itself included), found in
+   *  parallel (OpenMP) where the caller runs with more than one thread. */
   Neighborhoods graph(std::size_t k_with_self) const {
-    Neighborhoods nb;
-    nb.offsets.reserve(cloud_.n + 1);
-    nb.indices.reserve(cloud_.n * k_with_self);
-    for (std::size_t i = 0; i < cloud_.n; ++i) {
-      std::vector<std::int32_t> row = nearest(cloud_.points + 3 * i, k_with_self);
+    const std::size_t k = std::min(k_with_self, cloud_.n);
+    std::vector<std::int32_t> table(cloud_.n * k);
+#pragma omp parallel for schedule(dynamic, 256)
+    for (std::int64_t i = 0; i < static_cast<std::int64_t>(cloud_.n); ++i) {
+      std::vector<std::int32_t> row = nearest(cloud_.points + 3 * i, k);
       // The point itself first, as the algorithm's neighbourhoods are written (duplicates may tie).
       auto self = std::find(row.begin(), row.end(), static_cast<std::int32_t>(i));
       if (self != row.end()) std::rotate(row.begin(), self, self + 1);
-      nb.append(row.data(), row.size());
+      std::copy(row.begin(), row.end(), table.begin() + i * k);
     }
-    return nb;
+    return Neighborhoods::fromDense(table.data(), cloud_.n, k);
   }
 
  private:

@@ -1,5 +1,6 @@
 // dise_make_dataset + dise_train end to end on a tiny dataset: the same seed gives the same
-// losses, a resumed run continues exactly where it stopped, bad input gives clear errors.
+// losses, a resumed run continues exactly where it stopped, the native and LibTorch engines agree
+// and share checkpoints, bad input and non-finite losses give clear errors.
 #include <sys/wait.h>
 
 #include <algorithm>
@@ -113,6 +114,77 @@ TEST_F(DiseTrain, WarmRestartStartsAFreshAverage) {
   EXPECT_NE(history.find("until patch 6: dise_train: RMSprop lr 0.000500 decaying linearly to 0.000100"), std::string::npos)
       << history;
   EXPECT_NE(history.find(", on " + *dir_ + "/data/train_all.txt"), std::string::npos) << history;
+}
+
+// Each patch's loss after its last iteration, from a training log (epoch,patch,cloud,iteration,loss).
+std::vector<double> lastIterationLosses(const std::string& csv, int iterations) {
+  std::vector<double> losses;
+  std::istringstream in(csv);
+  std::string line;
+  std::getline(in, line);  // header
+  while (std::getline(in, line)) {
+    std::vector<std::string> fields;
+    std::istringstream row(line);
+    for (std::string f; std::getline(row, f, ',');) fields.push_back(f);
+    if (fields.size() == 5 && std::stoi(fields[3]) == iterations) losses.push_back(std::stod(fields[4]));
+  }
+  return losses;
+}
+
+TEST_F(DiseTrain, NativeIsTheDefaultEngineAndRefusesAGpu) {
+  std::string output;
+  EXPECT_NE(run(binaryDir() + "/apps/dise_train " + *dir_ + "/data/train_all.txt --engine native --device cuda", &output), 0);
+  EXPECT_NE(output.find("native engine runs on the CPU"), std::string::npos) << output;
+  EXPECT_NE(run(binaryDir() + "/apps/dise_train " + *dir_ + "/data/train_all.txt --engine tensorflow", &output), 0);
+  EXPECT_NE(output.find("unknown engine"), std::string::npos) << output;
+}
+
+#ifdef PCL_DISE_WITH_TORCH
+TEST_F(DiseTrain, EnginesAgreeWithoutDropout) {
+  // From the same seed, without dropout: each of the first 20 patches' losses within 1%.
+  const std::string options = "--dropout 0 --epochs 4 --stop-at 20 ";
+  const auto native = lastIterationLosses(readFile(train("native", options + "--engine native") + ".csv"), 2);
+  const auto torch = lastIterationLosses(readFile(train("torch", options + "--engine torch") + ".csv"), 2);
+  ASSERT_EQ(native.size(), 20u);
+  ASSERT_EQ(torch.size(), 20u);
+  for (int i = 0; i < 20; ++i) EXPECT_NEAR(native[i], torch[i], 0.01 * torch[i]) << "patch " << i;
+}
+
+TEST_F(DiseTrain, ARunSwitchesEnginesAtACheckpoint) {
+  // Both engines read and write the same checkpoint (weights, average, RMSprop's state): a run
+  // that switches engines half way follows the run that does not, with dropout on.
+  const std::string options = "--epochs 2 --average-from 3 ";
+  const auto whole = lastIterationLosses(readFile(train("mwhole", options + "--engine native") + ".csv"), 2);
+  train("nswitch", options + "--engine torch --stop-at 6");
+  const std::string switched = train("nswitch", options + "--engine native --resume");
+  const auto losses = lastIterationLosses(readFile(switched + ".csv"), 2);
+  ASSERT_EQ(losses.size(), whole.size());
+  for (std::size_t i = 0; i < whole.size(); ++i) EXPECT_NEAR(losses[i], whole[i], 0.01 * whole[i]) << "patch " << i;
+  std::ifstream optimizer(*dir_ + "/ckpt_n/optimizer.safetensors");
+  EXPECT_TRUE(optimizer.good());
+}
+#endif
+
+TEST_F(DiseTrain, NonFiniteLossStopsAndKeepsTheCheckpoint) {
+  // A cloud whose true normals are NaN: the run stops at its first patch, names it, and leaves
+  // the checkpoint of the patches before it as it was.
+  train("finite", "--epochs 1");
+  const std::string bad = *dir_ + "/data/bad";
+  std::ofstream(bad + ".xyz") << readFile(*dir_ + "/data/cube.xyz");
+  std::ofstream normals(bad + ".normals");
+  for (int i = 0; i < 1500; ++i) normals << "nan nan nan\n";
+  normals.close();
+  std::ofstream(*dir_ + "/data/bad_list.txt") << "bad\n";
+  const std::string model_before = readFile(*dir_ + "/ckpt_f/model.safetensors");
+  std::string output;
+  EXPECT_NE(run(binaryDir() + "/apps/dise_train " + *dir_ + "/data/bad_list.txt --k 12 --iterations 2 --patch 200 " +
+                    "--patches-per-cloud 1 --threads 1 --epochs 10 --resume --checkpoints " + *dir_ + "/ckpt_f --out " +
+                    *dir_ + "/f2.safetensors --log " + *dir_ + "/f2.csv",
+                &output),
+            0);
+  EXPECT_NE(output.find("the loss is nan at patch 6, iteration 1 (cloud " + bad + ")"), std::string::npos) << output;
+  EXPECT_NE(output.find("the last good checkpoint (patch 6) is kept"), std::string::npos) << output;
+  EXPECT_TRUE(readFile(*dir_ + "/ckpt_f/model.safetensors") == model_before);
 }
 
 TEST_F(DiseTrain, BadInput) {

@@ -1,0 +1,53 @@
+// dise_train's native engine: native_training.h on packed parameters.
+#include <cmath>
+
+#include "training_engine.h"
+
+namespace pcl_dise {
+
+std::uint64_t dropoutSeed(std::uint64_t patch_seed, int iteration) {
+  return patch_seed * 0x9E3779B97F4A7C15ull + static_cast<std::uint64_t>(iteration);
+}
+
+namespace {
+
+class NativeEngine : public TrainingEngine {
+ public:
+  explicit NativeEngine(int threads) : threads_(threads), parameters_(packParameters(randomModel(0))) {}
+
+  std::vector<double> trainPatch(const TrainingPatch& patch, int iterations, double learning_rate, double dropout,
+                                 std::uint64_t seed) override {
+    const ForwardInput input{patch.points.data(), patch.points.size() / 3, &patch.graph, patch.edge_scale};
+    TrainingState state = initialTrainingState(input, threads_);
+    std::vector<double> losses;
+    for (int it = 1; it <= iterations; ++it) {
+      TrainingState next;
+      const TrainingGradient g =
+          trainingIteration(unpackParameters(parameters_), input, state, patch.targets.data(), patch.loss_points,
+                            dropoutScales(patch.graph.numEdges(), dropout, dropoutSeed(seed, it)), threads_, next);
+      if (!std::isfinite(g.loss)) throw NonFiniteTraining(it, "the loss is " + std::to_string(g.loss));
+      for (const float v : g.gradient)
+        if (!std::isfinite(v)) throw NonFiniteTraining(it, "a gradient is not finite");
+      optimizer_.step(parameters_, g.gradient, learning_rate);
+      losses.push_back(g.loss);
+      state = std::move(next);
+    }
+    return losses;
+  }
+
+  std::vector<float> parameters() const override { return parameters_; }
+  void setParameters(const std::vector<float>& packed) override { parameters_ = packed; }
+  RmsProp optimizer() const override { return optimizer_; }
+  void setOptimizer(const RmsProp& state) override { optimizer_ = state; }
+
+ private:
+  int threads_;
+  std::vector<float> parameters_;
+  RmsProp optimizer_;
+};
+
+}  // namespace
+
+std::unique_ptr<TrainingEngine> makeNativeEngine(int threads) { return std::make_unique<NativeEngine>(threads); }
+
+}  // namespace pcl_dise

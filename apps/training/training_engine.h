@@ -1,0 +1,63 @@
+#pragma once
+// dise_train's engines behind one interface: the native CPU engine (native_training.h, no
+// LibTorch) and, where LibTorch is built, the LibTorch engine (CPU or CUDA). Both take the same
+// patches, draw the same dropout masks, start from the same weights and keep the same RMSprop
+// state, so a run may switch engines at any checkpoint.
+#include <cstdint>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "pcl_dise/native_training.h"
+#include "pcl_dise/neighborhoods.h"
+
+namespace pcl_dise {
+
+/** A training patch: the points nearest a centre and their neighbourhoods within the patch.
+ *  points, targets: M x 3 (targets: the true normals), nearest the centre first; graph: each
+ *  point's k + 1 nearest patch points, itself first; edge_scale: the whole cloud's s; the loss is
+ *  taken on the first loss_points points (the inner ones, whose neighbourhoods are not clipped). */
+struct TrainingPatch {
+  std::vector<float> points, targets;
+  Neighborhoods graph;
+  float edge_scale = 1.f;
+  std::size_t loss_points = 0;
+};
+
+/** A loss or gradient that is not finite, at `iteration` (1-based) of a patch; the step that
+ *  would have used it is not taken. */
+struct NonFiniteTraining : std::runtime_error {
+  NonFiniteTraining(int iteration, const std::string& what) : std::runtime_error(what), iteration(iteration) {}
+  int iteration;
+};
+
+class TrainingEngine {
+ public:
+  virtual ~TrainingEngine() = default;
+  /** Iteration 0, then `iterations` DISE iterations of the patch with a loss and an RMSprop step
+   *  at learning_rate after each (no gradient across iterations), dropout p on the kernel weights
+   *  (masks drawn by dropoutScales from seed and the iteration). Returns each iteration's loss;
+   *  throws NonFiniteTraining. */
+  virtual std::vector<double> trainPatch(const TrainingPatch& patch, int iterations, double learning_rate,
+                                         double dropout, std::uint64_t seed) = 0;
+  /** The weights, packed as packParameters does. */
+  virtual std::vector<float> parameters() const = 0;
+  virtual void setParameters(const std::vector<float>& packed) = 0;
+  /** RMSprop's state (per parameter, packed likewise). */
+  virtual RmsProp optimizer() const = 0;
+  virtual void setOptimizer(const RmsProp& state) = 0;
+};
+
+/** The dropout mask seed of one iteration of one patch. */
+std::uint64_t dropoutSeed(std::uint64_t patch_seed, int iteration);
+
+std::unique_ptr<TrainingEngine> makeNativeEngine(int threads);
+#ifdef PCL_DISE_WITH_TORCH
+/** device: "cpu" or "cuda". */
+std::unique_ptr<TrainingEngine> makeTorchEngine(const std::string& device, int threads);
+/** The RMSprop state of an optimizer.pt written by earlier LibTorch runs. */
+RmsProp readTorchOptimizer(const std::string& path);
+#endif
+
+}  // namespace pcl_dise
