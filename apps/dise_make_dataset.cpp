@@ -38,9 +38,11 @@ int main(int argc, char** argv) {
   std::string out_dir, prefix = "testset";
   std::size_t points = 100000, pidx = 5000;
   std::uint64_t seed = 1, shape_seed = 1;
-  std::size_t shapes = 0;
+  std::size_t shapes = 0, thin = 0;
   app.add_option("meshes", meshes, ".off, .obj or .ply meshes")->check(CLI::ExistingFile);
   app.add_option("--procedural", shapes, "procedural CAD shapes to add (cycling through the kinds)")->capture_default_str();
+  app.add_option("--thin", thin, "thin-structure shapes to add (cycling through the kinds), after the procedural ones")
+      ->capture_default_str();
   app.add_option("--shape-seed", shape_seed, "seed of the procedural shapes' proportions (hold out with another seed)")
       ->capture_default_str();
   app.add_option("--out", out_dir, "output folder")->required();
@@ -50,14 +52,16 @@ int main(int argc, char** argv) {
   app.add_option("--seed", seed, "random seed")->capture_default_str();
   CLI11_PARSE(app, argc, argv);
 
-  if (meshes.empty() && shapes == 0) {
-    std::cerr << "dise_make_dataset: error: give meshes, --procedural N, or both\n";
+  if (meshes.empty() && shapes == 0 && thin == 0) {
+    std::cerr << "dise_make_dataset: error: give meshes, --procedural N, --thin N, or several\n";
     return 2;
   }
 
   std::filesystem::create_directories(out_dir);
   std::vector<std::vector<std::string>> lists(std::size(kVariants));
-  const auto procedural = pcl_dise::pcpnet::proceduralShapes(shapes, shape_seed);
+  // Meshes, then procedural shapes, then thin ones: adding thin shapes keeps the others' clouds.
+  auto procedural = pcl_dise::pcpnet::proceduralShapes(shapes, shape_seed);
+  for (auto& shape : pcl_dise::pcpnet::thinShapes(thin, shape_seed)) procedural.push_back(std::move(shape));
   const std::size_t sources = meshes.size() + procedural.size();
   int failures = 0;
   for (std::size_t m = 0; m < sources; ++m) {

@@ -31,13 +31,19 @@ class PointKdTree {
   Neighborhoods graph(std::size_t k_with_self) const {
     const std::size_t k = std::min(k_with_self, cloud_.n);
     std::vector<std::int32_t> table(cloud_.n * k);
-#pragma omp parallel for schedule(dynamic, 256)
-    for (std::int64_t i = 0; i < static_cast<std::int64_t>(cloud_.n); ++i) {
-      std::vector<std::int32_t> row = nearest(cloud_.points + 3 * i, k);
-      // The point itself first, as the algorithm's neighbourhoods are written (duplicates may tie).
-      auto self = std::find(row.begin(), row.end(), static_cast<std::int32_t>(i));
-      if (self != row.end()) std::rotate(row.begin(), self, self + 1);
-      std::copy(row.begin(), row.end(), table.begin() + i * k);
+#pragma omp parallel
+    {
+      std::vector<std::uint32_t> ids(k);
+      std::vector<float> d2(k);
+#pragma omp for schedule(dynamic, 256)
+      for (std::int64_t i = 0; i < static_cast<std::int64_t>(cloud_.n); ++i) {
+        index_.knnSearch(cloud_.points + 3 * i, k, ids.data(), d2.data());
+        std::int32_t* row = table.data() + i * k;
+        std::copy(ids.begin(), ids.end(), row);
+        // The point itself first, as the algorithm's neighbourhoods are written (duplicates may tie).
+        std::int32_t* self = std::find(row, row + k, static_cast<std::int32_t>(i));
+        if (self != row + k) std::rotate(row, self, self + 1);
+      }
     }
     return Neighborhoods::fromDense(table.data(), cloud_.n, k);
   }

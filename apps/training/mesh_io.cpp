@@ -47,14 +47,21 @@ void addPolygon(Mesh& mesh, const std::vector<long>& ids, long face, const std::
 }
 
 void readOff(std::istream& in, const std::string& path, Mesh& mesh, std::size_t& degenerate) {
+  // OFF, or COFF / NOFF / CNOFF: vertex colours and normals follow the coordinates on each vertex line.
   const std::string magic = nextToken(in, path);
-  if (magic != "OFF") fail(path, "is not an OFF file (starts with '" + magic + "')");
+  const bool off = magic.size() >= 3 && magic.compare(magic.size() - 3, 3, "OFF") == 0 &&
+                   magic.find_first_not_of("CN") == magic.size() - 3;
+  if (!off) fail(path, "is not an OFF file (starts with '" + magic + "')");
+  const bool extras = magic != "OFF";
   const long nv = parse<long>(nextToken(in, path), path), nf = parse<long>(nextToken(in, path), path);
   nextToken(in, path);  // edge count
   if (nv < 3 || nf < 1) fail(path, "has no surface");
   mesh.vertices.resize(nv);
-  for (auto& v : mesh.vertices)
+  for (auto& v : mesh.vertices) {
     for (auto& c : v) c = parse<double>(nextToken(in, path), path);
+    std::string rest;
+    if (extras) std::getline(in, rest);
+  }
   for (long f = 0; f < nf; ++f) {
     std::vector<long> ids(parse<int>(nextToken(in, path), path));
     for (auto& id : ids) id = parse<long>(nextToken(in, path), path);

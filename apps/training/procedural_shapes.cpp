@@ -2,6 +2,7 @@
 
 #include <array>
 #include <cmath>
+#include <map>
 #include <random>
 #include <stdexcept>
 
@@ -146,6 +147,246 @@ void rotate(Mesh& m, std::mt19937_64& rng) {
   }
 }
 
+// Adds the triangles (a, b, c), (a, c, d) of a planar quad, wound so that their normal points
+// along `outward`.
+void addQuadFacing(Mesh& m, int a, int b, int c, int d, const std::array<double, 3>& outward) {
+  const auto& pa = m.vertices[a];
+  const auto& pb = m.vertices[b];
+  const auto& pc = m.vertices[c];
+  const double u[3] = {pb[0] - pa[0], pb[1] - pa[1], pb[2] - pa[2]}, w[3] = {pc[0] - pa[0], pc[1] - pa[1], pc[2] - pa[2]};
+  const double n[3] = {u[1] * w[2] - u[2] * w[1], u[2] * w[0] - u[0] * w[2], u[0] * w[1] - u[1] * w[0]};
+  if (n[0] * outward[0] + n[1] * outward[1] + n[2] * outward[2] >= 0) {
+    m.addTriangle(a, b, c);
+    m.addTriangle(a, c, d);
+  } else {
+    m.addTriangle(a, c, b);
+    m.addTriangle(a, d, c);
+  }
+}
+
+// A solid made of the filled cells of a grid with uneven spacing: lines[axis] are its grid
+// lines (ascending), filled(i, j, k) says which cells belong to it. Only the faces between a
+// filled and an empty cell are surface; layouts must not let two cells touch along an edge only.
+struct CellSolid {
+  std::array<std::vector<double>, 3> lines;
+  std::vector<char> cells;
+  int size(int axis) const { return static_cast<int>(lines[axis].size()) - 1; }
+  char& at(int i, int j, int k) { return cells[(k * size(1) + j) * size(0) + i]; }
+  bool filled(int i, int j, int k) const {
+    if (i < 0 || j < 0 || k < 0 || i >= size(0) || j >= size(1) || k >= size(2)) return false;
+    return cells[(k * size(1) + j) * size(0) + i] != 0;
+  }
+};
+
+CellSolid cellSolid(std::vector<double> x, std::vector<double> y, std::vector<double> z) {
+  CellSolid s;
+  s.lines = {std::move(x), std::move(y), std::move(z)};
+  s.cells.assign(static_cast<std::size_t>(s.size(0)) * s.size(1) * s.size(2), 0);
+  return s;
+}
+
+void addCellSolid(Mesh& m, const CellSolid& s) {
+  std::map<std::array<int, 3>, int> nodes;
+  auto node = [&](std::array<int, 3> g) {
+    auto [it, added] = nodes.try_emplace(g, 0);
+    if (added) it->second = addVertex(m, s.lines[0][g[0]], s.lines[1][g[1]], s.lines[2][g[2]]);
+    return it->second;
+  };
+  for (int k = 0; k < s.size(2); ++k)
+    for (int j = 0; j < s.size(1); ++j)
+      for (int i = 0; i < s.size(0); ++i) {
+        if (!s.filled(i, j, k)) continue;
+        const std::array<int, 3> cell{i, j, k};
+        for (int axis = 0; axis < 3; ++axis)
+          for (int side : {0, 1}) {
+            std::array<int, 3> next = cell;
+            next[axis] += side ? 1 : -1;
+            if (s.filled(next[0], next[1], next[2])) continue;
+            const int u = (axis + 1) % 3, v = (axis + 2) % 3;
+            std::array<int, 3> corner = cell;
+            corner[axis] += side;
+            std::array<int, 4> q;
+            const int du[4] = {0, 1, 1, 0}, dv[4] = {0, 0, 1, 1};
+            for (int c = 0; c < 4; ++c) {
+              std::array<int, 3> g = corner;
+              g[u] += du[c];
+              g[v] += dv[c];
+              q[c] = node(g);
+            }
+            std::array<double, 3> outward{0, 0, 0};
+            outward[axis] = side ? 1 : -1;
+            addQuadFacing(m, q[0], q[1], q[2], q[3], outward);
+          }
+      }
+}
+
+// A strip of `thickness` along the polyline `path` (in the x-z plane), extruded along y over
+// [0, width]: sheet metal bent at the polyline's corners (mitred, so each bend is a sharp edge).
+void addThickPolyline(Mesh& m, const std::vector<Point2>& path, double thickness, double width) {
+  const int n = static_cast<int>(path.size());
+  std::vector<Point2> normal(n);  // mitred offset direction at each vertex, scaled so the strip keeps its thickness
+  auto segmentNormal = [&](int i) {
+    const double dx = path[i + 1][0] - path[i][0], dz = path[i + 1][1] - path[i][1], len = std::hypot(dx, dz);
+    return Point2{-dz / len, dx / len};
+  };
+  for (int i = 0; i < n; ++i) {
+    if (i == 0 || i == n - 1) {
+      normal[i] = segmentNormal(i == 0 ? 0 : n - 2);
+      continue;
+    }
+    const Point2 a = segmentNormal(i - 1), b = segmentNormal(i);
+    Point2 mid{a[0] + b[0], a[1] + b[1]};
+    const double len = std::hypot(mid[0], mid[1]);
+    mid = {mid[0] / len, mid[1] / len};
+    const double cosine = mid[0] * a[0] + mid[1] * a[1];
+    normal[i] = {mid[0] / cosine, mid[1] / cosine};
+  }
+  const int first = static_cast<int>(m.vertices.size());
+  auto id = [&](int i, int side, int end) { return first + 4 * i + 2 * side + end; };  // side 0: +normal
+  for (int i = 0; i < n; ++i)
+    for (int side : {0, 1})
+      for (int end : {0, 1}) {
+        const double o = (side ? -0.5 : 0.5) * thickness;
+        addVertex(m, path[i][0] + o * normal[i][0], end * width, path[i][1] + o * normal[i][1]);
+      }
+  for (int i = 0; i + 1 < n; ++i) {
+    const Point2 sn = segmentNormal(i);
+    addQuadFacing(m, id(i, 0, 0), id(i + 1, 0, 0), id(i + 1, 0, 1), id(i, 0, 1), {sn[0], 0, sn[1]});
+    addQuadFacing(m, id(i, 1, 0), id(i + 1, 1, 0), id(i + 1, 1, 1), id(i, 1, 1), {-sn[0], 0, -sn[1]});
+    for (int end : {0, 1})
+      addQuadFacing(m, id(i, 0, end), id(i + 1, 0, end), id(i + 1, 1, end), id(i, 1, end), {0, end ? 1.0 : -1.0, 0});
+  }
+  for (int i : {0, n - 1}) {
+    const double dx = path[i == 0 ? 1 : n - 1][0] - path[i == 0 ? 0 : n - 2][0];
+    const double dz = path[i == 0 ? 1 : n - 1][1] - path[i == 0 ? 0 : n - 2][1];
+    const double sign = i == 0 ? -1 : 1;
+    addQuadFacing(m, id(i, 0, 0), id(i, 1, 0), id(i, 1, 1), id(i, 0, 1), {sign * dx, 0, sign * dz});
+  }
+}
+
+// A thin blade: a lens-shaped cross-section (half-width `chord`, thickness `thickness`) along z
+// over [0, length], twisted by `twist` radians from end to end, capped at both ends.
+void addTwistedBlade(Mesh& m, double chord, double thickness, double length, double twist) {
+  const int around = 32, along = 96;
+  const int first = static_cast<int>(m.vertices.size());
+  std::vector<Point2> section;
+  for (int a = 0; a < around; ++a) {
+    const double t = 2 * kPi * a / around;
+    section.push_back({chord * std::cos(t), 0.5 * thickness * std::sin(t)});
+  }
+  for (int s = 0; s <= along; ++s) {
+    const double z = length * s / along, angle = twist * s / along, c = std::cos(angle), sn = std::sin(angle);
+    for (const auto& p : section) addVertex(m, c * p[0] - sn * p[1], sn * p[0] + c * p[1], z);
+  }
+  auto id = [&](int s, int a) { return first + s * around + (a % around); };
+  for (int s = 0; s < along; ++s)
+    for (int a = 0; a < around; ++a) {
+      const auto& p = m.vertices[id(s, a)];
+      addQuadFacing(m, id(s, a), id(s, a + 1), id(s + 1, a + 1), id(s + 1, a), {p[0], p[1], 0});
+    }
+  for (int end : {0, along}) {
+    const int centre = addVertex(m, 0, 0, length * end / along);
+    for (int a = 0; a < around; ++a) {
+      const auto& pa = m.vertices[id(end, a)];
+      const auto& pb = m.vertices[id(end, a + 1)];
+      const double cross = pa[0] * pb[1] - pa[1] * pb[0];  // > 0: counter-clockwise seen from +z
+      if ((cross > 0) == (end > 0)) m.addTriangle(centre, id(end, a), id(end, a + 1));
+      else m.addTriangle(centre, id(end, a + 1), id(end, a));
+    }
+  }
+}
+
+Mesh makeThinShape(const std::string& kind, std::mt19937_64& rng) {
+  auto uniform = [&](double lo, double hi) { return std::uniform_real_distribution<double>(lo, hi)(rng); };
+  auto integer = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  // Walls this thin fall inside one k = 64 neighbourhood of a 100,000-point sample, both faces.
+  auto thin = [&] { return uniform(0.004, 0.03); };
+  Mesh m;
+  if (kind == "finnedplate") {
+    const int fins = integer(3, 7);
+    const double fin = thin(), gap = uniform(0.02, 0.12), base = uniform(0.02, 0.08), height = uniform(0.2, 0.6);
+    std::vector<double> x{0};
+    for (int f = 0; f < fins; ++f) {
+      x.push_back(x.back() + fin);
+      if (f + 1 < fins) x.push_back(x.back() + gap);
+    }
+    CellSolid s = cellSolid(x, {0, uniform(0.5, 1.2)}, {0, base, base + height});
+    for (int i = 0; i < s.size(0); ++i) {
+      s.at(i, 0, 0) = 1;
+      s.at(i, 0, 1) = i % 2 == 0;
+    }
+    addCellSolid(m, s);
+  } else if (kind == "hairpin") {
+    // Two parallel plates closer than a neighbourhood, joined at one end.
+    const double t = thin(), gap = uniform(0.005, 0.05), join = uniform(0.03, 0.1);
+    CellSolid s = cellSolid({0, t, t + gap, 2 * t + gap}, {0, uniform(0.4, 1.0)}, {0, join, join + uniform(0.5, 1.2)});
+    for (int i = 0; i < 3; ++i) {
+      s.at(i, 0, 0) = 1;
+      s.at(i, 0, 1) = i != 1;
+    }
+    addCellSolid(m, s);
+  } else if (kind == "channel") {
+    // Thin-walled L, U, J and closed rectangular sections, extruded along y: the grid's middle
+    // column and row are wide, its outer ones thin, so the middle cell is never filled.
+    const double t = thin(), w = uniform(0.2, 0.6), h = uniform(0.2, 0.6), length = uniform(0.6, 1.4);
+    CellSolid s = cellSolid({0, t, t + w, 2 * t + w}, {0, length}, {0, t, t + h, 2 * t + h});
+    const char* layouts[4] = {"xxx" "x.." "x..",   // L (bottom row first)
+                              "xxx" "x.x" "x.x",   // U
+                              "xxx" "x.x" "x..",   // J
+                              "xxx" "x.x" "xxx"};  // rectangular tube
+    const char* layout = layouts[integer(0, 3)];
+    for (int k = 0; k < 3; ++k)
+      for (int i = 0; i < 3; ++i) s.at(i, 0, k) = layout[3 * k + i] == 'x';
+    addCellSolid(m, s);
+  } else if (kind == "hollowbox") {
+    // Thin walls and floor, open at the top.
+    const double t = thin(), a = uniform(0.3, 0.8), b = uniform(0.3, 0.8), c = uniform(0.2, 0.6);
+    CellSolid s = cellSolid({0, t, t + a, 2 * t + a}, {0, t, t + b, 2 * t + b}, {0, t, t + c});
+    for (int j = 0; j < 3; ++j)
+      for (int i = 0; i < 3; ++i) {
+        s.at(i, j, 0) = 1;
+        s.at(i, j, 1) = i != 1 || j != 1;
+      }
+    addCellSolid(m, s);
+  } else if (kind == "perforatedplate") {
+    // Rectangular holes of many sizes; holes sit at odd (i, j) so that no two cells meet at an edge only.
+    const int nx = 2 * integer(2, 4) + 1, ny = 2 * integer(2, 4) + 1;
+    std::vector<double> x{0}, y{0};
+    for (int i = 0; i < nx; ++i) x.push_back(x.back() + uniform(0.03, 0.2));
+    for (int j = 0; j < ny; ++j) y.push_back(y.back() + uniform(0.03, 0.2));
+    CellSolid s = cellSolid(x, y, {0, uniform(0.004, 0.05)});
+    for (int j = 0; j < ny; ++j)
+      for (int i = 0; i < nx; ++i) s.at(i, j, 0) = !(i % 2 == 1 && j % 2 == 1 && integer(0, 3) > 0);
+    addCellSolid(m, s);
+  } else if (kind == "bentsheet") {
+    // Sheet metal with 1 to 4 bends of 20 to 160 degrees, left or right.
+    std::vector<Point2> path{{0, 0}};
+    double heading = 0;
+    const int bends = integer(1, 4);
+    for (int b = 0; b <= bends; ++b) {
+      const double len = uniform(0.15, 0.5);
+      path.push_back({path.back()[0] + len * std::cos(heading), path.back()[1] + len * std::sin(heading)});
+      heading += (integer(0, 1) ? 1 : -1) * uniform(20, 160) * kPi / 180;
+    }
+    addThickPolyline(m, path, thin(), uniform(0.3, 1.0));
+  } else if (kind == "thintube") {
+    const double wall = thin();
+    addPipe(m, 0.5 - wall, 0.5, 0, uniform(0.3, 1.5), 256);
+  } else if (kind == "twistedblade") {
+    addTwistedBlade(m, uniform(0.12, 0.3), thin(), uniform(0.8, 1.5), uniform(20, 150) * kPi / 180);
+  } else if (kind == "wedge") {
+    // A knife edge: a prism over a triangle with an apex angle of 5 to 60 degrees.
+    const double length = uniform(0.4, 0.9), angle = uniform(5, 60) * kPi / 180;
+    const double half = length * std::tan(angle / 2);
+    addPrism(m, {{-length / 3, -half}, {2 * length / 3, 0}, {-length / 3, half}}, 0, 0, 0, uniform(0.2, 0.8));
+  } else {
+    throw std::invalid_argument("unknown thin shape '" + kind + "'");
+  }
+  scale(m, uniform(0.8, 1.25), uniform(0.8, 1.25), uniform(0.8, 1.25));
+  rotate(m, rng);
+  return m;
+}
+
 Mesh makeShape(const std::string& kind, std::mt19937_64& rng) {
   auto uniform = [&](double lo, double hi) { return std::uniform_real_distribution<double>(lo, hi)(rng); };
   auto integer = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
@@ -221,6 +462,23 @@ std::vector<NamedMesh> proceduralShapes(std::size_t count, std::uint64_t seed) {
     const std::string& kind = kinds[i % kinds.size()];
     std::mt19937_64 rng(seed * 6364136223846793005ull + i);
     shapes.push_back({"cad_" + kind + "_" + std::to_string(seed) + "_" + std::to_string(i), makeShape(kind, rng)});
+  }
+  return shapes;
+}
+
+const std::vector<std::string>& thinKinds() {
+  static const std::vector<std::string> kinds = {"finnedplate", "hairpin",  "channel",      "hollowbox", "perforatedplate",
+                                                 "bentsheet",   "thintube", "twistedblade", "wedge"};
+  return kinds;
+}
+
+std::vector<NamedMesh> thinShapes(std::size_t count, std::uint64_t seed) {
+  std::vector<NamedMesh> shapes;
+  const auto& kinds = thinKinds();
+  for (std::size_t i = 0; i < count; ++i) {
+    const std::string& kind = kinds[i % kinds.size()];
+    std::mt19937_64 rng(seed * 2862933555777941757ull + i);
+    shapes.push_back({"thin_" + kind + "_" + std::to_string(seed) + "_" + std::to_string(i), makeThinShape(kind, rng)});
   }
   return shapes;
 }

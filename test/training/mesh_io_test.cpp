@@ -27,6 +27,13 @@ TEST(MeshIo, ReadsOffObjAndPly) {
   const std::string dir = pcl_dise::test::temporaryDir("mesh_io");
   std::ofstream(dir + "/s.off") << "OFF\n5 2 0\n0 0 0\n1 0 0\n1 1 0\n0 1 0\n2 2 0\n4 0 1 2 3\n3 0 0 4\n";
   expectSquare(dir + "/s.off");
+  // COFF (colours of 3 or 4 values after each vertex) and NOFF (a normal after each vertex).
+  std::ofstream(dir + "/c.off") << "COFF\n5 2 0\n0 0 0 192 192 192 255\n1 0 0 1 2 3 4\n1 1 0 0.5 0.5 0.5\n"
+                                << "0 1 0 9 9 9 9\n2 2 0 1 1 1 1\n4 0 1 2 3 255 0 0\n3 0 0 4\n";
+  expectSquare(dir + "/c.off");
+  std::ofstream(dir + "/n.off") << "NOFF\n5 2 0\n0 0 0 0 0 1\n1 0 0 0 0 1\n1 1 0 0 0 1\n0 1 0 0 0 1\n2 2 0 0 0 1\n"
+                                << "4 0 1 2 3\n3 0 0 4\n";
+  expectSquare(dir + "/n.off");
 
   std::ofstream(dir + "/s.obj") << "# square\nv 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\nv 2 2 0\nvn 0 0 1\n"
                                 << "f 1/1/1 2/2/1 3/3/1 4//1\nf -5 -5 -1\n";

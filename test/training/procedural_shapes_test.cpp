@@ -54,6 +54,58 @@ TEST(ProceduralShapes, BoxUnionsKeepOnlyTheUnionsSurface) {
   }
 }
 
+// Volume enclosed by a closed mesh (divergence theorem): positive where every face points out.
+double signedVolume(const Mesh& m) {
+  double v = 0;
+  for (const auto& t : m.triangles) {
+    const auto &a = m.vertices[t[0]], &b = m.vertices[t[1]], &c = m.vertices[t[2]];
+    v += (a[0] * (b[1] * c[2] - b[2] * c[1]) - a[1] * (b[0] * c[2] - b[2] * c[0]) + a[2] * (b[0] * c[1] - b[1] * c[0])) / 6;
+  }
+  return v;
+}
+
+TEST(ThinShapes, EveryKindIsAClosedSolidWithOutwardFaces) {
+  const auto shapes = thinShapes(2 * thinKinds().size(), 3);
+  for (std::size_t s = 0; s < shapes.size(); ++s) {
+    SCOPED_TRACE(shapes[s].name);
+    EXPECT_EQ(shapes[s].name.find("thin_" + thinKinds()[s % thinKinds().size()] + "_3_"), 0u);
+    std::map<std::pair<int, int>, int> edges;
+    for (const auto& t : shapes[s].mesh.triangles)
+      for (int e = 0; e < 3; ++e) ++edges[std::minmax(t[e], t[(e + 1) % 3])];
+    for (const auto& [edge, count] : edges) ASSERT_EQ(count, 2) << edge.first << "-" << edge.second;
+    EXPECT_GT(signedVolume(shapes[s].mesh), 0);
+    const Cloud c = sample(shapes[s].mesh, 1000, Density::Uniform, 0.0, 1);
+    for (const auto& n : c.normals) ASSERT_NEAR(norm(n), 1.0, 1e-5);
+  }
+}
+
+TEST(ThinShapes, BothFacesOfAWallFallIntoOneNeighbourhood) {
+  // On a 5,000-point sample, many points have a point of the other face of their wall within
+  // 0.06 (about a k = 64 neighbourhood's radius at 100,000 points): parallel normals (up to
+  // sign) and an offset along them. The wedge is thin only near its edge.
+  for (const auto& shape : thinShapes(thinKinds().size(), 5)) {
+    if (shape.name.find("wedge") != std::string::npos) continue;
+    SCOPED_TRACE(shape.name);
+    const Cloud c = sample(shape.mesh, 5000, Density::Uniform, 0.0, 2);
+    int close = 0;
+    for (std::size_t i = 0; i < c.points.size(); ++i)
+      for (std::size_t j = 0; j < c.points.size(); ++j) {
+        double d2 = 0, dot = 0, along = 0;
+        for (int k = 0; k < 3; ++k) {
+          const double offset = c.points[j][k] - c.points[i][k];
+          d2 += offset * offset;
+          dot += c.normals[i][k] * c.normals[j][k];
+          along += offset * c.normals[i][k];
+        }
+        if (d2 < 0.06 * 0.06 && d2 > 1e-8 && std::fabs(dot) > 0.7 && along * along > 0.5 * d2) {
+          ++close;
+          break;
+        }
+      }
+    EXPECT_GT(close, 1000) << close;
+  }
+}
+
 TEST(ProceduralShapes, SeedsAreReproducibleAndDistinct) {
   const auto a = proceduralShapes(4, 7), b = proceduralShapes(4, 7), c = proceduralShapes(4, 8);
   for (std::size_t s = 0; s < a.size(); ++s) {
