@@ -1,6 +1,7 @@
 // dise_eval: the PCPNet evaluation protocol (ALGORITHM.md) for DISE models, side by side with
 // PCL's PCA and CGAL's jet fitting at the same neighbourhood size: a table, JSON and a PNG plot
 // of the good-points curves.
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -52,6 +53,23 @@ double rmse(const std::vector<double>& e) {
 }
 
 double mean(const std::vector<double>& v) { return std::accumulate(v.begin(), v.end(), 0.0) / v.size(); }
+
+// Clouds of thin structures (dise_make_dataset --thin) are reported as a row of their own.
+bool isThinStructure(const std::string& cloud) { return cloud.rfind("thin_", 0) == 0; }
+
+// The mean over the categories of the mean RMSE of a category's thin-structure clouds; NaN where none.
+double thinStructureAverage(const pcl_dise::eval::CloudErrors& errors, nlohmann::json& per_category) {
+  std::vector<double> category_means;
+  for (const auto& [category, clouds] : errors) {
+    std::vector<double> thin;
+    for (const auto& [cloud, rmse] : clouds)
+      if (isThinStructure(cloud)) thin.push_back(rmse);
+    if (thin.empty()) continue;
+    category_means.push_back(mean(thin));
+    per_category[category] = category_means.back();
+  }
+  return category_means.empty() ? std::nan("") : mean(category_means);
+}
 
 std::vector<double> goodShares(const std::vector<double>& e) {
   std::vector<double> shares(kThresholds);
@@ -234,6 +252,18 @@ int main(int argc, char** argv) {
     std::cout << "  ";
     for (int it = 0; it <= iterations; ++it) std::cout << ' ' << mean(iteration_means[it]);
     std::cout << "\n";
+    nlohmann::json probe;
+    if (std::isfinite(thinStructureAverage(methods.front().cloud_rmse, probe))) {
+      // The same six-category average over the thin-structure shapes alone.
+      std::cout << std::left << std::setw(22) << "thin structures" << std::right;
+      for (const auto& m : methods) {
+        nlohmann::json per_category;
+        const double thin = thinStructureAverage(m.cloud_rmse, per_category);
+        std::cout << std::setw(column(m)) << thin;
+        results["thin_structures"][m.name] = {{"average", thin}, {"per_category", per_category}};
+      }
+      std::cout << "\n";
+    }
     if (compared) {
       // The model against --compare-model, shape by shape: is the difference of the averages
       // larger than what varies between shapes?
@@ -243,11 +273,17 @@ int main(int argc, char** argv) {
                 << " shapes in every category: mean " << std::setprecision(3) << std::showpos << paired.mean_difference
                 << std::noshowpos << ", standard error " << paired.standard_error << std::setprecision(2) << ", "
                 << methods.front().name << " better on " << paired.a_better << "\n";
+      const auto worst = std::max_element(paired.by_shape.begin(), paired.by_shape.end(),
+                                          [](const auto& a, const auto& b) { return a.second < b.second; });
+      if (worst != paired.by_shape.end())
+        std::cout << "largest loss of " << methods.front().name << ": " << worst->first << " " << std::setprecision(3)
+                  << std::showpos << worst->second << std::noshowpos << std::setprecision(2) << "\n";
       results["paired"] = {{"other", other.name},
                            {"shapes", paired.shapes},
                            {"mean_difference", paired.mean_difference},
                            {"standard_error", paired.standard_error},
-                           {"better_on", paired.a_better}};
+                           {"better_on", paired.a_better},
+                           {"by_shape", paired.by_shape}};
     }
     if (!json_out.empty()) std::ofstream(json_out) << results.dump(2) << "\n";
     if (!plot_out.empty()) {

@@ -44,6 +44,7 @@ PairedComparison compareByShape(const CloudErrors& a, const CloudErrors& b, cons
     for (const auto& entry : by_category) sum += entry.second;
     per_shape.push_back(sum / categories);
     result.a_better += per_shape.back() < 0;
+    result.by_shape[shape] = per_shape.back();
   }
   result.shapes = per_shape.size();
   if (per_shape.empty()) return result;
