@@ -1,4 +1,4 @@
-// dise_eval: the PCPNet evaluation protocol (ALGORITHM.md) for DISE models, side by side with
+// dise_eval: the PCPNet evaluation protocol (docs/algorithm.md) for DISE models, side by side with
 // PCL's PCA and CGAL's jet fitting at the same neighbourhood size: a table, JSON and a PNG plot
 // of the good-points curves.
 #include <algorithm>

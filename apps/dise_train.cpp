@@ -36,7 +36,7 @@ struct Options {
   bool resume = false;
 };
 
-// A training cloud with its whole-cloud edge scale (ALGORITHM.md: one statistic per cloud).
+// A training cloud with its whole-cloud edge scale (docs/algorithm.md: one statistic per cloud).
 struct TrainingCloud {
   std::string name;
   std::vector<float> points, normals;  // N x 3
@@ -324,7 +324,7 @@ int train(const Options& o) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"Trains a DISE model (ALGORITHM.md's recipe) on a PCPNet-format list."};
+  CLI::App app{"Trains a DISE model (docs/algorithm.md's recipe) on a PCPNet-format list."};
   Options o;
   app.add_option("list", o.list, "list file naming the training clouds")->required()->check(CLI::ExistingFile);
   app.add_option("--out", o.out, "output model")->capture_default_str();

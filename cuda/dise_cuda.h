@@ -8,7 +8,7 @@
 namespace pcl_dise {
 namespace cuda {
 
-/** The network's 7,981 parameters, packed in this order: for each MLP of ALGORITHM.md (layer1,
+/** The network's 7,981 parameters, packed in this order: for each MLP of docs/algorithm.md (layer1,
  *  layerg, layer2, layerg2, layer3, layerg3, layer4) its first weight (hidden x in, row-major),
  *  first bias (hidden), second weight (out x hidden), second bias (out). */
 constexpr int kParameterCount = 7981;

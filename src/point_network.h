@@ -1,5 +1,5 @@
 #pragma once
-// The native backend's per-point network (ALGORITHM.md steps 1-10): one neighbourhood's edge
+// The native backend's per-point network (docs/algorithm.md steps 1-10): one neighbourhood's edge
 // features, the seven MLPs, the kernel softmax and the weighted plane fit, on raw arrays. It runs feature-major, a row
 // per feature and a SIMD lane per edge, so that every per-edge layer is a register-blocked
 // product whatever its width. AVX2 + FMA and AVX-512 versions are chosen at run time where the

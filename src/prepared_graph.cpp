@@ -1,4 +1,4 @@
-// Iteration 0 and the neighbourhood rules shared by every backend (ALGORITHM.md): the edge
+// Iteration 0 and the neighbourhood rules shared by every backend (docs/algorithm.md): the edge
 // scale, plain PCA per point, and the pruning of points that cannot take part.
 #include <algorithm>
 #include <cmath>

@@ -1,5 +1,5 @@
 // The native backend's per-point network against a double-precision reference that follows
-// ALGORITHM.md literally (concatenated inputs, no split layers): every implementation this
+// docs/algorithm.md literally (concatenated inputs, no split layers): every implementation this
 // processor runs (portable, AVX2, AVX-512), neighbourhoods that fill their registers partly and
 // wholly, coincident neighbours, large logits; then its weighted plane fit; nothing written past
 // the scratch or the weights.
@@ -48,7 +48,7 @@ double cosine(const double* a, const double* b) {
   return norms < 1e-8 ? 0.0 : (a[0] * b[0] + a[1] * b[1] + a[2] * b[2]) / norms;
 }
 
-// ALGORITHM.md steps 1-9 for one point, in double.
+// docs/algorithm.md steps 1-9 for one point, in double.
 Values referenceWeights(const Model& model, const PointNeighborhood& nb) {
   const int k = nb.count;
   std::vector<Values> edge(k), c(k), e1(k), e2(k), e3(k);

@@ -18,7 +18,7 @@ namespace {
   throw std::runtime_error("'" + path + "': " + problem);
 }
 
-// Density of the striped variant for layers 1..30 (ALGORITHM.md).
+// Density of the striped variant for layers 1..30 (docs/algorithm.md).
 constexpr double kStripeDensity[30] = {0.1,    10,     0.1374, 7.279,  0.1887, 5.298,  0.2593, 3.857,
                                        0.3562, 2.807,  0.4894, 2.043,  0.6723, 1.487,  0.9237, 1.083,
                                        1.269,  0.788,  1.743,  0.5736, 2.395,  0.4175, 3.29,   0.3039,

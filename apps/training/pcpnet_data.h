@@ -1,5 +1,5 @@
 #pragma once
-// PCPNet-protocol data (ALGORITHM.md): meshes, sampling with noise and density variants, and
+// PCPNet-protocol data (docs/algorithm.md): meshes, sampling with noise and density variants, and
 // the file format (NAME.xyz, NAME.normals, NAME.pidx, list files). Header of plain C++ and
 // Eigen, shared by dise_make_dataset, dise_train and dise_eval.
 #include <array>

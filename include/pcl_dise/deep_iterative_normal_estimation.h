@@ -59,7 +59,7 @@ class DeepIterativeNormalEstimation : public Feature<PointInT, PointOutT> {
   // ---- pcl::NormalEstimation's API ----
 
   /** PCA plane of one neighbourhood (cloud indices), as pcl::NormalEstimation: plane_parameters
-   *  = (n, -n . centroid), n with ALGORITHM.md's sign rule; false and NaN for < 3 points or no spread. */
+   *  = (n, -n . centroid), n with docs/algorithm.md's sign rule; false and NaN for < 3 points or no spread. */
   bool computePointNormal(const pcl::PointCloud<PointInT>& cloud, const pcl::Indices& indices,
                           Eigen::Vector4f& plane_parameters, float& curvature);
   bool computePointNormal(const pcl::PointCloud<PointInT>& cloud, const pcl::Indices& indices, float& nx,

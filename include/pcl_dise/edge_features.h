@@ -1,5 +1,5 @@
 #pragma once
-// The per-edge inputs of a DISE iteration and the kernel's rotation (ALGORITHM.md steps 1 and 7),
+// The per-edge inputs of a DISE iteration and the kernel's rotation (docs/algorithm.md steps 1 and 7),
 // shared by the native and CUDA backends. Header-only, usable from CUDA device code.
 #include <cmath>
 

@@ -203,7 +203,7 @@ PCL_DISE_HOST_DEVICE int smallestMagnitudeIndex(const Eigen3Result<Scalar>& r) {
   return best;
 }
 
-/** ALGORITHM.md's sign rule: flip n in place so that n . (1, 2, 3) >= 0. */
+/** docs/algorithm.md's sign rule: flip n in place so that n . (1, 2, 3) >= 0. */
 template <typename Scalar>
 PCL_DISE_HOST_DEVICE void applySignRule(Scalar* n) {
   if (n[0] + Scalar(2) * n[1] + Scalar(3) * n[2] < Scalar(0)) {

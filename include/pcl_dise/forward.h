@@ -28,7 +28,7 @@ std::string nativeInstructionSet();
 /** What the forward pass works on.
  *  points: M x 3 row-major node positions in a local frame (an origin subtracted, so that float
  *  keeps the precision of georeferenced data); neighborhoods: N(i) for every node, the node
- *  itself included, neighbour indices in [0, M); edge_scale: s of ALGORITHM.md (see edgeScale). */
+ *  itself included, neighbour indices in [0, M); edge_scale: s of docs/algorithm.md (see edgeScale). */
 struct ForwardInput {
   const float* points = nullptr;
   std::size_t num_points = 0;

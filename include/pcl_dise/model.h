@@ -1,5 +1,5 @@
 #pragma once
-// The DISE network's weights (7,981 float32 parameters, ALGORITHM.md) and their file format.
+// The DISE network's weights (7,981 float32 parameters, docs/algorithm.md) and their file format.
 #include <array>
 #include <cstdint>
 #include <map>

@@ -1,5 +1,5 @@
 #pragma once
-// The weighted least-squares plane fit of ALGORITHM.md, shared by iteration 0 (unit weights,
+// The weighted least-squares plane fit of docs/algorithm.md, shared by iteration 0 (unit weights,
 // plain PCA) and every DISE iteration, on every backend.
 #include "pcl_dise/eigen3x3.h"
 

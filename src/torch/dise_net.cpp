@@ -74,7 +74,7 @@ torch::Tensor addPerPoint(const torch::Tensor& e, const torch::Tensor& p, const 
   return (e.view({graph.numPoints(), graph.degree, e.size(1)}) + p.unsqueeze(1)).view_as(e);
 }
 
-// An MLP of ALGORITHM.md whose input concatenates per-entry and per-point columns: its first
+// An MLP of docs/algorithm.md whose input concatenates per-entry and per-point columns: its first
 // product splits as W [x; y] = W_x x + W_y y, so W_y y is computed once per point instead of once
 // per entry. `parts`: the input's column blocks in order, per entry (E x c) or per point (M x c).
 struct InputPart {
@@ -97,7 +97,7 @@ torch::Tensor mixedInputMlp(const torch::nn::Sequential& mlp, const std::vector<
   return torch::linear(torch::relu(addPerPoint(per_entry, per_point, graph)), second.weight, second.bias);
 }
 
-// Rotation matrices M x 3 x 3 from quaternions M x 4 (ALGORITHM.md step 7).
+// Rotation matrices M x 3 x 3 from quaternions M x 4 (docs/algorithm.md step 7).
 torch::Tensor rotationFromQuaternion(torch::Tensor q) {
   q = q / (q.norm(2, 1, true) + 1e-8);
   const auto x0 = q.select(1, 0), x1 = q.select(1, 1), x2 = q.select(1, 2), x3 = q.select(1, 3);

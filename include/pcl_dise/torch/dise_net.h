@@ -28,7 +28,7 @@ struct TorchState {
   torch::Tensor normals, weights, curvature;
 };
 
-/** The seven MLPs of ALGORITHM.md as torch::nn::Sequential children named layer1 .. layer4,
+/** The seven MLPs of docs/algorithm.md as torch::nn::Sequential children named layer1 .. layer4,
  *  so that parameter names match the .safetensors files. */
 class DiseNetImpl : public torch::nn::Module {
  public:
@@ -73,7 +73,7 @@ std::vector<float> toFloatVector(const torch::Tensor& t);
 /** Scatter-mean of rows x (E x F) into M x F by `index` (E). */
 torch::Tensor segmentMean(const torch::Tensor& x, const TorchGraph& graph);
 
-/** Angle loss of ALGORITHM.md: mean_i min(|n_i - t_i|, |n_i + t_i|) over the rows of `mask`. */
+/** Angle loss of docs/algorithm.md: mean_i min(|n_i - t_i|, |n_i + t_i|) over the rows of `mask`. */
 torch::Tensor unorientedNormalLoss(const torch::Tensor& normals, const torch::Tensor& target);
 
 }  // namespace pcl_dise
