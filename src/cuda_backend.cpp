@@ -1,8 +1,11 @@
-// Backend::Cuda: the prepared graph handed to the raw-array CUDA kernels in cuda/.
+// Backend::Cuda: the prepared graph handed to the raw-array CUDA kernels in cuda/. Built into
+// libpcl_dise_cuda_backend, which registers the backend as it loads (backend_registry.h).
+#include "backend_registry.h"
 #include "cuda_graph.h"
 
 namespace pcl_dise {
 namespace detail {
+namespace {
 
 bool cudaDeviceAvailable() { return cuda::deviceAvailable(); }
 
@@ -20,5 +23,11 @@ void runCudaIterations(const Model& model, PreparedGraph& g, const ForwardOption
                                           per_iteration.begin() + std::size_t(it + 1) * 3 * g.num_points);
 }
 
+const bool registered = (registerBackend(Backend::Cuda, {runCudaIterations, cudaDeviceAvailable}), true);
+
+}  // namespace
 }  // namespace detail
 }  // namespace pcl_dise
+
+// Linking pcl_dise::cuda_backend statically pulls this in (-u), so that its registration runs.
+extern "C" const bool pcl_dise_cuda_backend_registered = pcl_dise::detail::registered;

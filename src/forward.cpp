@@ -3,6 +3,7 @@
 #include <stdexcept>
 #include <utility>
 
+#include "backend_registry.h"
 #include "prepared_graph.h"
 
 namespace pcl_dise {
@@ -24,35 +25,9 @@ Backend backendFromString(const std::string& name) {
 }
 
 bool backendAvailable(Backend backend) {
-  switch (backend) {
-    case Backend::Native: return true;
-    case Backend::Torch:
-#ifdef PCL_DISE_WITH_TORCH
-      return true;
-#else
-      return false;
-#endif
-    case Backend::Cuda: return detail::cudaDeviceAvailable();
-  }
-  return false;
+  const detail::BackendPlugin* plugin = detail::loadBackend(backend, nullptr);
+  return plugin && plugin->available();
 }
-
-namespace detail {
-
-#ifndef PCL_DISE_WITH_CUDA
-bool cudaDeviceAvailable() { return false; }
-void runCudaIterations(const Model&, PreparedGraph&, const ForwardOptions&, ForwardResult&) {
-  throw std::runtime_error("the cuda backend is not part of this build (configure with CUDA available)");
-}
-#endif
-
-#ifndef PCL_DISE_WITH_TORCH
-void runTorchIterations(const Model&, PreparedGraph&, const ForwardOptions&, ForwardResult&) {
-  throw std::runtime_error("the torch backend is not part of this build (configure with PCL_DISE_WITH_TORCH=ON)");
-}
-#endif
-
-}  // namespace detail
 
 ForwardResult runForward(const Model& model, const ForwardInput& input, const ForwardOptions& options,
                          Backend backend) {
@@ -74,11 +49,10 @@ ForwardResult runForward(const Model& model, const ForwardInput& input, const Fo
     result.kernel_weights = std::move(graph.initial_weights);
     return result;
   }
-  switch (backend) {
-    case Backend::Native: detail::runNativeIterations(model, graph, options, result); break;
-    case Backend::Torch: detail::runTorchIterations(model, graph, options, result); break;
-    case Backend::Cuda: detail::runCudaIterations(model, graph, options, result); break;
-  }
+  std::string why;
+  const detail::BackendPlugin* plugin = detail::loadBackend(backend, &why);
+  if (!plugin) throw std::runtime_error(why + " (" + toString(backend) + " backend)");
+  plugin->run_iterations(model, graph, options, result);
   result.kernel_neighborhoods = std::move(graph.neighborhoods);
   return result;
 }

@@ -1,7 +1,10 @@
 #include "pcl_dise/model.h"
 
+#include <dlfcn.h>
+
 #include <cmath>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <random>
 #include <set>
@@ -121,18 +124,46 @@ void saveModel(const Model& model, const std::string& path) {
   writeSafetensors(path, file);
 }
 
-std::string defaultModelPath(int k) {
+namespace {
+
+// The file holding this code: the shared library, or the program a static build is linked into.
+std::string thisModule() {
+  Dl_info info;
+  if (dladdr(reinterpret_cast<void*>(&defaultModelPath), &info) && info.dli_fname) return info.dli_fname;
+  return {};
+}
+
+// Where the shipped models are, in search order: the source tree for a library that runs from
+// its build tree, else the install's share/pcl_dise/models relative to this library's folder (or
+// to bin/, where a static build sits in a program), then the prefix configured at build time.
+std::vector<std::string> modelFolders() {
   std::vector<std::string> dirs;
   if (const char* env = std::getenv("PCL_DISE_MODEL_DIR")) dirs.emplace_back(env);
-  dirs.emplace_back(PCL_DISE_SOURCE_MODEL_DIR);
+  const std::string module = thisModule();
+  const std::string build_dir = std::string(PCL_DISE_BUILD_DIR) + "/";
+  if (module.compare(0, build_dir.size(), build_dir) == 0) {
+    dirs.emplace_back(PCL_DISE_SOURCE_MODEL_DIR);
+  } else if (!module.empty()) {
+    // The loader may name the library through the program's RPATH (bin/../lib/...): tidy it.
+    const std::filesystem::path folder = std::filesystem::path(module).lexically_normal().parent_path();
+    for (const char* relative : {PCL_DISE_MODELS_FROM_LIB, PCL_DISE_MODELS_FROM_BIN})
+      dirs.push_back((folder / relative).lexically_normal().string());
+  }
   dirs.emplace_back(PCL_DISE_INSTALL_MODEL_DIR);
+  return dirs;
+}
+
+}  // namespace
+
+std::string defaultModelPath(int k) {
+  const std::vector<std::string> dirs = modelFolders();
   const std::string k64 = "dise_k64.safetensors";
   for (const auto& dir : dirs)
     for (const std::string& file : {"dise_k" + std::to_string(k) + ".safetensors", k64}) {
       const std::string candidate = dir + "/" + file;
       if (std::ifstream(candidate).good()) return candidate;
     }
-  return std::string(PCL_DISE_INSTALL_MODEL_DIR) + "/" + k64;
+  return dirs.back() + "/" + k64;
 }
 
 std::string modelPathOrDefault(const std::string& path, int k) {

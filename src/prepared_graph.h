@@ -29,14 +29,10 @@ void startingState(const PreparedGraph& graph, std::vector<float>& normals, std:
 
 /** The DISE iterations of one backend: advance `graph`'s iteration-0 state by options.iterations
  *  iterations and fill `result` (normals, curvature, kernel weights, iteration_normals[1..L]).
- *  They take over graph.initial_weights' storage for the kernel weights. */
+ *  They take over graph.initial_weights' storage for the kernel weights. The optional backends'
+ *  versions register themselves (backend_registry.h). */
 void runNativeIterations(const Model& model, PreparedGraph& graph, const ForwardOptions& options,
                          ForwardResult& result);
-void runTorchIterations(const Model& model, PreparedGraph& graph, const ForwardOptions& options,
-                        ForwardResult& result);
-void runCudaIterations(const Model& model, PreparedGraph& graph, const ForwardOptions& options,
-                       ForwardResult& result);
-bool cudaDeviceAvailable();
 
 }  // namespace detail
 }  // namespace pcl_dise

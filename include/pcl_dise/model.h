@@ -61,8 +61,10 @@ void saveModel(const Model& model, const std::string& path);
 
 /** The default model for k neighbours: dise_k<k>.safetensors where a model was trained for that
  *  k (see README.md, "The models"), else dise_k64.safetensors. The first folder that holds
- *  either wins, in this order: $PCL_DISE_MODEL_DIR if set, the source tree's data/models, the
- *  installed share/pcl_dise/models; the installed k = 64 path is returned when none does. */
+ *  either wins, in this order: $PCL_DISE_MODEL_DIR if set; then, for the build tree's library,
+ *  the source tree's data/models, and for an installed one share/pcl_dise/models of the prefix it
+ *  is installed in (found from the library's own location, so an install may move); last the
+ *  prefix configured at build time. Where none holds a model, that last path is returned. */
 std::string defaultModelPath(int k = 64);
 
 /** `path`, or where it is empty the default model for k (defaultModelPath; k <= 0, as for a

@@ -1,12 +1,14 @@
 // The LibTorch backend of runForward: the DiseNet module on the prepared graph, on the CPU, a
 // chunk of points at a time so that memory stays bounded (per-edge tensors take about 60 KB per
-// point at k = 64).
+// point at k = 64). Built into libpcl_dise_torch, which registers the backend as it loads
+// (backend_registry.h).
 #include <algorithm>
 #include <limits>
 #include <stdexcept>
 
-#include "pcl_dise/torch/dise_net.h"
+#include "../backend_registry.h"
 #include "../prepared_graph.h"
+#include "pcl_dise/torch/dise_net.h"
 
 namespace pcl_dise {
 namespace detail {
@@ -55,8 +57,6 @@ torch::Tensor gatherRows(const std::vector<float>& table, int width, const std::
     std::copy_n(table.data() + width * static_cast<std::size_t>(nodes[n]), width, out + width * n);
   return t;
 }
-
-}  // namespace
 
 void runTorchIterations(const Model& model, PreparedGraph& g, const ForwardOptions& options,
                         ForwardResult& result) {
@@ -116,5 +116,13 @@ void runTorchIterations(const Model& model, PreparedGraph& g, const ForwardOptio
   result.kernel_weights = std::move(weights);
 }
 
+bool torchAvailable() { return true; }
+
+const bool registered = (registerBackend(Backend::Torch, {runTorchIterations, torchAvailable}), true);
+
+}  // namespace
 }  // namespace detail
 }  // namespace pcl_dise
+
+// Linking pcl_dise::torch statically pulls this in (-u), so that its registration runs.
+extern "C" const bool pcl_dise_torch_backend_registered = pcl_dise::detail::registered;

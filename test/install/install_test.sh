@@ -1,19 +1,37 @@
 #!/usr/bin/env bash
-# Installs the build tree into a temporary prefix, then configures, builds and runs a tiny
-# outside project against it with find_package(pcl_dise).
+# Installs the build tree into a temporary prefix, moves the install elsewhere (an install is
+# relocatable), then runs the installed dise_normals and a tiny outside project built with
+# find_package(pcl_dise) on the default model: both must use the moved install's model, never the
+# source tree's. The package must not ask a consumer of pcl_dise::pcl_dise for LibTorch.
 set -euo pipefail
 build_dir="$1"
 source_dir="$(cd "$(dirname "$0")" && pwd)/outside"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
-cmake --install "$build_dir" --prefix "$work/prefix" > "$work/install.log"
-test -f "$work/prefix/include/pcl_dise/deep_iterative_normal_estimation.h"
-test -f "$work/prefix/lib/cmake/pcl_dise/pcl_diseConfigVersion.cmake"
-cmake -S "$source_dir" -B "$work/outside" -DCMAKE_PREFIX_PATH="$work/prefix" -DCMAKE_BUILD_TYPE=Release > "$work/configure.log"
+cmake --install "$build_dir" --prefix "$work/first" > "$work/install.log"
+mv "$work/first" "$work/prefix"
+prefix="$work/prefix"
+test -f "$prefix/include/pcl_dise/deep_iterative_normal_estimation.h"
+test -f "$prefix/lib/cmake/pcl_dise/pcl_diseConfigVersion.cmake"
+
+# The installed tool: its libraries and its model from the moved prefix.
+printf '0 0 0\n1 0 0\n0 1 0\n1 1 0\n0.5 0.5 0.01\n2 0 0\n0 2 0\n2 2 0\n1 2 0\n2 1 0\n' > "$work/plane.xyz"
+env -u PCL_DISE_MODEL_DIR "$prefix/bin/dise_normals" "$work/plane.xyz" "$work/plane.normals" --k 5 > "$work/normals.log"
+grep -q "model: $prefix/share/pcl_dise/models/dise_k64.safetensors" "$work/normals.log" ||
+  { echo "installed dise_normals did not use the installed model:"; cat "$work/normals.log"; exit 1; }
+if ldd "$prefix/bin/dise_normals" | grep -q -i torch; then
+  echo "installed dise_normals links LibTorch"; exit 1
+fi
+
+# An outside project: configured without Torch on its path it must still find pcl_dise::pcl_dise.
+cmake -S "$source_dir" -B "$work/outside" -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_BUILD_TYPE=Release \
+  -DCMAKE_DISABLE_FIND_PACKAGE_Torch=ON > "$work/configure.log"
 cmake --build "$work/outside" -j2 > "$work/build.log"
-"$work/outside/outside"
+env -u PCL_DISE_MODEL_DIR "$work/outside/outside" | tee "$work/outside.log"
+grep -q "default model $prefix/share/pcl_dise/models/dise_k64.safetensors" "$work/outside.log"
+
 # The ROS node, where it is built: roslaunch finds it in the installed package.
-if [ -x "$work/prefix/lib/pcl_dise/dise_normals_node" ]; then
-  CMAKE_PREFIX_PATH="$work/prefix" ROS_PACKAGE_PATH="$work/prefix/share:/usr/share" \
-    roslaunch --args dise_normals "$work/prefix/share/pcl_dise/launch/dise_normals.launch" | grep -q "$work/prefix/lib/pcl_dise/dise_normals_node"
+if [ -x "$prefix/lib/pcl_dise/dise_normals_node" ]; then
+  CMAKE_PREFIX_PATH="$prefix" ROS_PACKAGE_PATH="$prefix/share:/usr/share" \
+    roslaunch --args dise_normals "$prefix/share/pcl_dise/launch/dise_normals.launch" | grep -q "$prefix/lib/pcl_dise/dise_normals_node"
 fi

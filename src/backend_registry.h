@@ -1,0 +1,27 @@
+#pragma once
+// Internal: the optional backends (LibTorch, CUDA) live in libraries of their own, so that the
+// core and the PCL feature link neither LibTorch nor CUDA. Each such library registers its
+// backend when it is loaded: by the program that links it, or on first use by loadBackend, which
+// opens it at run time (shared builds) from beside the core library or the loader's search path.
+#include <string>
+
+#include "prepared_graph.h"
+
+namespace pcl_dise {
+namespace detail {
+
+/** The DISE iterations of a backend (see runNativeIterations) and whether it can run here. */
+struct BackendPlugin {
+  void (*run_iterations)(const Model& model, PreparedGraph& graph, const ForwardOptions& options, ForwardResult& result);
+  bool (*available)();
+};
+
+/** Called once by an optional backend's library as it loads. */
+void registerBackend(Backend backend, BackendPlugin plugin);
+
+/** The plugin of `backend`, loading its library where it is not registered yet; nullptr (with
+ *  the reason in *why) where this build or machine has none. Never nullptr for Native. */
+const BackendPlugin* loadBackend(Backend backend, std::string* why);
+
+}  // namespace detail
+}  // namespace pcl_dise
