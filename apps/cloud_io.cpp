@@ -7,12 +7,12 @@
 #include <sstream>
 #include <stdexcept>
 
-#include <pcl/PCLPointCloud2.h>
 #include <pcl/common/io.h>
-#include <pcl/conversions.h>
 #include <pcl/io/pcd_io.h>
 #include <pcl/io/ply_io.h>
 
+#include "io/pcd_reader.h"
+#include "io/ply_reader.h"
 #include "pcl_dise/text_io.h"
 
 namespace pcl_dise {
@@ -21,12 +21,6 @@ namespace {
 
 [[noreturn]] void fail(const std::string& path, const std::string& problem) {
   throw std::runtime_error("'" + path + "': " + problem);
-}
-
-bool hasXyz(const pcl::PCLPointCloud2& blob) {
-  int found = 0;
-  for (const auto& f : blob.fields) found += (f.name == "x") + (f.name == "y") + (f.name == "z");
-  return found == 3;
 }
 
 }  // namespace
@@ -50,13 +44,30 @@ pcl::PointCloud<pcl::PointXYZ>::Ptr readCloud(const std::string& path) {
     });
     return cloud;
   }
-  if (ext != ".pcd" && ext != ".ply") fail(path, "unknown extension '" + ext + "' (expected .pcd, .ply or .xyz)");
-  if (!std::ifstream(path).good()) fail(path, "cannot be opened");
-  pcl::PCLPointCloud2 blob;
-  const int status = ext == ".pcd" ? pcl::io::loadPCDFile(path, blob) : pcl::io::loadPLYFile(path, blob);
-  if (status < 0) fail(path, "is not a readable " + ext.substr(1) + " file");
-  if (!hasXyz(blob)) fail(path, "has no x, y and z fields");
-  pcl::fromPCLPointCloud2(blob, *cloud);
+  // Our own readers: PCL 1.13's crash on malformed files (../shared/data/bad_inputs, fuzzing).
+  std::vector<std::array<double, 3>> xyz;
+  if (ext == ".pcd") {
+    PcdCloud pcd = readPcd(path);
+    xyz = std::move(pcd.xyz);
+    cloud->width = pcd.width;
+    cloud->height = pcd.height;
+    cloud->sensor_origin_ = Eigen::Vector4f(pcd.viewpoint[0], pcd.viewpoint[1], pcd.viewpoint[2], 0.f);
+    cloud->sensor_orientation_ = Eigen::Quaternionf(pcd.viewpoint[3], pcd.viewpoint[4], pcd.viewpoint[5], pcd.viewpoint[6]);
+  } else if (ext == ".ply") {
+    xyz = readPly(path).vertices;
+  } else {
+    fail(path, "unknown extension '" + ext + "' (expected .pcd, .ply or .xyz)");
+  }
+  cloud->points.resize(xyz.size());
+  for (std::size_t i = 0; i < xyz.size(); ++i)
+    cloud->points[i] = pcl::PointXYZ(static_cast<float>(xyz[i][0]), static_cast<float>(xyz[i][1]), static_cast<float>(xyz[i][2]));
+  if (ext == ".ply") {
+    cloud->width = static_cast<std::uint32_t>(xyz.size());
+    cloud->height = 1;
+  }
+  cloud->is_dense = std::all_of(cloud->begin(), cloud->end(), [](const pcl::PointXYZ& p) {
+    return std::isfinite(p.x) && std::isfinite(p.y) && std::isfinite(p.z);
+  });
   return cloud;
 }
 

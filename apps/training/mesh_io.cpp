@@ -6,6 +6,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "io/ply_reader.h"
 #include "pcpnet_data.h"
 
 namespace pcl_dise {
@@ -98,90 +99,12 @@ void readObj(std::istream& in, const std::string& path, Mesh& mesh, std::size_t&
   }
 }
 
-// PLY: the vertex element's x, y, z and the face element's vertex list; other properties skipped.
-struct PlyProperty {
-  std::string name, type, count_type;  // count_type set for lists
-};
-struct PlyElement {
-  std::string name;
-  long count = 0;
-  std::vector<PlyProperty> properties;
-};
-
-int plySize(const std::string& type, const std::string& path) {
-  if (type == "char" || type == "uchar" || type == "int8" || type == "uint8") return 1;
-  if (type == "short" || type == "ushort" || type == "int16" || type == "uint16") return 2;
-  if (type == "int" || type == "uint" || type == "int32" || type == "uint32" || type == "float" || type == "float32") return 4;
-  if (type == "double" || type == "float64") return 8;
-  fail(path, "unknown PLY type '" + type + "'");
-}
-
-double readPlyValue(std::istream& in, const std::string& type, bool binary, const std::string& path) {
-  if (!binary) return parse<double>(nextToken(in, path), path);
-  char bytes[8];
-  const int size = plySize(type, path);
-  if (!in.read(bytes, size)) fail(path, "ends early");
-  auto as = [&](auto value) {
-    std::memcpy(&value, bytes, sizeof(value));
-    return static_cast<double>(value);
-  };
-  if (type == "char" || type == "int8") return as(std::int8_t());
-  if (type == "uchar" || type == "uint8") return as(std::uint8_t());
-  if (type == "short" || type == "int16") return as(std::int16_t());
-  if (type == "ushort" || type == "uint16") return as(std::uint16_t());
-  if (type == "int" || type == "int32") return as(std::int32_t());
-  if (type == "uint" || type == "uint32") return as(std::uint32_t());
-  if (size == 4) return as(float());
-  return as(double());
-}
-
 void readPly(std::istream& in, const std::string& path, Mesh& mesh, std::size_t& degenerate) {
-  std::string line, format;
-  std::vector<PlyElement> elements;
-  if (!std::getline(in, line) || line.rfind("ply", 0) != 0) fail(path, "is not a PLY file");
-  while (std::getline(in, line) && line.rfind("end_header", 0) != 0) {
-    std::istringstream s(line);
-    std::string word;
-    s >> word;
-    if (word == "format") {
-      s >> format;
-    } else if (word == "element") {
-      elements.emplace_back();
-      s >> elements.back().name >> elements.back().count;
-    } else if (word == "property" && !elements.empty()) {
-      PlyProperty p;
-      s >> p.type;
-      if (p.type == "list") s >> p.count_type >> p.type;
-      s >> p.name;
-      elements.back().properties.push_back(p);
-    }
-  }
-  if (format != "ascii" && format != "binary_little_endian")
-    fail(path, "has PLY format '" + format + "' (ascii and binary_little_endian are read)");
-  const bool binary = format != "ascii";
-  long face = 0;
-  for (const auto& element : elements) {
-    for (long i = 0; i < element.count; ++i) {
-      std::array<double, 3> v{};
-      std::vector<long> ids;
-      for (const auto& p : element.properties) {
-        if (!p.count_type.empty()) {
-          const long n = static_cast<long>(readPlyValue(in, p.count_type, binary, path));
-          for (long j = 0; j < n; ++j) {
-            const double id = readPlyValue(in, p.type, binary, path);
-            if (p.name == "vertex_indices" || p.name == "vertex_index") ids.push_back(static_cast<long>(id));
-          }
-          continue;
-        }
-        const double value = readPlyValue(in, p.type, binary, path);
-        if (p.name == "x") v[0] = value;
-        if (p.name == "y") v[1] = value;
-        if (p.name == "z") v[2] = value;
-      }
-      if (element.name == "vertex") mesh.vertices.push_back(v);
-      if (element.name == "face") addPolygon(mesh, ids, face++, path, degenerate);
-    }
-  }
+  std::ostringstream bytes;
+  bytes << in.rdbuf();
+  io::PlyData ply = io::parsePly(bytes.str(), path);
+  mesh.vertices = std::move(ply.vertices);
+  for (std::size_t f = 0; f < ply.faces.size(); ++f) addPolygon(mesh, ply.faces[f], static_cast<long>(f), path, degenerate);
 }
 
 }  // namespace
