@@ -57,6 +57,12 @@ void readOff(std::istream& in, const std::string& path, Mesh& mesh, std::size_t&
   const long nv = parse<long>(nextToken(in, path), path), nf = parse<long>(nextToken(in, path), path);
   nextToken(in, path);  // edge count
   if (nv < 3 || nf < 1) fail(path, "has no surface");
+  // Every vertex and face takes at least two bytes of the file: larger counts are not believed.
+  const std::streamoff here = in.tellg();
+  in.seekg(0, std::ios::end);
+  const std::streamoff left = in.tellg() - here;
+  in.seekg(here);
+  if (nv > left / 2 || nf > left / 2) fail(path, "claims more vertices or faces than the file holds");
   mesh.vertices.resize(nv);
   for (auto& v : mesh.vertices) {
     for (auto& c : v) c = parse<double>(nextToken(in, path), path);
@@ -64,7 +70,9 @@ void readOff(std::istream& in, const std::string& path, Mesh& mesh, std::size_t&
     if (extras) std::getline(in, rest);
   }
   for (long f = 0; f < nf; ++f) {
-    std::vector<long> ids(parse<int>(nextToken(in, path), path));
+    const long corners = parse<long>(nextToken(in, path), path);
+    if (corners < 0 || corners > left / 2) fail(path, "face " + std::to_string(f) + " claims " + std::to_string(corners) + " vertices");
+    std::vector<long> ids(corners);
     for (auto& id : ids) id = parse<long>(nextToken(in, path), path);
     std::string rest;
     std::getline(in, rest);  // optional colour

@@ -75,11 +75,17 @@ TEST(MeshIo, BadInputGivesClearErrors) {
   EXPECT_NE(errorOf(dir + "/v.obj").find("fewer than 3 numbers"), std::string::npos);
   std::ofstream(dir + "/i.obj") << "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 7\n";
   EXPECT_NE(errorOf(dir + "/i.obj").find("names vertex 6"), std::string::npos);
+  // Counts the file cannot hold are refused before anything is allocated for them (fuzzing).
+  std::ofstream(dir + "/huge.off") << "OFF\n900000000000 1 0\n0 0 0\n";
+  EXPECT_NE(errorOf(dir + "/huge.off").find("more vertices or faces than the file holds"), std::string::npos);
+  std::ofstream(dir + "/corners.off") << "OFF\n3 1 0\n0 0 0\n1 0 0\n0 1 0\n-5 0 1 2\n";
+  EXPECT_NE(errorOf(dir + "/corners.off").find("face 0 claims -5 vertices"), std::string::npos);
   std::ofstream(dir + "/e.obj") << "v 0 0 0\n";
   EXPECT_NE(errorOf(dir + "/e.obj").find("has no faces"), std::string::npos);
-  std::ofstream(dir + "/big.ply") << "ply\nformat binary_big_endian 1.0\nend_header\n";
-  EXPECT_NE(errorOf(dir + "/big.ply").find("binary_big_endian"), std::string::npos);
-  std::ofstream(dir + "/short.ply") << "ply\nformat ascii 1.0\nelement vertex 3\nproperty float x\nend_header\n0\n1\n";
+  std::ofstream(dir + "/odd.ply") << "ply\nformat binary_middle_endian 1.0\nend_header\n";
+  EXPECT_NE(errorOf(dir + "/odd.ply").find("binary_middle_endian"), std::string::npos);
+  std::ofstream(dir + "/short.ply") << "ply\nformat ascii 1.0\nelement vertex 3\nproperty float x\nproperty float y\n"
+                                       "property float z\nend_header\n0 0 0\n1\n";
   EXPECT_NE(errorOf(dir + "/short.ply").find("ends early"), std::string::npos);
 }
 
