@@ -3,6 +3,7 @@
 // next to PCA, and steps through the iterations; --screenshot renders one picture and exits.
 #include <cmath>
 #include <functional>
+#include <iomanip>
 #include <iostream>
 #include <map>
 #include <memory>
@@ -185,6 +186,17 @@ const char* kHelp =
     "  shift+click  pick the point whose kernel weights are shown\n"
     "  h         this help (pcl_viewer's keys work too: r resets the camera, q quits)";
 
+// RMSE (degrees) of the unoriented angle between an estimate's normals and the ground truth over
+// the finite points (a missing normal counts 90 degrees, as in dise_eval).
+double rmseDegrees(Scene& scene, const Estimate& e) {
+  double sum = 0;
+  for (const pcl::index_t i : scene.finitePoints()) {
+    const double a = pcl::isFinite(e.normals[i]) ? pcl_dise::viewer::unorientedAngleDegrees(e.normals[i].normal, (*scene.truth())[i].normal) : 90.0;
+    sum += a * a;
+  }
+  return scene.finitePoints().empty() ? 0.0 : std::sqrt(sum / scene.finitePoints().size());
+}
+
 class Viewer {
  public:
   Viewer(Scene& scene, const Options& o)
@@ -253,8 +265,9 @@ class Viewer {
     if (mode_ == ColorBy::kWeights)
       viewer_->addSphere(scene_.cloud()[pick_], 0.01 * scene_.diagonal(), 0.9, 0.1, 0.6, tag + "_pick", viewport);
     std::ostringstream status;
-    status << (pca ? "PCA" : "DISE iteration " + std::to_string(iteration_) + "/" + std::to_string(o_.iterations)) << "  |  "
-           << modeName(mode_) << (mode_ == ColorBy::kWeights ? " of point " + std::to_string(pick_) : "") << "  |  h: help";
+    status << (pca ? "PCA" : "DISE iteration " + std::to_string(iteration_) + "/" + std::to_string(o_.iterations));
+    if (scene_.truth()) status << " (RMSE " << std::fixed << std::setprecision(2) << rmseDegrees(scene_, e) << " deg)";
+    status << "  |  " << modeName(mode_) << (mode_ == ColorBy::kWeights ? " of point " + std::to_string(pick_) : "") << "  |  h: help";
     viewer_->addText(status.str(), 10, 10, 14, 0.1, 0.1, 0.1, tag + "_status", viewport);
   }
 
@@ -310,6 +323,10 @@ int run(const Options& o) {
   if (o.pick >= 0 && (static_cast<std::size_t>(o.pick) >= scene.cloud().size() || !pcl::isFinite(scene.cloud()[o.pick])))
     throw std::runtime_error("--pick " + std::to_string(o.pick) + " is not a finite point of the cloud (" +
                              std::to_string(scene.cloud().size()) + " points)");
+  if (scene.truth())
+    std::cout << "dise_viewer: angle error (RMSE, degrees) against " << o.ground_truth << ": PCA " << std::fixed
+              << std::setprecision(2) << rmseDegrees(scene, scene.estimate(0)) << ", DISE "
+              << rmseDegrees(scene, scene.estimate(o.iterations)) << " (" << scene.finitePoints().size() << " points)\n";
   Viewer viewer(scene, o);
   if (!o.screenshot.empty()) {
     viewer.screenshot(o.screenshot);
