@@ -17,6 +17,7 @@
 #include "eval/good_points_plot.h"
 #include "eval/jet_normals.h"
 #include "eval/paired_comparison.h"
+#include "pcl_dise/angle_error.h"
 #include "pcl_dise/deep_iterative_normal_estimation.h"
 #include "training/pcpnet_data.h"
 
@@ -32,13 +33,7 @@ constexpr int kThresholds = 18;  // good-point shares under 5, 10, ..., 90 degre
 // Angle errors (degrees) of `normals` (N x 3) at the cloud's pidx: unoriented, 90 where missing or NaN.
 std::vector<double> angleErrors(const std::function<const float*(std::size_t)>& normal, const LoadedCloud& truth) {
   std::vector<double> errors;
-  for (auto i : truth.pidx) {
-    const float* n = normal(i);
-    const auto& t = truth.cloud.normals[i];
-    const double dot = (n[0] * t[0] + n[1] * t[1] + n[2] * t[2]) /
-                       (std::sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]) * std::sqrt(t[0] * t[0] + t[1] * t[1] + t[2] * t[2]));
-    errors.push_back(std::isfinite(dot) ? std::acos(std::min(1.0, std::fabs(dot))) * 180.0 / M_PI : 90.0);
-  }
+  for (auto i : truth.pidx) errors.push_back(pcl_dise::angleErrorDegrees(normal(i), truth.cloud.normals[i].data()));
   return errors;
 }
 

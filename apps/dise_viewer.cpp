@@ -16,6 +16,7 @@
 #include <pcl/visualization/pcl_visualizer.h>
 
 #include "cloud_io.h"
+#include "pcl_dise/angle_error.h"
 #include "pcl_dise/deep_iterative_normal_estimation.h"
 #include "viewer/color_maps.h"
 
@@ -168,7 +169,9 @@ std::vector<Rgb> colorPoints(Scene& scene, const Estimate& e, ColorBy mode, std:
       case ColorBy::kNormal: colors[i] = v::normalColor(n.normal); break;
       case ColorBy::kCurvature: colors[i] = v::curvatureColor(n.curvature, 1.f / 3.f); break;
       case ColorBy::kError:
-        colors[i] = v::errorColor(v::unorientedAngleDegrees(n.normal, (*scene.truth())[finite[i]].normal), float(o.max_error));
+        colors[i] = v::errorColor(
+            static_cast<float>(pcl_dise::unorientedAngleDegrees(n.normal, (*scene.truth())[finite[i]].normal)),
+            float(o.max_error));
         break;
       case ColorBy::kWeights: break;
     }
@@ -191,7 +194,7 @@ const char* kHelp =
 double rmseDegrees(Scene& scene, const Estimate& e) {
   double sum = 0;
   for (const pcl::index_t i : scene.finitePoints()) {
-    const double a = pcl::isFinite(e.normals[i]) ? pcl_dise::viewer::unorientedAngleDegrees(e.normals[i].normal, (*scene.truth())[i].normal) : 90.0;
+    const double a = pcl_dise::angleErrorDegrees(e.normals[i].normal, (*scene.truth())[i].normal);
     sum += a * a;
   }
   return scene.finitePoints().empty() ? 0.0 : std::sqrt(sum / scene.finitePoints().size());

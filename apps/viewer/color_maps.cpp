@@ -32,13 +32,6 @@ Rgb sequentialColor(float t) {
   return {toByte(c[0]), toByte(c[1]), toByte(c[2])};
 }
 
-float unorientedAngleDegrees(const float* a, const float* b) {
-  const float la = norm3(a), lb = norm3(b);
-  if (!std::isfinite(la) || !std::isfinite(lb) || la == 0.f || lb == 0.f) return std::nanf("");
-  const float c = std::abs(a[0] * b[0] + a[1] * b[1] + a[2] * b[2]) / (la * lb);
-  return std::acos(std::min(c, 1.f)) * 180.f / static_cast<float>(M_PI);
-}
-
 Rgb errorColor(float degrees, float max_degrees) { return sequentialColor(degrees / max_degrees); }
 
 Rgb curvatureColor(float curvature, float max_curvature) { return sequentialColor(curvature / max_curvature); }

@@ -22,9 +22,6 @@ Rgb normalColor(const float* normal);
  *  increasing with t so that it also reads in grey. NaN -> missing. */
 Rgb sequentialColor(float t);
 
-/** Angle between two unoriented normals (3 floats each), degrees in [0, 90]; NaN if either is
- *  NaN or zero. */
-float unorientedAngleDegrees(const float* a, const float* b);
 
 /** Angle error in degrees on the sequential map, saturating at max_degrees. */
 Rgb errorColor(float degrees, float max_degrees);

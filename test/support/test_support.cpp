@@ -1,5 +1,7 @@
 #include "test_support.h"
 
+#include "pcl_dise/angle_error.h"
+
 #include <algorithm>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -88,13 +90,7 @@ std::string randomModelFile(unsigned seed) {
   return path;
 }
 
-double unorientedAngleDeg(const float* a, const float* b) {
-  const double na = std::sqrt(double(a[0]) * a[0] + double(a[1]) * a[1] + double(a[2]) * a[2]);
-  const double nb = std::sqrt(double(b[0]) * b[0] + double(b[1]) * b[1] + double(b[2]) * b[2]);
-  const double dot = (double(a[0]) * b[0] + double(a[1]) * b[1] + double(a[2]) * b[2]) / (na * nb);
-  if (!std::isfinite(dot)) return 90.0;
-  return std::acos(std::min(1.0, std::fabs(dot))) * 180.0 / M_PI;
-}
+double unorientedAngleDeg(const float* a, const float* b) { return angleErrorDegrees(a, b); }
 
 pcl::PointCloud<pcl::PointXYZ>::Ptr sphereCloud(int n, unsigned seed) {
   std::mt19937 rng(seed);

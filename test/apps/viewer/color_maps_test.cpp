@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include "pcl_dise/angle_error.h"
+
 #include "viewer/color_maps.h"
 
 namespace {
@@ -26,8 +28,8 @@ TEST(ColorMaps, MissingValuesAreGrey) {
   EXPECT_EQ(normalColor(nan3), kMissingColor);
   EXPECT_EQ(normalColor(zero), kMissingColor);
   EXPECT_EQ(sequentialColor(NAN), kMissingColor);
-  EXPECT_TRUE(std::isnan(unorientedAngleDegrees(nan3, x)));
-  EXPECT_EQ(errorColor(unorientedAngleDegrees(zero, x), 30), kMissingColor);
+  EXPECT_TRUE(std::isnan(pcl_dise::unorientedAngleDegrees(nan3, x)));
+  EXPECT_EQ(errorColor(pcl_dise::unorientedAngleDegrees(zero, x), 30), kMissingColor);
   EXPECT_EQ(weightColor(0.5f, 0.f), kMissingColor);
 }
 
@@ -42,9 +44,9 @@ TEST(ColorMaps, SequentialMapClampsAndBrightens) {
 
 TEST(ColorMaps, AngleErrorsAreUnorientedAndSaturate) {
   const float a[3] = {1, 0, 0}, b[3] = {-1, 0, 0}, c[3] = {0, 0, 3}, d[3] = {1, 1, 0};
-  EXPECT_NEAR(unorientedAngleDegrees(a, b), 0.f, 1e-3);
-  EXPECT_NEAR(unorientedAngleDegrees(a, c), 90.f, 1e-3);
-  EXPECT_NEAR(unorientedAngleDegrees(b, d), 45.f, 1e-3);
+  EXPECT_NEAR(pcl_dise::unorientedAngleDegrees(a, b), 0.f, 1e-3);
+  EXPECT_NEAR(pcl_dise::unorientedAngleDegrees(a, c), 90.f, 1e-3);
+  EXPECT_NEAR(pcl_dise::unorientedAngleDegrees(b, d), 45.f, 1e-3);
   EXPECT_EQ(errorColor(45, 30), errorColor(30, 30));
   EXPECT_EQ(errorColor(0, 30), sequentialColor(0));
   EXPECT_EQ(curvatureColor(1.f / 6.f, 1.f / 3.f), sequentialColor(0.5f));
