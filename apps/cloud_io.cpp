@@ -52,7 +52,8 @@ pcl::PointCloud<pcl::PointXYZ>::Ptr readCloud(const std::string& path) {
     cloud->width = pcd.width;
     cloud->height = pcd.height;
     cloud->sensor_origin_ = Eigen::Vector4f(pcd.viewpoint[0], pcd.viewpoint[1], pcd.viewpoint[2], 0.f);
-    cloud->sensor_orientation_ = Eigen::Quaternionf(pcd.viewpoint[3], pcd.viewpoint[4], pcd.viewpoint[5], pcd.viewpoint[6]);
+    cloud->sensor_orientation_ =
+        Eigen::Quaternionf(pcd.viewpoint[3], pcd.viewpoint[4], pcd.viewpoint[5], pcd.viewpoint[6]);
   } else if (ext == ".ply") {
     xyz = readPly(path).vertices;
   } else {
@@ -60,7 +61,8 @@ pcl::PointCloud<pcl::PointXYZ>::Ptr readCloud(const std::string& path) {
   }
   cloud->points.resize(xyz.size());
   for (std::size_t i = 0; i < xyz.size(); ++i)
-    cloud->points[i] = pcl::PointXYZ(static_cast<float>(xyz[i][0]), static_cast<float>(xyz[i][1]), static_cast<float>(xyz[i][2]));
+    cloud->points[i] =
+        pcl::PointXYZ(static_cast<float>(xyz[i][0]), static_cast<float>(xyz[i][1]), static_cast<float>(xyz[i][2]));
   if (ext == ".ply") {
     cloud->width = static_cast<std::uint32_t>(xyz.size());
     cloud->height = 1;
@@ -80,7 +82,8 @@ pcl::PointCloud<pcl::Normal>::Ptr readNormals(const std::string& path) {
 void writeNormals(const std::string& path, const pcl::PointCloud<pcl::PointXYZ>& points,
                   const pcl::PointCloud<pcl::Normal>& normals) {
   if (points.size() != normals.size())
-    fail(path, "cannot write " + std::to_string(normals.size()) + " normals for " + std::to_string(points.size()) + " points");
+    fail(path, "cannot write " + std::to_string(normals.size()) + " normals for " + std::to_string(points.size()) +
+                   " points");
   const std::string ext = extension(path);
   if (ext == ".normals") {
     std::ofstream out(path);
@@ -90,10 +93,12 @@ void writeNormals(const std::string& path, const pcl::PointCloud<pcl::PointXYZ>&
     if (!out) fail(path, "could not be written completely");
     return;
   }
-  if (ext != ".pcd" && ext != ".ply") fail(path, "unknown output extension '" + ext + "' (expected .pcd, .ply or .normals)");
+  if (ext != ".pcd" && ext != ".ply")
+    fail(path, "unknown output extension '" + ext + "' (expected .pcd, .ply or .normals)");
   pcl::PointCloud<pcl::PointNormal> merged;
   pcl::concatenateFields(points, normals, merged);
-  const int status = ext == ".pcd" ? pcl::io::savePCDFileBinary(path, merged) : pcl::io::savePLYFileBinary(path, merged);
+  const int status =
+      ext == ".pcd" ? pcl::io::savePCDFileBinary(path, merged) : pcl::io::savePLYFileBinary(path, merged);
   if (status < 0) fail(path, "cannot be written");
 }
 

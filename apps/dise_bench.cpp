@@ -17,9 +17,9 @@
 
 #include <immintrin.h>
 
-#include <CLI/CLI.hpp>
 #include <pcl/features/normal_3d_omp.h>
 #include <pcl/search/kdtree.h>
+#include <CLI/CLI.hpp>
 
 #include "pcl_dise/deep_iterative_normal_estimation.h"
 
@@ -93,8 +93,11 @@ Measurement inChild(Work work) {
   std::string tag;
   in >> tag;
   Measurement m;
-  if (tag == "ok") in >> m.seconds >> m.peak_mb;
-  else m.error = reply.empty() ? "the child died (signal " + std::to_string(WTERMSIG(status)) + ", out of memory?)" : reply.substr(6);
+  if (tag == "ok")
+    in >> m.seconds >> m.peak_mb;
+  else
+    m.error = reply.empty() ? "the child died (signal " + std::to_string(WTERMSIG(status)) + ", out of memory?)"
+                            : reply.substr(6);
   return m;
 }
 
@@ -156,25 +159,25 @@ void printRow(const std::string& size, const std::string& what, const Measuremen
     std::cout << "failed: " << m.error << " | | |\n";
     return;
   }
-  std::cout << std::fixed << std::setprecision(3) << m.seconds << " | " << std::setprecision(2) << m.seconds / pca_seconds
-            << "x | " << std::setprecision(0) << m.peak_mb << " |\n";
+  std::cout << std::fixed << std::setprecision(3) << m.seconds << " | " << std::setprecision(2)
+            << m.seconds / pca_seconds << "x | " << std::setprecision(0) << m.peak_mb << " |\n";
 }
 
 int run(const Options& o) {
-  if (o.k < 2 || o.iterations < 1 || o.repeat < 1) throw std::runtime_error("need --k >= 2, --iterations >= 1, --repeat >= 1");
+  if (o.k < 2 || o.iterations < 1 || o.repeat < 1)
+    throw std::runtime_error("need --k >= 2, --iterations >= 1, --repeat >= 1");
   const unsigned threads = o.threads ? o.threads : std::max(1u, std::thread::hardware_concurrency());
   std::vector<pcl_dise::Backend> backends;
   for (const auto& name : o.backends) backends.push_back(pcl_dise::backendFromString(name));
   if (backends.empty())
     for (auto b : {pcl_dise::Backend::Native, pcl_dise::Backend::Torch, pcl_dise::Backend::Cuda})
       if (pcl_dise::backendAvailable(b)) backends.push_back(b);
-  auto model = std::make_shared<const pcl_dise::Model>(
-      pcl_dise::loadModel(pcl_dise::modelPathOrDefault(o.model, o.k)));
+  auto model = std::make_shared<const pcl_dise::Model>(pcl_dise::loadModel(pcl_dise::modelPathOrDefault(o.model, o.k)));
 
   const std::string isa = pcl_dise::nativeInstructionSet();
   const double peak = inChild([&] { return fmaPeakGflops(isa, threads); }).seconds;
-  std::cout << "dise_bench: k = " << o.k << ", L = " << o.iterations << ", " << threads << " threads, best of " << o.repeat
-            << "; FMA peak " << std::setprecision(1) << std::fixed << peak << " GFLOP/s (" << isa
+  std::cout << "dise_bench: k = " << o.k << ", L = " << o.iterations << ", " << threads << " threads, best of "
+            << o.repeat << "; FMA peak " << std::setprecision(1) << std::fixed << peak << " GFLOP/s (" << isa
             << ", single precision, the instruction set of the native backend's network)\n\n";
   std::cout << "| points | what | seconds | / PCA | peak MB |\n|---|---|---|---|---|\n";
   for (long n : o.sizes) {
@@ -233,9 +236,9 @@ int run(const Options& o) {
         // The network part: the L iterations beyond search + iteration 0.
         const double network = full.seconds - iteration0.seconds;
         const double gflops = double(n) * (o.k + 1) * o.iterations * kMultiplyAddsPerEdge * 2 / network / 1e9;
-        std::cout << "| " << size << " | " << name << ", network part (" << o.iterations << " iterations) | " << std::setprecision(3)
-                  << network << " | " << std::setprecision(1) << gflops << " GFLOP/s = " << std::setprecision(0)
-                  << 100 * gflops / peak << "% of FMA peak | |\n";
+        std::cout << "| " << size << " | " << name << ", network part (" << o.iterations << " iterations) | "
+                  << std::setprecision(3) << network << " | " << std::setprecision(1) << gflops
+                  << " GFLOP/s = " << std::setprecision(0) << 100 * gflops / peak << "% of FMA peak | |\n";
       }
     }
   }
@@ -248,12 +251,14 @@ int main(int argc, char** argv) {
   CLI::App app{"Times neighbourhood search, PCL's PCA and every DISE backend on synthetic clouds (see BENCHMARKS.md)."};
   Options o;
   app.add_option("--sizes", o.sizes, "cloud sizes")->delimiter(',')->capture_default_str();
-  app.add_option("--backends", o.backends, "native, torch, cuda (default: all this build and machine have)")->delimiter(',');
+  app.add_option("--backends", o.backends, "native, torch, cuda (default: all this build and machine have)")
+      ->delimiter(',');
   app.add_option("--model", o.model, "DISE model (default: the shipped model for --k)");
   app.add_option("--k", o.k, "neighbours (+ the point itself)")->capture_default_str();
   app.add_option("--iterations", o.iterations, "DISE iterations")->capture_default_str();
   app.add_option("--threads", o.threads, "threads (0: all cores)")->capture_default_str();
-  app.add_option("--settle", o.settle, "settle angle of the adaptive-mode row (degrees; 0: no such row)")->capture_default_str();
+  app.add_option("--settle", o.settle, "settle angle of the adaptive-mode row (degrees; 0: no such row)")
+      ->capture_default_str();
   app.add_option("--repeat", o.repeat, "runs per measurement, the best counts")->capture_default_str();
   CLI11_PARSE(app, argc, argv);
   try {

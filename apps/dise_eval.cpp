@@ -10,9 +10,9 @@
 #include <iostream>
 #include <numeric>
 
+#include <pcl/features/normal_3d_omp.h>
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
-#include <pcl/features/normal_3d_omp.h>
 
 #include "eval/good_points_plot.h"
 #include "eval/jet_normals.h"
@@ -26,8 +26,8 @@ namespace {
 using Normals = pcl::PointCloud<pcl::Normal>;
 using pcl_dise::pcpnet::LoadedCloud;
 
-constexpr const char* kCategories[] = {"no_noise", "low_noise", "med_noise", "high_noise", "vardensity_striped",
-                                       "vardensity_gradient"};
+constexpr const char* kCategories[] = {"no_noise",   "low_noise",          "med_noise",
+                                       "high_noise", "vardensity_striped", "vardensity_gradient"};
 constexpr int kThresholds = 18;  // good-point shares under 5, 10, ..., 90 degrees
 
 // Angle errors (degrees) of `normals` (N x 3) at the cloud's pidx: unoriented, 90 where missing or NaN.
@@ -78,12 +78,13 @@ std::vector<double> goodShares(const std::vector<double>& e) {
 struct Method {
   std::string name;
   pcl_dise::eval::Color color;
-  std::function<std::vector<std::vector<double>>(const pcl::PointCloud<pcl::PointXYZ>::Ptr&, const LoadedCloud&)> estimate;
+  std::function<std::vector<std::vector<double>>(const pcl::PointCloud<pcl::PointXYZ>::Ptr&, const LoadedCloud&)>
+      estimate;
   // Per category: RMSE of each cloud per stage (in the list's order), and the final stage's errors
   // of all clouds.
   std::vector<std::vector<double>> stage_rmse;
   std::vector<double> errors;
-  std::vector<double> category_rmse;  // means over categories
+  std::vector<double> category_rmse;       // means over categories
   pcl_dise::eval::CloudErrors cloud_rmse;  // final stage, per category and cloud
 };
 
@@ -102,7 +103,8 @@ Method diseMethod(const std::string& name, const std::string& model_path, int k,
             dise.setSettleAngle(settle_degrees);
             Normals normals;
             dise.compute(normals);
-            if (normals.size() != cloud->size()) throw std::runtime_error("normal estimation failed (see PCL's message)");
+            if (normals.size() != cloud->size())
+              throw std::runtime_error("normal estimation failed (see PCL's message)");
             std::vector<std::vector<double>> stages;
             for (int it = 0; it <= iterations; ++it) {
               dise.getIterationNormals(it, normals);
@@ -124,29 +126,34 @@ Method pcaMethod(int k, unsigned threads) {
 }
 
 Method jetMethod(int k) {
-  return {"jet", {40, 160, 60}, [=](const pcl::PointCloud<pcl::PointXYZ>::Ptr&, const LoadedCloud& truth) {
-            const auto normals = pcl_dise::eval::jetNormals(truth.cloud.points, static_cast<unsigned>(k + 1));
-            return std::vector<std::vector<double>>{angleErrors([&](std::size_t i) { return normals[i].data(); }, truth)};
-          }};
+  return {
+      "jet", {40, 160, 60}, [=](const pcl::PointCloud<pcl::PointXYZ>::Ptr&, const LoadedCloud& truth) {
+        const auto normals = pcl_dise::eval::jetNormals(truth.cloud.points, static_cast<unsigned>(k + 1));
+        return std::vector<std::vector<double>>{angleErrors([&](std::size_t i) { return normals[i].data(); }, truth)};
+      }};
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"Evaluates DISE normals by the PCPNet protocol, side by side with PCA (pcl::NormalEstimation) and\n"
-               "jet fitting (CGAL) at the same k: per-category angle RMSE (degrees) over each cloud's .pidx\n"
-               "points, category means, their average, DISE's RMSE after each iteration and the share of\n"
-               "points under 5, 10, ..., 90 degrees (table, --json, --plot)."};
+  CLI::App app{
+      "Evaluates DISE normals by the PCPNet protocol, side by side with PCA (pcl::NormalEstimation) and\n"
+      "jet fitting (CGAL) at the same k: per-category angle RMSE (degrees) over each cloud's .pidx\n"
+      "points, category means, their average, DISE's RMSE after each iteration and the share of\n"
+      "points under 5, 10, ..., 90 degrees (table, --json, --plot)."};
   std::string dir, prefix = "testset", model, other_model, json_out, plot_out;
   int k = 64, iterations = 4;
   unsigned threads = 0;
   double settle = 0;
   bool no_jet = false;
-  app.add_option("dir", dir, "folder holding PREFIX_<category>.txt lists and their clouds")->required()->check(CLI::ExistingDirectory);
+  app.add_option("dir", dir, "folder holding PREFIX_<category>.txt lists and their clouds")
+      ->required()
+      ->check(CLI::ExistingDirectory);
   app.add_option("--prefix", prefix, "list prefix")->capture_default_str();
   app.add_option("--model", model, "DISE model (default: the shipped model for --k)");
   app.add_option("--compare-model", other_model, "a second DISE model evaluated beside the first");
-  app.add_option("--k", k, "neighbours (+ the point itself); PCA and jet use the same k+1 points")->capture_default_str();
+  app.add_option("--k", k, "neighbours (+ the point itself); PCA and jet use the same k+1 points")
+      ->capture_default_str();
   app.add_option("--iterations", iterations, "DISE iterations")->capture_default_str();
   app.add_option("--threads", threads, "threads (0: all)")->capture_default_str();
   app.add_option("--settle", settle, "also evaluate the model in adaptive mode with this settle angle (degrees)");
@@ -163,13 +170,14 @@ int main(int argc, char** argv) {
     std::size_t compared = 0;  // index of --compare-model's method; 0: none
     if (!other_model.empty()) {
       compared = methods.size();
-      methods.push_back(diseMethod(std::filesystem::path(other_model).stem().string(), other_model, k, iterations, threads, 0,
-                                   {40, 90, 200}));
+      methods.push_back(diseMethod(std::filesystem::path(other_model).stem().string(), other_model, k, iterations,
+                                   threads, 0, {40, 90, 200}));
     }
     methods.push_back(pcaMethod(k, threads));
     if (!no_jet) methods.push_back(jetMethod(k));
 
-    nlohmann::json results = {{"model", model}, {"k", k}, {"iterations", iterations}, {"categories", nlohmann::json::object()}};
+    nlohmann::json results = {
+        {"model", model}, {"k", k}, {"iterations", iterations}, {"categories", nlohmann::json::object()}};
     if (!other_model.empty()) results["compare_model"] = other_model;
     std::vector<pcl_dise::eval::GoodPointsPanel> panels;
     std::vector<std::vector<double>> iteration_means(iterations + 1);  // of the first model, per category

@@ -31,16 +31,18 @@ constexpr Variant kVariants[] = {
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"Writes PCPNet-format clouds (NAME.xyz, .normals, .pidx) for each mesh (.off, .obj, .ply) and\n"
-               "procedural CAD shape in the six PCPNet categories (no noise, noise 1e-2, 5e-2, 1e-1, striped\n"
-               "and gradient density), and list files PREFIX_<category>.txt plus PREFIX_all.txt."};
+  CLI::App app{
+      "Writes PCPNet-format clouds (NAME.xyz, .normals, .pidx) for each mesh (.off, .obj, .ply) and\n"
+      "procedural CAD shape in the six PCPNet categories (no noise, noise 1e-2, 5e-2, 1e-1, striped\n"
+      "and gradient density), and list files PREFIX_<category>.txt plus PREFIX_all.txt."};
   std::vector<std::string> meshes;
   std::string out_dir, prefix = "testset";
   std::size_t points = 100000, pidx = 5000;
   std::uint64_t seed = 1, shape_seed = 1;
   std::size_t shapes = 0, thin = 0;
   app.add_option("meshes", meshes, ".off, .obj or .ply meshes")->check(CLI::ExistingFile);
-  app.add_option("--procedural", shapes, "procedural CAD shapes to add (cycling through the kinds)")->capture_default_str();
+  app.add_option("--procedural", shapes, "procedural CAD shapes to add (cycling through the kinds)")
+      ->capture_default_str();
   app.add_option("--thin", thin, "thin-structure shapes to add (cycling through the kinds), after the procedural ones")
       ->capture_default_str();
   app.add_option("--shape-seed", shape_seed, "seed of the procedural shapes' proportions (hold out with another seed)")
@@ -72,7 +74,8 @@ int main(int argc, char** argv) {
       try {
         std::size_t dropped = 0;
         mesh = pcl_dise::pcpnet::readMesh(meshes[m], &dropped);
-        if (dropped) std::cerr << "dise_make_dataset: warning: " << meshes[m] << ": dropped " << dropped << " degenerate faces\n";
+        if (dropped)
+          std::cerr << "dise_make_dataset: warning: " << meshes[m] << ": dropped " << dropped << " degenerate faces\n";
       } catch (const std::exception& e) {
         std::cerr << "dise_make_dataset: skipping " << e.what() << "\n";
         ++failures;

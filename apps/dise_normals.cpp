@@ -29,7 +29,8 @@ int run(const Options& o) {
 
   pcl::DeepIterativeNormalEstimation<pcl::PointXYZ, pcl::Normal> dise;
   dise.setInputCloud(cloud);
-  if (k > 0) dise.setKSearch(k);
+  if (k > 0)
+    dise.setKSearch(k);
   else {
     dise.setRadiusSearch(o.radius);
     dise.setMaxNeighbors(o.max_neighbors);
@@ -61,9 +62,10 @@ int run(const Options& o) {
   pcl_dise::io::writeNormals(o.output, *cloud, normals);
 
   std::cout << "dise_normals: " << cloud->size() << " points from " << o.input << "\n"
-            << "  neighbourhood: " << (k > 0 ? "k = " + std::to_string(k) + " (+ the point itself)"
-                                             : "radius " + std::to_string(o.radius) +
-                                                   (o.max_neighbors ? ", at most " + std::to_string(o.max_neighbors) : ""))
+            << "  neighbourhood: "
+            << (k > 0 ? "k = " + std::to_string(k) + " (+ the point itself)"
+                      : "radius " + std::to_string(o.radius) +
+                            (o.max_neighbors ? ", at most " + std::to_string(o.max_neighbors) : ""))
             << "\n  iterations: " << o.iterations << ", backend: " << o.backend
             << (o.iterations > 0 ? ", model: " + model : std::string()) << "\n"
             << "  " << (cloud->size() - missing) << " normals, " << missing << " points without a normal (NaN)\n"
@@ -75,19 +77,22 @@ int run(const Options& o) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"Estimates surface normals with DISE (Deep Iterative Surface Normal Estimation).\n"
-               "Input: .pcd, .ply or .xyz. Output by extension: .pcd/.ply (points + normals + curvature)\n"
-               "or .normals (nx ny nz per input point, nan where none)."};
+  CLI::App app{
+      "Estimates surface normals with DISE (Deep Iterative Surface Normal Estimation).\n"
+      "Input: .pcd, .ply or .xyz. Output by extension: .pcd/.ply (points + normals + curvature)\n"
+      "or .normals (nx ny nz per input point, nan where none)."};
   Options o;
   app.add_option("input", o.input, "input cloud (.pcd, .ply, .xyz)")->required();
   app.add_option("output", o.output, "output file (.pcd, .ply, .normals)")->required();
-  app.add_option("--model", o.model, "model file (.safetensors; default: the shipped model for --k, k = 64 for --radius)");
+  app.add_option("--model", o.model,
+                 "model file (.safetensors; default: the shipped model for --k, k = 64 for --radius)");
   auto* k = app.add_option("--k", o.k, "neighbours per point, the point itself not counted (default 64)");
   auto* r = app.add_option("--radius", o.radius, "radius neighbourhoods instead of k nearest");
   k->excludes(r);
   app.add_option("--max-neighbors", o.max_neighbors, "with --radius: keep at most the nearest N points");
   app.add_option("--iterations", o.iterations, "DISE iterations after the PCA (0: plain PCA)")->capture_default_str();
-  app.add_option("--settle", o.settle, "adaptive mode: a point stops iterating once its normal turns by less than this (degrees; 0: exact)")
+  app.add_option("--settle", o.settle,
+                 "adaptive mode: a point stops iterating once its normal turns by less than this (degrees; 0: exact)")
       ->capture_default_str();
   app.add_option("--threads", o.threads, "threads (0: all)")->capture_default_str();
   app.add_option("--viewpoint", o.viewpoint, "flip normals towards X,Y,Z (default: the cloud's sensor origin)");

@@ -28,7 +28,7 @@ using Clock = std::chrono::steady_clock;
 
 struct Options {
   std::string list, out = "dise_k64.safetensors", checkpoint_dir = "checkpoints", device = "cpu", engine,
-      log = "train_log.csv";
+                    log = "train_log.csv";
   int k = 64, iterations = 8, epochs = 300, patch = 2048, patches_per_cloud = 4, threads = 0;
   double lr = 5e-4, lr_final = -1, dropout = 0.25, minutes = 0, checkpoint_minutes = 5;
   long decay_start = 0, decay_end = 0, average_from = -1, stop_at = 0;  // patch indices
@@ -108,8 +108,10 @@ struct WeightAverage {
 // model's tensors, with the step count in the metadata; both engines read and write it.
 void saveOptimizer(const pcl_dise::RmsProp& state, const std::string& path) {
   pcl_dise::Model m = pcl_dise::unpackParameters(state.square_average);
-  m.metadata = {{"optimizer", "RMSprop"}, {"steps", std::to_string(state.steps)},
-                {"alpha", std::to_string(state.alpha)}, {"eps", std::to_string(state.eps)}};
+  m.metadata = {{"optimizer", "RMSprop"},
+                {"steps", std::to_string(state.steps)},
+                {"alpha", std::to_string(state.alpha)},
+                {"eps", std::to_string(state.eps)}};
   pcl_dise::saveModel(m, path);
 }
 
@@ -132,7 +134,8 @@ std::string bar(double fraction, int width = 30) {
 std::unique_ptr<pcl_dise::TrainingEngine> makeEngine(const Options& o) {
   const std::string engine = o.engine.empty() ? (o.device == "cpu" ? "native" : "torch") : o.engine;
   if (engine == "native") {
-    if (o.device != "cpu") throw std::runtime_error("the native engine runs on the CPU: use --engine torch for --device " + o.device);
+    if (o.device != "cpu")
+      throw std::runtime_error("the native engine runs on the CPU: use --engine torch for --device " + o.device);
     return pcl_dise::makeNativeEngine(pcl_dise::detail::resolveThreads(o.threads));
   }
   if (engine != "torch") throw std::runtime_error("unknown engine '" + engine + "' (native or torch)");
@@ -154,7 +157,8 @@ pcl_dise::RmsProp resumedOptimizer(const std::string& dir) {
 #ifdef PCL_DISE_WITH_TORCH
     return pcl_dise::readTorchOptimizer(dir + "/optimizer.pt");
 #else
-    std::cerr << "dise_train: warning: " << dir << "/optimizer.pt needs a build with LibTorch; the optimiser state starts afresh\n";
+    std::cerr << "dise_train: warning: " << dir
+              << "/optimizer.pt needs a build with LibTorch; the optimiser state starts afresh\n";
     return {};
 #endif
   }
@@ -194,7 +198,8 @@ int train(const Options& o) {
   std::filesystem::create_directories(o.checkpoint_dir);
   const std::string ckpt_model = o.checkpoint_dir + "/model.safetensors",
                     ckpt_optim = o.checkpoint_dir + "/optimizer.safetensors",
-                    ckpt_state = o.checkpoint_dir + "/progress.json", ckpt_average = o.checkpoint_dir + "/average.safetensors";
+                    ckpt_state = o.checkpoint_dir + "/progress.json",
+                    ckpt_average = o.checkpoint_dir + "/average.safetensors";
   WeightAverage average;
   long step = 0;  // patches done
   // Earlier schedules of a resumed run ("until patch N: recipe, on list; ..."), kept in the metadata.
@@ -224,19 +229,18 @@ int train(const Options& o) {
   std::ofstream log(o.log, step > 0 ? std::ios::app : std::ios::trunc);
   if (step == 0) log << "epoch,patch,cloud,iteration,loss\n";
 
-  const std::string recipe = "dise_train: RMSprop lr " + std::to_string(o.lr) +
-                             (o.lr_final >= 0 ? " decaying linearly to " + std::to_string(o.lr_final) + " over patches " +
-                                                    std::to_string(o.decay_start) + ".." + std::to_string(o.decay_end)
-                                              : std::string()) +
-                             (o.average_from >= 0 ? ", weights averaged from patch " + std::to_string(o.average_from)
-                                                  : std::string()) +
-                             ", dropout " + std::to_string(o.dropout) +
-                             ", k = " + std::to_string(o.k) + ", L = " + std::to_string(o.iterations) +
-                             " with a loss and step after every iteration, seed " +
-                             std::to_string(o.seed);
+  const std::string recipe =
+      "dise_train: RMSprop lr " + std::to_string(o.lr) +
+      (o.lr_final >= 0 ? " decaying linearly to " + std::to_string(o.lr_final) + " over patches " +
+                             std::to_string(o.decay_start) + ".." + std::to_string(o.decay_end)
+                       : std::string()) +
+      (o.average_from >= 0 ? ", weights averaged from patch " + std::to_string(o.average_from) : std::string()) +
+      ", dropout " + std::to_string(o.dropout) + ", k = " + std::to_string(o.k) +
+      ", L = " + std::to_string(o.iterations) + " with a loss and step after every iteration, seed " +
+      std::to_string(o.seed);
   if (!resumed_recipe.empty() && (resumed_recipe != recipe || resumed_list != o.list))
-    history += (history.empty() ? "" : "; ") + std::string("until patch ") + std::to_string(step) + ": " + resumed_recipe +
-               (resumed_list.empty() ? std::string() : ", on " + resumed_list);
+    history += (history.empty() ? "" : "; ") + std::string("until patch ") + std::to_string(step) + ": " +
+               resumed_recipe + (resumed_list.empty() ? std::string() : ", on " + resumed_list);
   auto save = [&](const std::vector<float>& weights, const std::string& path) {
     pcl_dise::Model model = pcl_dise::unpackParameters(weights);
     model.metadata = {{"k_train", std::to_string(o.k)},
@@ -316,7 +320,8 @@ int train(const Options& o) {
   checkpoint();
   save(average.count > 0 ? average.values : engine->parameters(), o.out);
   std::cout << "\ndise_train: wrote " << o.out << " after " << step << " patches (" << double(step) / steps_per_epoch
-            << " epochs" << (average.count > 0 ? ", the average of the last " + std::to_string(average.count) : std::string())
+            << " epochs"
+            << (average.count > 0 ? ", the average of the last " + std::to_string(average.count) : std::string())
             << ")\n";
   return 0;
 }
@@ -335,7 +340,8 @@ int main(int argc, char** argv) {
   app.add_option("--patches-per-cloud", o.patches_per_cloud, "patches per cloud and epoch")->capture_default_str();
   app.add_option("--lr", o.lr, "RMSprop learning rate")->capture_default_str();
   app.add_option("--lr-final", o.lr_final, "learning rate reached at --decay-end (default: no decay)");
-  app.add_option("--decay-start", o.decay_start, "patch at which the learning rate starts to fall")->capture_default_str();
+  app.add_option("--decay-start", o.decay_start, "patch at which the learning rate starts to fall")
+      ->capture_default_str();
   app.add_option("--decay-end", o.decay_end, "patch at which it reaches --lr-final")->capture_default_str();
   app.add_option("--average-from", o.average_from,
                  "average the weights of every patch from this one on and write the average to --out (default: off)");
@@ -343,11 +349,14 @@ int main(int argc, char** argv) {
   app.add_option("--seed", o.seed, "random seed")->capture_default_str();
   app.add_option("--threads", o.threads, "CPU threads (0: all hardware threads)")->capture_default_str();
   app.add_option("--device", o.device, "cpu or cuda")->capture_default_str();
-  app.add_option("--engine", o.engine, "native (CPU, no LibTorch) or torch (LibTorch, CPU or CUDA); default: native on the CPU, torch on a GPU");
+  app.add_option(
+      "--engine", o.engine,
+      "native (CPU, no LibTorch) or torch (LibTorch, CPU or CUDA); default: native on the CPU, torch on a GPU");
   app.add_option("--checkpoints", o.checkpoint_dir, "checkpoint folder")->capture_default_str();
   app.add_option("--checkpoint-minutes", o.checkpoint_minutes, "minutes between checkpoints")->capture_default_str();
   app.add_option("--stop-at", o.stop_at, "stop (and save) after this many patches in all (0: after --epochs)");
-  app.add_option("--minutes", o.minutes, "stop (and save) after this many minutes (0: no limit)")->capture_default_str();
+  app.add_option("--minutes", o.minutes, "stop (and save) after this many minutes (0: no limit)")
+      ->capture_default_str();
   app.add_option("--log", o.log, "CSV log of every loss")->capture_default_str();
   app.add_flag("--resume", o.resume, "continue from the checkpoint folder");
   CLI11_PARSE(app, argc, argv);

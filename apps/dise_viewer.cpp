@@ -9,11 +9,11 @@
 #include <memory>
 #include <sstream>
 
-#include <CLI/CLI.hpp>
 #include <pcl/common/common.h>
 #include <pcl/features/normal_3d.h>
 #include <pcl/kdtree/kdtree_flann.h>
 #include <pcl/visualization/pcl_visualizer.h>
+#include <CLI/CLI.hpp>
 
 #include "cloud_io.h"
 #include "pcl_dise/angle_error.h"
@@ -27,8 +27,10 @@ using Cloud = pcl::PointCloud<pcl::PointXYZ>;
 using Normals = pcl::PointCloud<pcl::Normal>;
 
 enum class ColorBy { kNormal, kError, kWeights, kCurvature };
-const std::map<std::string, ColorBy> kColorModes = {
-    {"normal", ColorBy::kNormal}, {"error", ColorBy::kError}, {"weights", ColorBy::kWeights}, {"curvature", ColorBy::kCurvature}};
+const std::map<std::string, ColorBy> kColorModes = {{"normal", ColorBy::kNormal},
+                                                    {"error", ColorBy::kError},
+                                                    {"weights", ColorBy::kWeights},
+                                                    {"curvature", ColorBy::kCurvature}};
 
 std::string modeName(ColorBy mode) {
   for (const auto& [name, m] : kColorModes)
@@ -72,8 +74,7 @@ class Scene {
     pcl::getMinMax3D(*cloud_, finite_, lo, hi);
     diagonal_ = (hi - lo).head<3>().norm();
     if (o.iterations > 0)
-      model_ = std::make_shared<const pcl_dise::Model>(
-          pcl_dise::loadModel(pcl_dise::modelPathOrDefault(o.model, o.k)));
+      model_ = std::make_shared<const pcl_dise::Model>(pcl_dise::loadModel(pcl_dise::modelPathOrDefault(o.model, o.k)));
   }
 
   const Cloud& cloud() const { return *cloud_; }
@@ -109,7 +110,8 @@ class Scene {
     // PCA weighs its neighbourhood uniformly.
     e->weights = [this](std::size_t index, pcl::Indices& ids, std::vector<float>& w) {
       std::vector<float> distances;
-      if (!pcl::isFinite((*cloud_)[index]) || tree_.nearestKSearch((*cloud_)[index], o_.k + 1, ids, distances) <= 0) return false;
+      if (!pcl::isFinite((*cloud_)[index]) || tree_.nearestKSearch((*cloud_)[index], o_.k + 1, ids, distances) <= 0)
+        return false;
       w.assign(ids.size(), 1.f / float(ids.size()));
       return true;
     };
@@ -125,7 +127,8 @@ class Scene {
     dise->setNumberOfThreads(o_.threads);
     dise->setModel(model_);
     dise->compute(e->normals);
-    if (e->normals.size() != cloud_->size()) throw std::runtime_error("normal estimation failed (see the message above)");
+    if (e->normals.size() != cloud_->size())
+      throw std::runtime_error("normal estimation failed (see the message above)");
     e->weights = [dise](std::size_t index, pcl::Indices& ids, std::vector<float>& w) {
       return dise->getKernelWeights(index, ids, w);
     };
@@ -203,8 +206,13 @@ double rmseDegrees(Scene& scene, const Estimate& e) {
 class Viewer {
  public:
   Viewer(Scene& scene, const Options& o)
-      : scene_(scene), o_(o), mode_(kColorModes.at(o.color_by)), iteration_(o.iteration < 0 ? o.iterations : o.iteration),
-        show_pca_(o.pca), show_normals_(!o.no_normals), scale_(o.scale > 0 ? o.scale : 0.02 * scene.diagonal()),
+      : scene_(scene),
+        o_(o),
+        mode_(kColorModes.at(o.color_by)),
+        iteration_(o.iteration < 0 ? o.iterations : o.iteration),
+        show_pca_(o.pca),
+        show_normals_(!o.no_normals),
+        scale_(o.scale > 0 ? o.scale : 0.02 * scene.diagonal()),
         pick_(o.pick >= 0 ? static_cast<std::size_t>(o.pick) : scene.centralPoint()),
         viewer_(std::make_shared<pcl::visualization::PCLVisualizer>("dise_viewer")) {
     viewer_->setSize(o.width, o.height);
@@ -261,16 +269,18 @@ class Viewer {
     viewer_->addPointCloud<pcl::PointXYZRGB>(shown, rgb, tag, viewport);
     viewer_->setPointCloudRenderingProperties(pcl::visualization::PCL_VISUALIZER_POINT_SIZE, 4, tag, viewport);
     if (show_normals_ && !line_points->empty()) {
-      viewer_->addPointCloudNormals<pcl::PointXYZ, pcl::Normal>(line_points, line_normals, o_.every, scale_, tag + "_normals",
-                                                                viewport);
-      viewer_->setPointCloudRenderingProperties(pcl::visualization::PCL_VISUALIZER_COLOR, 0.2, 0.2, 0.2, tag + "_normals", viewport);
+      viewer_->addPointCloudNormals<pcl::PointXYZ, pcl::Normal>(line_points, line_normals, o_.every, scale_,
+                                                                tag + "_normals", viewport);
+      viewer_->setPointCloudRenderingProperties(pcl::visualization::PCL_VISUALIZER_COLOR, 0.2, 0.2, 0.2,
+                                                tag + "_normals", viewport);
     }
     if (mode_ == ColorBy::kWeights)
       viewer_->addSphere(scene_.cloud()[pick_], 0.01 * scene_.diagonal(), 0.9, 0.1, 0.6, tag + "_pick", viewport);
     std::ostringstream status;
     status << (pca ? "PCA" : "DISE iteration " + std::to_string(iteration_) + "/" + std::to_string(o_.iterations));
     if (scene_.truth()) status << " (RMSE " << std::fixed << std::setprecision(2) << rmseDegrees(scene_, e) << " deg)";
-    status << "  |  " << modeName(mode_) << (mode_ == ColorBy::kWeights ? " of point " + std::to_string(pick_) : "") << "  |  h: help";
+    status << "  |  " << modeName(mode_) << (mode_ == ColorBy::kWeights ? " of point " + std::to_string(pick_) : "")
+           << "  |  h: help";
     viewer_->addText(status.str(), 10, 10, 14, 0.1, 0.1, 0.1, tag + "_status", viewport);
   }
 
@@ -318,18 +328,23 @@ class Viewer {
 
 int run(const Options& o) {
   if (o.k < 2 || o.iterations < 0 || o.every < 1 || o.width < 16 || o.height < 16 || o.max_error <= 0)
-    throw std::runtime_error("need --k >= 2, --iterations >= 0, --every >= 1, a window of at least 16x16 and --max-error > 0");
+    throw std::runtime_error(
+        "need --k >= 2, --iterations >= 0, --every >= 1, a window of at least 16x16 and --max-error > 0");
   if (o.iteration > o.iterations)
-    throw std::runtime_error("--iteration " + std::to_string(o.iteration) + " is beyond --iterations " + std::to_string(o.iterations));
-  if (o.color_by == "error" && o.ground_truth.empty()) throw std::runtime_error("--color-by error needs --normals FILE");
+    throw std::runtime_error("--iteration " + std::to_string(o.iteration) + " is beyond --iterations " +
+                             std::to_string(o.iterations));
+  if (o.color_by == "error" && o.ground_truth.empty())
+    throw std::runtime_error("--color-by error needs --normals FILE");
   Scene scene(o);
-  if (o.pick >= 0 && (static_cast<std::size_t>(o.pick) >= scene.cloud().size() || !pcl::isFinite(scene.cloud()[o.pick])))
+  if (o.pick >= 0 &&
+      (static_cast<std::size_t>(o.pick) >= scene.cloud().size() || !pcl::isFinite(scene.cloud()[o.pick])))
     throw std::runtime_error("--pick " + std::to_string(o.pick) + " is not a finite point of the cloud (" +
                              std::to_string(scene.cloud().size()) + " points)");
   if (scene.truth())
     std::cout << "dise_viewer: angle error (RMSE, degrees) against " << o.ground_truth << ": PCA " << std::fixed
               << std::setprecision(2) << rmseDegrees(scene, scene.estimate(0)) << ", DISE "
-              << rmseDegrees(scene, scene.estimate(o.iterations)) << " (" << scene.finitePoints().size() << " points)\n";
+              << rmseDegrees(scene, scene.estimate(o.iterations)) << " (" << scene.finitePoints().size()
+              << " points)\n";
   Viewer viewer(scene, o);
   if (!o.screenshot.empty()) {
     viewer.screenshot(o.screenshot);
@@ -359,7 +374,8 @@ int main(int argc, char** argv) {
   app.add_option("--every", o.every, "draw every n-th normal")->capture_default_str();
   app.add_option("--scale", o.scale, "length of the normal lines (default: 2% of the cloud's diagonal)");
   app.add_flag("--no-normals", o.no_normals, "do not draw the normals as lines");
-  app.add_option("--max-error", o.max_error, "angle error (degrees) at the top of the colour map")->capture_default_str();
+  app.add_option("--max-error", o.max_error, "angle error (degrees) at the top of the colour map")
+      ->capture_default_str();
   app.add_flag("--pca", o.pca, "start with PCA instead of DISE");
   app.add_flag("--side-by-side", o.side_by_side, "PCA on the left, DISE on the right");
   app.add_option("--threads", o.threads, "threads (0: all)");

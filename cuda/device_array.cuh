@@ -11,7 +11,8 @@ namespace pcl_dise {
 namespace cuda {
 
 inline void check(cudaError_t status, const char* what) {
-  if (status != cudaSuccess) throw std::runtime_error(std::string("cuda backend: ") + what + ": " + cudaGetErrorString(status));
+  if (status != cudaSuccess)
+    throw std::runtime_error(std::string("cuda backend: ") + what + ": " + cudaGetErrorString(status));
 }
 
 // Device buffer that frees itself.
@@ -20,7 +21,8 @@ struct DeviceArray {
   T* data = nullptr;
   DeviceArray(std::size_t count, const T* host = nullptr) {
     check(cudaMalloc(&data, std::max<std::size_t>(count, 1) * sizeof(T)), "allocating device memory");
-    if (host && count) check(cudaMemcpy(data, host, count * sizeof(T), cudaMemcpyHostToDevice), "copying to the device");
+    if (host && count)
+      check(cudaMemcpy(data, host, count * sizeof(T), cudaMemcpyHostToDevice), "copying to the device");
   }
   ~DeviceArray() { cudaFree(data); }
   DeviceArray(const DeviceArray&) = delete;

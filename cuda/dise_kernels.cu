@@ -96,10 +96,10 @@ __device__ void foldPointInput(const Mlp<In, Hidden, Out>& m, int first, const f
 template <int R>
 __global__ void __launch_bounds__(kWarpsPerBlock * 32)
     iterationKernel(const float* __restrict__ parameters, const float* __restrict__ points, std::size_t num_points,
-                    float edge_scale, const std::int64_t* __restrict__ offsets, const std::int32_t* __restrict__ indices,
-                    const std::uint8_t* __restrict__ active, const float* __restrict__ prev_normals,
-                    const float* __restrict__ prev_weights, float* __restrict__ next_normals,
-                    float* __restrict__ next_weights, float* __restrict__ curvature) {
+                    float edge_scale, const std::int64_t* __restrict__ offsets,
+                    const std::int32_t* __restrict__ indices, const std::uint8_t* __restrict__ active,
+                    const float* __restrict__ prev_normals, const float* __restrict__ prev_weights,
+                    float* __restrict__ next_normals, float* __restrict__ next_weights, float* __restrict__ curvature) {
   __shared__ float p[kParameterCount];
   __shared__ float warp_bias[kWarpsPerBlock][64];
   for (int t = threadIdx.x; t < kParameterCount; t += blockDim.x) p[t] = parameters[t];
@@ -224,8 +224,12 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32)
       const float* pj = points + 3 * std::size_t(indices[first + edge]);
       const double d[3] = {double(pj[0]) - pi[0] - m[0], double(pj[1]) - pi[1] - m[1], double(pj[2]) - pi[2] - m[2]};
       const double wr = w[r];
-      cov.a00 += wr * d[0] * d[0]; cov.a01 += wr * d[0] * d[1]; cov.a02 += wr * d[0] * d[2];
-      cov.a11 += wr * d[1] * d[1]; cov.a12 += wr * d[1] * d[2]; cov.a22 += wr * d[2] * d[2];
+      cov.a00 += wr * d[0] * d[0];
+      cov.a01 += wr * d[0] * d[1];
+      cov.a02 += wr * d[0] * d[2];
+      cov.a11 += wr * d[1] * d[1];
+      cov.a12 += wr * d[1] * d[2];
+      cov.a22 += wr * d[2] * d[2];
     }
     cov = {warpSum(cov.a00), warpSum(cov.a01), warpSum(cov.a02), warpSum(cov.a11), warpSum(cov.a12), warpSum(cov.a22)};
     if (lane == 0) {
@@ -259,7 +263,8 @@ bool deviceAvailable() {
   return cudaGetDeviceCount(&count) == cudaSuccess && count > 0;
 }
 
-void runIterations(const float* parameters, const Graph& graph, int iterations, State& state, float* iteration_normals) {
+void runIterations(const float* parameters, const Graph& graph, int iterations, State& state,
+                   float* iteration_normals) {
   const std::size_t m = graph.num_points;
   if (m == 0 || iterations <= 0) return;
   const std::size_t edges = static_cast<std::size_t>(graph.offsets[m]);
@@ -288,17 +293,24 @@ void runIterations(const float* parameters, const Graph& graph, int iterations, 
       launch<decltype(r)::value>(blocks, d_parameters, graph, d_points, d_offsets, d_indices, d_active, prev_n, prev_w,
                                  next_n, next_w, d_curvature.data);
     };
-    if (largest <= 32) run(std::integral_constant<int, 1>());
-    else if (largest <= 64) run(std::integral_constant<int, 2>());
-    else if (largest <= 96) run(std::integral_constant<int, 3>());
-    else if (largest <= 128) run(std::integral_constant<int, 4>());
-    else if (largest <= 256) run(std::integral_constant<int, 8>());
-    else run(std::integral_constant<int, 32>());
+    if (largest <= 32)
+      run(std::integral_constant<int, 1>());
+    else if (largest <= 64)
+      run(std::integral_constant<int, 2>());
+    else if (largest <= 96)
+      run(std::integral_constant<int, 3>());
+    else if (largest <= 128)
+      run(std::integral_constant<int, 4>());
+    else if (largest <= 256)
+      run(std::integral_constant<int, 8>());
+    else
+      run(std::integral_constant<int, 32>());
     check(cudaGetLastError(), "launching the iteration kernel");
     std::swap(prev_n, next_n);
     std::swap(prev_w, next_w);
     if (iteration_normals) {
-      check(cudaMemcpy(iteration_normals + std::size_t(it) * 3 * m, prev_n, 3 * m * sizeof(float), cudaMemcpyDeviceToHost),
+      check(cudaMemcpy(iteration_normals + std::size_t(it) * 3 * m, prev_n, 3 * m * sizeof(float),
+                       cudaMemcpyDeviceToHost),
             "copying from the device");
     }
   }

@@ -24,7 +24,8 @@ __global__ void cellOfEachPoint(GridShape shape, const float* points, std::int32
   if (i < m) cell[i] = static_cast<std::int32_t>(shape.cellOf(points + 3 * std::int64_t(i)));
 }
 
-__global__ void gatherSorted(const float* points, const std::int32_t* sorted_ids, std::int32_t m, float* sorted_points) {
+__global__ void gatherSorted(const float* points, const std::int32_t* sorted_ids, std::int32_t m,
+                             float* sorted_points) {
   const std::int32_t p = blockIdx.x * blockDim.x + threadIdx.x;
   if (p >= m) return;
   const float* q = points + 3 * std::int64_t(sorted_ids[p]);
@@ -47,7 +48,8 @@ __global__ void nearestKernel(GridView grid, std::int32_t m, int k, std::int32_t
 }  // namespace
 
 int nearestNeighbors(const float* points, std::size_t num_points, int k, std::int32_t* neighbors) {
-  if (k < 1 || k > 1024) throw std::invalid_argument("cuda nearestNeighbors: k must be in 1..1024, got " + std::to_string(k));
+  if (k < 1 || k > 1024)
+    throw std::invalid_argument("cuda nearestNeighbors: k must be in 1..1024, got " + std::to_string(k));
   if (num_points > std::size_t(INT32_MAX) / 3)
     throw std::invalid_argument("cuda nearestNeighbors: too many points (" + std::to_string(num_points) + ")");
   for (std::size_t i = 0; i < 3 * num_points; ++i)
@@ -77,10 +79,14 @@ int nearestNeighbors(const float* points, std::size_t num_points, int k, std::in
   auto run = [&](auto max_k) {
     nearestKernel<decltype(max_k)::value><<<blocksFor(num_points), kThreadsPerBlock>>>(grid, m, row, d_neighbors.data);
   };
-  if (row <= 32) run(std::integral_constant<int, 32>());
-  else if (row <= 96) run(std::integral_constant<int, 96>());
-  else if (row <= 256) run(std::integral_constant<int, 256>());
-  else run(std::integral_constant<int, 1024>());
+  if (row <= 32)
+    run(std::integral_constant<int, 32>());
+  else if (row <= 96)
+    run(std::integral_constant<int, 96>());
+  else if (row <= 256)
+    run(std::integral_constant<int, 256>());
+  else
+    run(std::integral_constant<int, 1024>());
   check(cudaGetLastError(), "launching the k-NN kernel");
   check(cudaDeviceSynchronize(), "running the k-NN search");
   d_neighbors.download(neighbors, num_points * std::size_t(row));

@@ -29,7 +29,8 @@ struct GridShape {
   }
 
   PCL_DISE_HOST_DEVICE std::int64_t cellOf(const float* p) const {
-    return coordinate(p[0], 0) + std::int64_t(dims[0]) * (coordinate(p[1], 1) + std::int64_t(dims[1]) * coordinate(p[2], 2));
+    return coordinate(p[0], 0) +
+           std::int64_t(dims[0]) * (coordinate(p[1], 1) + std::int64_t(dims[1]) * coordinate(p[2], 2));
   }
 };
 

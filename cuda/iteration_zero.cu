@@ -69,13 +69,13 @@ __global__ void compact(std::int32_t m, const std::int32_t* neighbors, int row, 
 }  // namespace
 
 IterationZero iterationZero(const float* points, std::size_t num_points, const std::int32_t* neighbors, int row) {
-  if (row < 0 || num_points > std::size_t(INT32_MAX) / 3)
-    throw std::invalid_argument("cuda iterationZero: bad sizes");
+  if (row < 0 || num_points > std::size_t(INT32_MAX) / 3) throw std::invalid_argument("cuda iterationZero: bad sizes");
   const auto m = static_cast<std::int32_t>(num_points);
   const std::size_t entries = num_points * std::size_t(row);
   for (std::size_t e = 0; e < entries; ++e)
     if (neighbors[e] < 0 || neighbors[e] >= m)
-      throw std::invalid_argument("cuda iterationZero: neighbour index " + std::to_string(neighbors[e]) + " out of range");
+      throw std::invalid_argument("cuda iterationZero: neighbour index " + std::to_string(neighbors[e]) +
+                                  " out of range");
   IterationZero out;
   out.normals.assign(3 * num_points, NAN);
   out.curvature.assign(num_points, NAN);
@@ -95,10 +95,12 @@ IterationZero iterationZero(const float* points, std::size_t num_points, const s
   check(cudaGetLastError(), "launching the plane fits");
   for (int flag = 1; flag;) {
     check(cudaMemset(changed.data, 0, sizeof(int)), "clearing a flag");
-    countKept<<<blocksFor(num_points), kThreadsPerBlock>>>(m, d_neighbors.data, row, active.data, kept.data, changed.data);
+    countKept<<<blocksFor(num_points), kThreadsPerBlock>>>(m, d_neighbors.data, row, active.data, kept.data,
+                                                           changed.data);
     check(cudaGetLastError(), "launching the pruning");
     changed.download(&flag, 1);
-    if (flag) dropSmall<<<blocksFor(num_points), kThreadsPerBlock>>>(m, kept.data, active.data, normals.data, curvature.data);
+    if (flag)
+      dropSmall<<<blocksFor(num_points), kThreadsPerBlock>>>(m, kept.data, active.data, normals.data, curvature.data);
   }
   // offsets = exclusive prefix sum of the kept counts (kept[m] = 0 closes it).
   check(cudaMemset(kept.data + num_points, 0, sizeof(std::int64_t)), "clearing a count");
@@ -107,8 +109,8 @@ IterationZero iterationZero(const float* points, std::size_t num_points, const s
   const auto kept_entries = static_cast<std::size_t>(out.offsets[num_points]);
   DeviceArray<std::int32_t> indices(kept_entries);
   DeviceArray<float> weights(kept_entries);
-  compact<<<blocksFor(num_points), kThreadsPerBlock>>>(m, d_neighbors.data, row, active.data, offsets.data, indices.data,
-                                                       weights.data);
+  compact<<<blocksFor(num_points), kThreadsPerBlock>>>(m, d_neighbors.data, row, active.data, offsets.data,
+                                                       indices.data, weights.data);
   check(cudaGetLastError(), "launching the compaction");
   check(cudaDeviceSynchronize(), "running iteration 0");
   out.indices.resize(kept_entries);

@@ -9,7 +9,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (size == 0) return 0;
   try {
     pcl_dise::io::readCloud(pcl_dise::fuzz::inputFile(data + 1, size - 1, data[0] % 2 ? ".ply" : ".pcd"));
-  } catch (const std::runtime_error&) {
-  }
+  } catch (const std::runtime_error&) {}
   return 0;
 }

@@ -10,7 +10,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const char* extensions[3] = {".off", ".obj", ".ply"};
   try {
     pcl_dise::pcpnet::readMesh(pcl_dise::fuzz::inputFile(data + 1, size - 1, extensions[data[0] % 3]));
-  } catch (const std::runtime_error&) {
-  }
+  } catch (const std::runtime_error&) {}
   return 0;
 }

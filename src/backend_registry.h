@@ -12,7 +12,8 @@ namespace detail {
 
 /** The DISE iterations of a backend (see runNativeIterations) and whether it can run here. */
 struct BackendPlugin {
-  void (*run_iterations)(const Model& model, PreparedGraph& graph, const ForwardOptions& options, ForwardResult& result);
+  void (*run_iterations)(const Model& model, PreparedGraph& graph, const ForwardOptions& options,
+                         ForwardResult& result);
   bool (*available)();
 };
 

@@ -7,8 +7,12 @@ namespace pcl_dise {
 namespace detail {
 
 inline cuda::Graph toCudaGraph(const PreparedGraph& graph) {
-  return {graph.points, graph.num_points, graph.edge_scale, graph.neighborhoods.offsets.data(),
-          graph.neighborhoods.indices.data(), graph.active.data()};
+  return {graph.points,
+          graph.num_points,
+          graph.edge_scale,
+          graph.neighborhoods.offsets.data(),
+          graph.neighborhoods.indices.data(),
+          graph.active.data()};
 }
 
 }  // namespace detail

@@ -3,8 +3,8 @@
 #include "pcl_dise/deep_iterative_normal_estimation.h"
 
 #ifndef PCL_NO_PRECOMPILE
-#include <pcl/impl/instantiate.hpp>
 #include <pcl/point_types.h>
+#include <pcl/impl/instantiate.hpp>
 
 #include "pcl_dise/impl/deep_iterative_normal_estimation.hpp"
 

@@ -18,8 +18,8 @@ namespace {
 struct MlpShape {
   int in, hidden, out;
 };
-constexpr std::array<MlpShape, 7> kShapes = {{{8, 32, 16}, {19, 32, 8}, {24, 32, 16}, {16, 32, 8},
-                                              {24, 32, 16}, {16, 32, 12}, {27, 64, 1}}};
+constexpr std::array<MlpShape, 7> kShapes = {
+    {{8, 32, 16}, {19, 32, 8}, {24, 32, 16}, {16, 32, 8}, {24, 32, 16}, {16, 32, 12}, {27, 64, 1}}};
 constexpr const char* kPublishedPrefix = "stepWeights.";
 
 void shapeLinear(Linear& l, int in, int out) {
@@ -60,8 +60,13 @@ std::string shapeText(const std::vector<std::int64_t>& shape) {
 }  // namespace
 
 std::array<std::pair<const char*, Mlp*>, 7> Model::namedMlps() {
-  return {{{"layer1", &layer1}, {"layerg", &layerg}, {"layer2", &layer2}, {"layerg2", &layerg2},
-           {"layer3", &layer3}, {"layerg3", &layerg3}, {"layer4", &layer4}}};
+  return {{{"layer1", &layer1},
+           {"layerg", &layerg},
+           {"layer2", &layer2},
+           {"layerg2", &layerg2},
+           {"layer3", &layer3},
+           {"layerg3", &layerg3},
+           {"layer4", &layer4}}};
 }
 
 std::array<std::pair<const char*, const Mlp*>, 7> Model::namedMlps() const {
@@ -94,21 +99,23 @@ Model loadModel(const std::string& path) {
   // Accept the published prefix by stripping it from every name that carries it.
   std::map<std::string, Float32Tensor> tensors;
   for (auto& [name, tensor] : file.tensors) {
-    const std::string key = name.rfind(kPublishedPrefix, 0) == 0 ? name.substr(std::string(kPublishedPrefix).size()) : name;
+    const std::string key =
+        name.rfind(kPublishedPrefix, 0) == 0 ? name.substr(std::string(kPublishedPrefix).size()) : name;
     tensors[key] = std::move(tensor);
   }
   Model model = shapedModel();
   std::set<std::string> expected;
-  forEachTensor(model, [&](const std::string& name, const std::vector<std::int64_t>& shape, std::vector<float>& values) {
-    expected.insert(name);
-    auto it = tensors.find(name);
-    if (it == tensors.end()) fail("tensor '" + name + "' is missing");
-    if (it->second.shape != shape)
-      fail("tensor '" + name + "' has shape " + shapeText(it->second.shape) + ", expected " + shapeText(shape));
-    for (float v : it->second.values)
-      if (!std::isfinite(v)) fail("tensor '" + name + "' holds non-finite values");
-    values = std::move(it->second.values);
-  });
+  forEachTensor(
+      model, [&](const std::string& name, const std::vector<std::int64_t>& shape, std::vector<float>& values) {
+        expected.insert(name);
+        auto it = tensors.find(name);
+        if (it == tensors.end()) fail("tensor '" + name + "' is missing");
+        if (it->second.shape != shape)
+          fail("tensor '" + name + "' has shape " + shapeText(it->second.shape) + ", expected " + shapeText(shape));
+        for (float v : it->second.values)
+          if (!std::isfinite(v)) fail("tensor '" + name + "' holds non-finite values");
+        values = std::move(it->second.values);
+      });
   for (const auto& entry : tensors)
     if (!expected.count(entry.first)) fail("unexpected tensor '" + entry.first + "' (not a DISE model?)");
   model.metadata = file.metadata;
@@ -118,9 +125,10 @@ Model loadModel(const std::string& path) {
 void saveModel(const Model& model, const std::string& path) {
   SafetensorsFile file;
   file.metadata = model.metadata;
-  forEachTensor(model, [&](const std::string& name, const std::vector<std::int64_t>& shape, const std::vector<float>& values) {
-    file.tensors[name] = Float32Tensor{shape, values};
-  });
+  forEachTensor(model,
+                [&](const std::string& name, const std::vector<std::int64_t>& shape, const std::vector<float>& values) {
+                  file.tensors[name] = Float32Tensor{shape, values};
+                });
   writeSafetensors(path, file);
 }
 

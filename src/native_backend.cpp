@@ -22,8 +22,7 @@ void prefetch(const T* first, std::int64_t count) {
 
 }  // namespace
 
-void runNativeIterations(const Model& model, PreparedGraph& g, const ForwardOptions& options,
-                         ForwardResult& result) {
+void runNativeIterations(const Model& model, PreparedGraph& g, const ForwardOptions& options, ForwardResult& result) {
   const PointNetworkWeights net(model);
   const PointNetworkFunction network = pointNetwork().function;
   const std::size_t m = g.num_points;
@@ -61,8 +60,13 @@ void runNativeIterations(const Model& model, PreparedGraph& g, const ForwardOpti
           std::copy(previous, previous + 3, normal);
           continue;
         }
-        const PointNeighborhood neighborhood{g.points, normals.data(), g.edge_scale, i, nb.begin(i),
-                                             static_cast<int>(last - first), weights.data() + first};
+        const PointNeighborhood neighborhood{g.points,
+                                             normals.data(),
+                                             g.edge_scale,
+                                             i,
+                                             nb.begin(i),
+                                             static_cast<int>(last - first),
+                                             weights.data() + first};
         // A degenerate weighted fit keeps the point's previous normal (and curvature).
         if (!network(net, neighborhood, scratch.data(), weights.data() + first, normal, &curvature[i]))
           std::copy(previous, previous + 3, normal);

@@ -24,7 +24,8 @@ void checkGraph(const ForwardInput& input) {
     throw std::invalid_argument("training iteration: " + std::to_string(nb.numNodes()) + " neighbourhoods for " +
                                 std::to_string(input.num_points) + " points");
   for (std::size_t i = 0; i < nb.numNodes(); ++i)
-    if (nb.size(i) < 1) throw std::invalid_argument("training iteration: node " + std::to_string(i) + " has no neighbourhood");
+    if (nb.size(i) < 1)
+      throw std::invalid_argument("training iteration: node " + std::to_string(i) + " has no neighbourhood");
   for (const std::int32_t j : nb.indices)
     if (j < 0 || static_cast<std::size_t>(j) >= input.num_points)
       throw std::invalid_argument("training iteration: neighbour index " + std::to_string(j) + " out of range");
@@ -43,8 +44,8 @@ TrainingState initialTrainingState(const ForwardInput& input, int threads) {
   for (std::int64_t i = 0; i < n; ++i) {
     float* normal = &state.normals[3 * i];
     float curvature;
-    if (!fitPlane<double>(input.points, input.points + 3 * i, nb.begin(i), nullptr, static_cast<int>(nb.size(i)), normal,
-                          &curvature)) {
+    if (!fitPlane<double>(input.points, input.points + 3 * i, nb.begin(i), nullptr, static_cast<int>(nb.size(i)),
+                          normal, &curvature)) {
       normal[0] = 1.f;
       normal[1] = normal[2] = 0.f;
     }
@@ -94,15 +95,20 @@ TrainingGradient trainingIteration(const Model& model, const ForwardInput& input
       double loss_sum = 0;
       for (std::size_t i = begin; i < end; ++i) {
         detail::TrainingNeighborhood point;
-        point.network = {input.points,      previous.normals.data(),        input.edge_scale,
-                         static_cast<std::int64_t>(i), nb.begin(i), static_cast<int>(nb.size(i)),
+        point.network = {input.points,
+                         previous.normals.data(),
+                         input.edge_scale,
+                         static_cast<std::int64_t>(i),
+                         nb.begin(i),
+                         static_cast<int>(nb.size(i)),
                          previous.weights.data() + nb.offsets[i]};
         point.dropout_scale = dropout_scale.empty() ? nullptr : dropout_scale.data() + nb.offsets[i];
         const bool in_loss = i < loss_points;
         point.target = in_loss ? targets + 3 * i : nullptr;
         point.loss_scale = loss_scale;
         float loss = 0;
-        pass(weights, point, scratch.data(), gradients, next.weights.data() + nb.offsets[i], &next.normals[3 * i], &loss);
+        pass(weights, point, scratch.data(), gradients, next.weights.data() + nb.offsets[i], &next.normals[3 * i],
+             &loss);
         if (in_loss) loss_sum += loss;
       }
       chunk_loss[c] = loss_sum;
@@ -134,7 +140,8 @@ std::vector<float> dropoutScales(std::size_t entries, double p, std::uint64_t se
   const auto threshold = static_cast<std::uint64_t>(p * 65536.0);
   for (std::size_t e = 0; e < entries; e += 4) {
     std::uint64_t bits = rng();
-    for (std::size_t k = e; k < std::min(entries, e + 4); ++k, bits >>= 16) scales[k] = (bits & 0xffff) < threshold ? 0.f : kept;
+    for (std::size_t k = e; k < std::min(entries, e + 4); ++k, bits >>= 16)
+      scales[k] = (bits & 0xffff) < threshold ? 0.f : kept;
   }
   return scales;
 }

@@ -9,8 +9,8 @@
 #include <utility>
 
 #include "pcl_dise/forward.h"
-#include "portable_simd.h"
 #include "point_network_simd.h"
+#include "portable_simd.h"
 
 namespace pcl_dise {
 namespace detail {
@@ -78,7 +78,8 @@ const std::vector<WeightBlock>& weightBlocks() {
 }
 
 PointNetworkWeights::PointNetworkWeights(const Model& m) {
-  for (const WeightBlock& b : weightBlocks()) this->*b.block = rowsOf(b.layer(const_cast<Model&>(m)), b.columns, b.with_bias);
+  for (const WeightBlock& b : weightBlocks())
+    this->*b.block = rowsOf(b.layer(const_cast<Model&>(m)), b.columns, b.with_bias);
 }
 
 namespace portable {

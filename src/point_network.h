@@ -31,13 +31,13 @@ struct DenseWeights {
  *  the point rows become a per-point bias. */
 struct PointNetworkWeights {
   explicit PointNetworkWeights(const Model& model);
-  DenseWeights layer1_first, layer1_second;                // 8 -> 32 -> 16
-  DenseWeights layer2_edge, layer2_point, layer2_second;   // [e1 16 | g1 8] -> 32 -> 16
-  DenseWeights layer3_edge, layer3_point, layer3_second;   // [e2 16 | g2 8] -> 32 -> 16
-  DenseWeights kernel_edge, kernel_theta, kernel_logit;    // [e3 16 | R c 3], theta 8 -> 64 -> 1
-  DenseWeights g1_first, g1_second;                        // layerg:  19 -> 32 -> 8
-  DenseWeights g2_first, g2_second;                        // layerg2: 16 -> 32 -> 8
-  DenseWeights g3_first, g3_second;                        // layerg3: 16 -> 32 -> 12
+  DenseWeights layer1_first, layer1_second;               // 8 -> 32 -> 16
+  DenseWeights layer2_edge, layer2_point, layer2_second;  // [e1 16 | g1 8] -> 32 -> 16
+  DenseWeights layer3_edge, layer3_point, layer3_second;  // [e2 16 | g2 8] -> 32 -> 16
+  DenseWeights kernel_edge, kernel_theta, kernel_logit;   // [e3 16 | R c 3], theta 8 -> 64 -> 1
+  DenseWeights g1_first, g1_second;                       // layerg:  19 -> 32 -> 8
+  DenseWeights g2_first, g2_second;                       // layerg2: 16 -> 32 -> 8
+  DenseWeights g3_first, g3_second;                       // layerg3: 16 -> 32 -> 12
 };
 
 /** How PointNetworkWeights lays out a Model: `block` holds the rows `columns` ({first, count}
@@ -66,9 +66,9 @@ struct PointNeighborhood {
 };
 
 /** One DISE iteration at one point: writes its new kernel weights (count, a softmax over its
- *  neighbourhood) into weights_out (which may be neighborhood.previous_weights) and the weighted plane fit's normal (3) and curvature;
- *  returns false, writing neither of those two, where the fit degenerates (fitPlaneToOffsets).
- *  scratch holds pointNetworkScratchFloats(count) floats. */
+ *  neighbourhood) into weights_out (which may be neighborhood.previous_weights) and the weighted plane fit's normal (3)
+ * and curvature; returns false, writing neither of those two, where the fit degenerates (fitPlaneToOffsets). scratch
+ * holds pointNetworkScratchFloats(count) floats. */
 using PointNetworkFunction = bool (*)(const PointNetworkWeights& net, const PointNeighborhood& neighborhood,
                                       float* scratch, float* weights_out, float* normal, float* curvature);
 

@@ -14,7 +14,7 @@ namespace {
 struct Avx2 {
   using Reg = __m256;
   static constexpr int width = 8;
-  static constexpr int lanes = 3;    // 12 accumulators, 3 inputs and a weight: the 16 registers
+  static constexpr int lanes = 3;  // 12 accumulators, 3 inputs and a weight: the 16 registers
   static constexpr int outputs = 4;
   static constexpr int edge_by_edge = 2;  // at most this many edges in a last register go edge by edge
   static Reg load(const float* p) { return _mm256_loadu_ps(p); }

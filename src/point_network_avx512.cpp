@@ -13,8 +13,8 @@ namespace {
 struct Avx512 {
   using Reg = __m512;
   static constexpr int width = 16;
-  static constexpr int lanes = 4;    // 64 lanes: a k = 64 neighbourhood (65 edges) and one edge by edge
-  static constexpr int outputs = 4;  // 20 accumulators of the 32 registers
+  static constexpr int lanes = 4;         // 64 lanes: a k = 64 neighbourhood (65 edges) and one edge by edge
+  static constexpr int outputs = 4;       // 20 accumulators of the 32 registers
   static constexpr int edge_by_edge = 4;  // at most this many edges in a last register go edge by edge
   static Reg load(const float* p) { return _mm512_loadu_ps(p); }
   static void store(float* p, Reg v) { _mm512_storeu_ps(p, v); }
@@ -49,7 +49,9 @@ struct Avx512 {
   }
   static float sum(Reg v) { return reduce(v, add); }
   static float maximum(Reg v) { return reduce(v, max); }
-  static Reg round(Reg v) { return _mm512_maskz_roundscale_ps(0xffff, v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); }
+  static Reg round(Reg v) {
+    return _mm512_maskz_roundscale_ps(0xffff, v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  }
   static Reg pow2(Reg n) {
     const __m512i exponent = _mm512_add_epi32(_mm512_maskz_cvtps_epi32(0xffff, n), _mm512_set1_epi32(127));
     return _mm512_castsi512_ps(_mm512_maskz_slli_epi32(0xffff, exponent, 23));

@@ -23,13 +23,21 @@ struct Lanes {
   typename V::Reg r;
 };
 template <typename V>
-Lanes<V> operator+(Lanes<V> a, Lanes<V> b) { return {V::add(a.r, b.r)}; }
+Lanes<V> operator+(Lanes<V> a, Lanes<V> b) {
+  return {V::add(a.r, b.r)};
+}
 template <typename V>
-Lanes<V> operator-(Lanes<V> a, Lanes<V> b) { return {V::sub(a.r, b.r)}; }
+Lanes<V> operator-(Lanes<V> a, Lanes<V> b) {
+  return {V::sub(a.r, b.r)};
+}
 template <typename V>
-Lanes<V> operator*(Lanes<V> a, Lanes<V> b) { return {V::mul(a.r, b.r)}; }
+Lanes<V> operator*(Lanes<V> a, Lanes<V> b) {
+  return {V::mul(a.r, b.r)};
+}
 template <typename V>
-Lanes<V> sqrt(Lanes<V> a) { return {V::sqrt(a.r)}; }
+Lanes<V> sqrt(Lanes<V> a) {
+  return {V::sqrt(a.r)};
+}
 template <typename V>
 Lanes<V> cosineOrZero(Lanes<V> dot, Lanes<V> norms) {
   return {V::zeroWhereBelow(norms.r, 1e-8f, V::div(dot.r, norms.r))};
@@ -62,7 +70,9 @@ void vectorLayer(const float* x, int x_stride, const DenseWeights& d, const floa
   constexpr int W = V::width;
   const float* w = d.weight_t.data();
   for (int o = 0; o < d.out; o += W) {
-    const auto term = [&](int c, Reg acc) { return V::fma(V::set1(x[c * x_stride]), V::load(w + c * d.stride + o), acc); };
+    const auto term = [&](int c, Reg acc) {
+      return V::fma(V::set1(x[c * x_stride]), V::load(w + c * d.stride + o), acc);
+    };
     Reg a0 = V::load(bias + o), a1 = V::set1(0.f), a2 = a1, a3 = a1;
     int c = 0;
     for (; c + 4 <= d.in; c += 4) {
@@ -136,8 +146,8 @@ void productRows(const float* in, const DenseWeights& d, const float* bias, bool
     productBlock<V, E, RO>(in + lane, d.in, rows.stride, d.weight_t.data(), d.stride, d.out, bias, relu, out + lane);
   }
   const int lane = q * V::width;
-  productTail<V, E - 1, RO>(rows.lane_registers - q, in + lane, d.in, rows.stride, d.weight_t.data(), d.stride,
-                            d.out, bias, relu, out + lane);
+  productTail<V, E - 1, RO>(rows.lane_registers - q, in + lane, d.in, rows.stride, d.weight_t.data(), d.stride, d.out,
+                            bias, relu, out + lane);
   for (int e = rows.lane_registers * V::width; e < rows.count; ++e)
     vectorLayer<V>(in + e, rows.stride, d, bias, relu, out + e, rows.stride);
 }
@@ -225,19 +235,19 @@ struct RowOffsets {
 
 // PointNetworkFunction (point_network.h) for V.
 template <typename V>
-bool pointNetworkLanes(const PointNetworkWeights& net, const PointNeighborhood& nb, float* scratch,
-                       float* weights_out, float* normal, float* curvature) {
+bool pointNetworkLanes(const PointNetworkWeights& net, const PointNeighborhood& nb, float* scratch, float* weights_out,
+                       float* normal, float* curvature) {
   using L = Lanes<V>;
   constexpr int W = V::width;
   const int registers = (nb.count + W - 1) / W, last_edges = nb.count % W;
   const LaneRows rows{nb.count, registers, registers * W,
                       last_edges > 0 && last_edges <= V::edge_by_edge ? registers - 1 : registers};
   const int P = rows.stride;
-  float* edge = scratch;         // 8 rows: the edge features
-  float* hidden = edge + 8 * P;  // 64 rows: the hidden layers; first the neighbours' state
-  float* e1 = hidden + 64 * P;   // 16 rows; at the end the logits
-  float* e2 = e1 + 16 * P;       // 16 rows
-  float* kernel_in = e2 + 16 * P;  // 19 rows: [e3 | R c]
+  float* edge = scratch;                  // 8 rows: the edge features
+  float* hidden = edge + 8 * P;           // 64 rows: the hidden layers; first the neighbours' state
+  float* e1 = hidden + 64 * P;            // 16 rows; at the end the logits
+  float* e2 = e1 + 16 * P;                // 16 rows
+  float* kernel_in = e2 + 16 * P;         // 19 rows: [e3 | R c]
   float* positions = kernel_in + 19 * P;  // 3 rows: p_j
 
   // 1: edge features. The neighbours' positions, normals and weights go into rows first (the

@@ -3,8 +3,8 @@
 
 #include <cstring>
 
-#include "portable_simd.h"
 #include "point_training_simd.h"
+#include "portable_simd.h"
 
 namespace pcl_dise {
 namespace detail {
@@ -24,7 +24,8 @@ DenseWeights transposedBlock(const Model& model, DenseWeights PointNetworkWeight
     for (int o = 0; o < t.in; ++o) {
       int column = 0;
       for (const auto& [first, count] : b.columns)
-        for (int r = first; r < first + count; ++r, ++column) t.weight_t[o * t.stride + column] = l.weight[o * l.in_features + r];
+        for (int r = first; r < first + count; ++r, ++column)
+          t.weight_t[o * t.stride + column] = l.weight[o * l.in_features + r];
     }
     return t;
   }

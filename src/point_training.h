@@ -34,10 +34,10 @@ Model gradientsAsModel(const PointNetworkWeights& gradients);
 
 /** One point of a training iteration. */
 struct TrainingNeighborhood {
-  PointNeighborhood network;           // as the inference pass reads it
+  PointNeighborhood network;             // as the inference pass reads it
   const float* dropout_scale = nullptr;  // count factors (0 or 1 / (1 - p)) on the softmax weights, or nullptr
-  const float* target = nullptr;       // the true normal (3) where the point is in the loss, else nullptr
-  float loss_scale = 0.f;              // d (mean loss) / d (this point's loss): 1 / the points in the loss
+  const float* target = nullptr;         // the true normal (3) where the point is in the loss, else nullptr
+  float loss_scale = 0.f;                // d (mean loss) / d (this point's loss): 1 / the points in the loss
 };
 
 /** Forward and backward pass at one point. Writes the point's (dropped-out) kernel weights to

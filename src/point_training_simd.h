@@ -19,7 +19,7 @@ namespace {
 
 // Registers of C a kernel tile keeps: the accumulators of the inference products.
 template <typename V>
-constexpr int kTileAccumulators = V::lanes * V::outputs;
+constexpr int kTileAccumulators = V::lanes* V::outputs;
 // Widest tile in registers: four where 32 registers leave room for them, else two.
 template <typename V>
 constexpr int kTileColumns = kTileAccumulators<V> >= 16 ? 4 : 2;
@@ -186,8 +186,8 @@ void quaternionGradient(const float* q, const float (*dr)[3], float* dq) {
                x0 * dr[2][1] - 2 * x1 * dr[2][2]);
   dx[2] = 2 * (-2 * x2 * dr[0][0] + x1 * dr[0][1] + x0 * dr[0][2] + x1 * dr[1][0] + x3 * dr[1][2] - x0 * dr[2][0] +
                x3 * dr[2][1] - 2 * x2 * dr[2][2]);
-  dx[3] = 2 * (-2 * x3 * dr[0][0] - x0 * dr[0][1] + x1 * dr[0][2] + x0 * dr[1][0] - 2 * x3 * dr[1][1] +
-               x2 * dr[1][2] + x1 * dr[2][0] + x2 * dr[2][1]);
+  dx[3] = 2 * (-2 * x3 * dr[0][0] - x0 * dr[0][1] + x1 * dr[0][2] + x0 * dr[1][0] - 2 * x3 * dr[1][1] + x2 * dr[1][2] +
+               x1 * dr[2][0] + x2 * dr[2][1]);
   // x = q / (|q| + eps): dq = dx / norm - q (q . dx) / (|q| norm^2); the second term is 0 at q = 0.
   const float q_dot_dx = q[0] * dx[0] + q[1] * dx[1] + q[2] * dx[2] + q[3] * dx[3];
   const float radial = length > 0.f ? q_dot_dx / (length * norm * norm) : 0.f;
@@ -204,8 +204,7 @@ struct PlaneFitTape {
 
 // Fit over d_e = p_e - p_i with weights w; centred[e] = d_e - m (3 per edge). False where the
 // fit degenerates (fitPlaneToOffsets' conditions).
-bool fitPlaneKeeping(const PointNeighborhood& nb, const float* w, double* centred, PlaneFitTape& tape,
-                     float* normal) {
+bool fitPlaneKeeping(const PointNeighborhood& nb, const float* w, double* centred, PlaneFitTape& tape, float* normal) {
   const float* pi = nb.points + 3 * nb.center;
   double sum_w = 0, mean[3] = {0, 0, 0};
   for (int e = 0; e < nb.count; ++e) {
@@ -223,8 +222,12 @@ bool fitPlaneKeeping(const PointNeighborhood& nb, const float* w, double* centre
     double* d = centred + 3 * e;
     for (int c = 0; c < 3; ++c) d[c] -= mean[c];
     const double we = w[e];
-    cov.a00 += we * d[0] * d[0]; cov.a01 += we * d[0] * d[1]; cov.a02 += we * d[0] * d[2];
-    cov.a11 += we * d[1] * d[1]; cov.a12 += we * d[1] * d[2]; cov.a22 += we * d[2] * d[2];
+    cov.a00 += we * d[0] * d[0];
+    cov.a01 += we * d[0] * d[1];
+    cov.a02 += we * d[0] * d[2];
+    cov.a11 += we * d[1] * d[1];
+    cov.a12 += we * d[1] * d[2];
+    cov.a22 += we * d[2] * d[2];
   }
   const double trace = cov.a00 + cov.a11 + cov.a22;
   if (!(trace > 0) || !(trace < 3.0e38)) return false;
@@ -297,8 +300,8 @@ void addToRows(int edges, float* rows, int stride, const float* values, float sc
 // Widths of the edge-major arrays (floats per edge row).
 constexpr int kFeatures = 8, kHidden = 32, kEdgeOut = 16, kKernelIn = 32, kKernelHidden = 64;
 constexpr int kEdgeRowFloats = kFeatures + 3 * kHidden + 2 * kEdgeOut + kKernelIn + kKernelHidden  // forward
-                               + kKernelHidden + kKernelIn + kEdgeOut                             // gradients
-                               + 6;                                                               // 3 doubles d_e - m
+                               + kKernelHidden + kKernelIn + kEdgeOut                              // gradients
+                               + 6;                                                                // 3 doubles d_e - m
 
 // Scratch of pointTrainingEdges: the edge rows, then logits, softmax weights and their gradient.
 inline std::size_t trainingScratchFloats(int count) {
@@ -314,21 +317,21 @@ bool pointTrainingEdges(const PointTrainingWeights& tw, const TrainingNeighborho
   const PointNeighborhood& nb = tn.network;
   const int K = nb.count;
   const int padded = (K + kWidestRegister - 1) / kWidestRegister * kWidestRegister;
-  float* feat = scratch;                    // K x 8: edge features
-  float* h1 = feat + kFeatures * K;         // K x 32
-  float* e1 = h1 + kHidden * K;             // K x 16
-  float* h2 = e1 + kEdgeOut * K;            // K x 32
-  float* e2 = h2 + kHidden * K;             // K x 16
-  float* h3 = e2 + kEdgeOut * K;            // K x 32
-  float* kin = h3 + kHidden * K;            // K x 32: [e3 (16) | R c (3) | unused]
-  float* h4 = kin + kKernelIn * K;          // K x 64
-  float* dh = h4 + kKernelHidden * K;       // K x 64: a hidden layer's gradient
-  float* dx = dh + kKernelHidden * K;       // K x 32: d kin, then d e2 (rows of 16)
-  float* dx2 = dx + kKernelIn * K;          // K x 16: d e1
+  float* feat = scratch;                                            // K x 8: edge features
+  float* h1 = feat + kFeatures * K;                                 // K x 32
+  float* e1 = h1 + kHidden * K;                                     // K x 16
+  float* h2 = e1 + kEdgeOut * K;                                    // K x 32
+  float* e2 = h2 + kHidden * K;                                     // K x 16
+  float* h3 = e2 + kEdgeOut * K;                                    // K x 32
+  float* kin = h3 + kHidden * K;                                    // K x 32: [e3 (16) | R c (3) | unused]
+  float* h4 = kin + kKernelIn * K;                                  // K x 64
+  float* dh = h4 + kKernelHidden * K;                               // K x 64: a hidden layer's gradient
+  float* dx = dh + kKernelHidden * K;                               // K x 32: d kin, then d e2 (rows of 16)
+  float* dx2 = dx + kKernelIn * K;                                  // K x 16: d e1
   double* centred = reinterpret_cast<double*>(dx2 + kEdgeOut * K);  // K x 3 doubles
-  float* logits = reinterpret_cast<float*>(centred + 3 * K);         // padded
-  float* softmax_w = logits + padded;                                // padded: weights before dropout
-  float* dw = softmax_w + padded;                                    // K
+  float* logits = reinterpret_cast<float*>(centred + 3 * K);        // padded
+  float* softmax_w = logits + padded;                               // padded: weights before dropout
+  float* dw = softmax_w + padded;                                   // K
 
   // 1: edge features.
   const float* pi = nb.points + 3 * nb.center;

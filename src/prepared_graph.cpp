@@ -8,8 +8,8 @@
 #include <omp.h>
 
 #include "pcl_dise/plane_fit.h"
-#include "prepared_graph.h"
 #include "pcl_dise/spatial_order.h"
+#include "prepared_graph.h"
 
 namespace pcl_dise {
 
@@ -69,7 +69,7 @@ PreparedGraph prepareGraph(const ForwardInput& input, int threads) {
     if (full.size(i) < 3) continue;
     float normal[3], curvature;
     if (fitPlane<double>(input.points, input.points + 3 * i, full.begin(i), nullptr, static_cast<int>(full.size(i)),
-                        normal, &curvature)) {
+                         normal, &curvature)) {
       for (int c = 0; c < 3; ++c) g.normals[3 * i + c] = normal[c];
       g.curvature[i] = curvature;
       g.active[i] = 1;
@@ -95,7 +95,8 @@ PreparedGraph prepareGraph(const ForwardInput& input, int threads) {
         if (g.active[i] && kept_count[i] < 3) g.active[i] = 0;
   }
   g.neighborhoods.offsets.assign(m + 1, 0);
-  for (std::size_t i = 0; i < m; ++i) g.neighborhoods.offsets[i + 1] = g.neighborhoods.offsets[i] + (g.active[i] ? kept_count[i] : 0);
+  for (std::size_t i = 0; i < m; ++i)
+    g.neighborhoods.offsets[i + 1] = g.neighborhoods.offsets[i] + (g.active[i] ? kept_count[i] : 0);
   g.neighborhoods.indices.resize(static_cast<std::size_t>(g.neighborhoods.offsets[m]));
   g.initial_weights.resize(g.neighborhoods.indices.size());
 #pragma omp parallel for num_threads(resolveThreads(threads)) schedule(dynamic, 1024)

@@ -75,11 +75,10 @@ SafetensorsFile readSafetensors(const std::string& path) {
         !offsets[1].is_number_unsigned())
       fail(path, "tensor '" + name + "' has bad data_offsets");
     const std::uint64_t begin = offsets[0].get<std::uint64_t>(), end = offsets[1].get<std::uint64_t>();
-    if (begin > end || end > data_size)
-      fail(path, "tensor '" + name + "' lies outside the data (file truncated?)");
+    if (begin > end || end > data_size) fail(path, "tensor '" + name + "' lies outside the data (file truncated?)");
     if (end - begin != count * 4)
-      fail(path, "tensor '" + name + "' has " + std::to_string(end - begin) + " bytes for " +
-                     std::to_string(count) + " float32 values");
+      fail(path, "tensor '" + name + "' has " + std::to_string(end - begin) + " bytes for " + std::to_string(count) +
+                     " float32 values");
     tensor.values.resize(count);
     if (count > 0) std::memcpy(tensor.values.data(), data.data() + begin, count * 4);
     file.tensors.emplace(name, std::move(tensor));

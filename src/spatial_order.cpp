@@ -51,8 +51,7 @@ std::vector<std::int32_t> mortonOrder(const float* points, std::size_t num_point
     std::uint64_t code = kNonFinite;
     if (finitePoint(p)) {
       code = 0;
-      for (int c = 0; c < 3; ++c)
-        code |= spreadBits(static_cast<std::uint64_t>((double(p[c]) - lo[c]) * scale)) << c;
+      for (int c = 0; c < 3; ++c) code |= spreadBits(static_cast<std::uint64_t>((double(p[c]) - lo[c]) * scale)) << c;
     }
     keyed[i] = {code, static_cast<std::int32_t>(i)};
   }

@@ -36,8 +36,10 @@ pcl::PointCloud<pcl::Normal> run(Estimator& e, const Cloud::ConstPtr& cloud, con
   e.setInputCloud(cloud);
   if (s.indices) e.setIndices(s.indices);
   if (s.surface) e.setSearchSurface(s.surface);
-  if (pcl_k > 0) e.setKSearch(pcl_k);
-  else e.setRadiusSearch(s.radius);
+  if (pcl_k > 0)
+    e.setKSearch(pcl_k);
+  else
+    e.setRadiusSearch(s.radius);
   if (s.use_viewpoint) e.setViewPoint(s.viewpoint.x(), s.viewpoint.y(), s.viewpoint.z());
   pcl::PointCloud<pcl::Normal> out;
   e.compute(out);
@@ -135,7 +137,9 @@ TEST(DropIn, OtherPointTypes) {
   const auto sphere = sphereCloud(300);
   for (const auto& p : *sphere) {
     pcl::PointXYZRGB q;
-    q.x = p.x; q.y = p.y; q.z = p.z;
+    q.x = p.x;
+    q.y = p.y;
+    q.z = p.z;
     cloud->push_back(q);
   }
   pcl::DeepIterativeNormalEstimation<pcl::PointXYZRGB, pcl::PointNormal> dise;
@@ -274,7 +278,8 @@ TEST(Dise, ViewpointAndSensorOrigin) {
   dise.setKSearch(16);
   pcl::PointCloud<pcl::Normal> out;
   dise.compute(out);
-  for (std::size_t i = 0; i < out.size(); ++i) EXPECT_LT(out[i].getNormalVector3fMap().dot((*cloud)[i].getVector3fMap()), 0.f);
+  for (std::size_t i = 0; i < out.size(); ++i)
+    EXPECT_LT(out[i].getNormalVector3fMap().dot((*cloud)[i].getVector3fMap()), 0.f);
   dise.setViewPoint(0, 0, 10);
   float vx, vy, vz;
   dise.getViewPoint(vx, vy, vz);
@@ -346,9 +351,9 @@ TEST(BadInput, FewerPointsThanKPlusOne) {
 
 TEST(BadInput, DuplicatePointsAndLonelyPoints) {
   auto cloud = wavySheet(500);
-  for (int i = 0; i < 100; ++i) cloud->push_back((*cloud)[i]);                    // duplicates
+  for (int i = 0; i < 100; ++i) cloud->push_back((*cloud)[i]);                         // duplicates
   for (int i = 0; i < 5; ++i) cloud->push_back(pcl::PointXYZ(50.f + 10 * i, 50, 50));  // alone in space
-  for (int i = 0; i < 4; ++i) cloud->push_back(pcl::PointXYZ(-40, -40, -40));        // coincident cluster
+  for (int i = 0; i < 4; ++i) cloud->push_back(pcl::PointXYZ(-40, -40, -40));          // coincident cluster
   Dise dise;
   dise.setInputCloud(cloud);
   dise.setRadiusSearch(0.2);

@@ -1,8 +1,8 @@
 // The shared 3x3 eigensolver against Eigen's SelfAdjointEigenSolver in double precision.
 #include <random>
 
-#include <Eigen/Dense>
 #include <gtest/gtest.h>
+#include <Eigen/Dense>
 
 #include "pcl_dise/eigen3x3.h"
 
@@ -30,7 +30,8 @@ void expectDecomposes(const Eigen::Matrix3d& m, double tol) {
   }
   EXPECT_TRUE(u.allFinite());
   EXPECT_LT((u.transpose() * u - Eigen::Matrix3d::Identity()).cwiseAbs().maxCoeff(), 1e-9) << "matrix\n" << m;
-  const Eigen::Matrix3d reconstructed = u * Eigen::Vector3d(r.values[0], r.values[1], r.values[2]).asDiagonal() * u.transpose();
+  const Eigen::Matrix3d reconstructed =
+      u * Eigen::Vector3d(r.values[0], r.values[1], r.values[2]).asDiagonal() * u.transpose();
   EXPECT_LT((reconstructed - m).cwiseAbs().maxCoeff(), tol * scale) << "matrix\n" << m;
   EXPECT_GT(u.determinant(), 0.0);
 }
@@ -64,8 +65,10 @@ TEST(EigenSymmetric3, RankDeficient) {
     const Eigen::Matrix3d q = randomRotation(rng);
     expectDecomposes(q * Eigen::Vector3d(0.0, 1.0, 2.0).asDiagonal() * q.transpose(), 1e-12);  // planar patch
     expectDecomposes(q * Eigen::Vector3d(0.0, 0.0, 5.0).asDiagonal() * q.transpose(), 1e-12);  // collinear
-    const auto r = pcl_dise::eigenSymmetric3(fromEigen(q * Eigen::Vector3d(0.0, 1.0, 2.0).asDiagonal() * q.transpose()));
-    EXPECT_NEAR(std::fabs(Eigen::Vector3d(r.vectors[0][0], r.vectors[0][1], r.vectors[0][2]).dot(q.col(0))), 1.0, 1e-12);
+    const auto r =
+        pcl_dise::eigenSymmetric3(fromEigen(q * Eigen::Vector3d(0.0, 1.0, 2.0).asDiagonal() * q.transpose()));
+    EXPECT_NEAR(std::fabs(Eigen::Vector3d(r.vectors[0][0], r.vectors[0][1], r.vectors[0][2]).dot(q.col(0))), 1.0,
+                1e-12);
   }
 }
 
@@ -104,7 +107,8 @@ TEST(EigenSymmetric3, FloatPlaneNormalIsAccurate) {
     const Eigen::Matrix3d q = randomRotation(rng);
     const Eigen::Matrix3f m = (q * Eigen::Vector3d(1e-3, 0.3, 1.0).asDiagonal() * q.transpose()).cast<float>();
     float normal[3], curvature;
-    pcl_dise::planeFromCovariance(SymMat3<float>{m(0, 0), m(0, 1), m(0, 2), m(1, 1), m(1, 2), m(2, 2)}, normal, &curvature);
+    pcl_dise::planeFromCovariance(SymMat3<float>{m(0, 0), m(0, 1), m(0, 2), m(1, 1), m(1, 2), m(2, 2)}, normal,
+                                  &curvature);
     EXPECT_NEAR(std::fabs(Eigen::Vector3f(normal[0], normal[1], normal[2]).dot(q.col(0).cast<float>())), 1.f, 1e-6f);
     EXPECT_GE(normal[0] + 2 * normal[1] + 3 * normal[2], 0.f);  // sign rule
     EXPECT_NEAR(curvature, 1e-3 / 1.301, 1e-5);

@@ -20,7 +20,8 @@ Neighborhoods bruteForceKnn(const std::vector<float>& points, int k_plus_self) {
     std::vector<std::pair<float, std::int32_t>> d;
     for (std::size_t j = 0; j < m; ++j) {
       float s = 0;
-      for (int c = 0; c < 3; ++c) s += (points[3 * i + c] - points[3 * j + c]) * (points[3 * i + c] - points[3 * j + c]);
+      for (int c = 0; c < 3; ++c)
+        s += (points[3 * i + c] - points[3 * j + c]) * (points[3 * i + c] - points[3 * j + c]);
       d.emplace_back(j == i ? -1.f : s, static_cast<std::int32_t>(j));
     }
     std::sort(d.begin(), d.end());
@@ -62,7 +63,8 @@ TEST(Forward, BackendsAgreeWithRandomWeights) {
     const ForwardResult torch = runForward(model, in, opt, Backend::Torch);
     ASSERT_EQ(native.iteration_normals.size(), 5u);
     std::vector<double> errors;
-    for (std::size_t i = 0; i < cloud->size(); ++i) errors.push_back(test::unorientedAngleDeg(&native.normals[3 * i], &torch.normals[3 * i]));
+    for (std::size_t i = 0; i < cloud->size(); ++i)
+      errors.push_back(test::unorientedAngleDeg(&native.normals[3 * i], &torch.normals[3 * i]));
     EXPECT_LT(test::percentile(errors, 99), 0.1);
     for (std::size_t e = 0; e < native.kernel_weights.size(); ++e)
       ASSERT_NEAR(native.kernel_weights[e], torch.kernel_weights[e], 1e-4);
@@ -100,7 +102,8 @@ TEST(Forward, TorchChunksDoNotChangeTheResult) {
     chunked.torch_chunk_points = chunk;
     const ForwardResult result = runForward(model, in, chunked, Backend::Torch);
     ASSERT_EQ(result.normals.size(), reference.normals.size());
-    for (std::size_t i = 0; i < result.normals.size(); ++i) ASSERT_NEAR(result.normals[i], reference.normals[i], 1e-5) << "chunk " << chunk;
+    for (std::size_t i = 0; i < result.normals.size(); ++i)
+      ASSERT_NEAR(result.normals[i], reference.normals[i], 1e-5) << "chunk " << chunk;
     for (std::size_t e = 0; e < result.kernel_weights.size(); ++e)
       ASSERT_NEAR(result.kernel_weights[e], reference.kernel_weights[e], 1e-6) << "chunk " << chunk;
   }
@@ -129,14 +132,16 @@ TEST(Forward, AdaptiveModeFreezesSettledPoints) {
   tiny.settle_degrees = 1e-6;
   const ForwardResult nearly = runForward(model, in, tiny);
   std::vector<double> errors;
-  for (std::size_t i = 0; i < cloud->size(); ++i) errors.push_back(test::unorientedAngleDeg(&nearly.normals[3 * i], &reference.normals[3 * i]));
+  for (std::size_t i = 0; i < cloud->size(); ++i)
+    errors.push_back(test::unorientedAngleDeg(&nearly.normals[3 * i], &reference.normals[3 * i]));
   EXPECT_LT(test::percentile(errors, 99), 1e-3);
   // In between, some points settle and the result stays close to the exact one.
   ForwardOptions some = exact;
   some.settle_degrees = 2;
   const ForwardResult adaptive = runForward(model, in, some);
   errors.clear();
-  for (std::size_t i = 0; i < cloud->size(); ++i) errors.push_back(test::unorientedAngleDeg(&adaptive.normals[3 * i], &reference.normals[3 * i]));
+  for (std::size_t i = 0; i < cloud->size(); ++i)
+    errors.push_back(test::unorientedAngleDeg(&adaptive.normals[3 * i], &reference.normals[3 * i]));
   EXPECT_NE(adaptive.normals, reference.normals);
   EXPECT_LT(test::percentile(errors, 50), 1.0);
   // Native only, and never negative.
@@ -221,12 +226,15 @@ TEST(Forward, RejectsMalformedInput) {
   const std::vector<float> points = {0, 0, 0, 1, 0, 0};
   const std::int32_t table[] = {0, 7};
   const Neighborhoods bad_index = Neighborhoods::fromDense(table, 2, 1);
-  EXPECT_THROW(runForward(Model{}, ForwardInput{points.data(), 2, &bad_index, 1.f}, ForwardOptions{}), std::invalid_argument);
+  EXPECT_THROW(runForward(Model{}, ForwardInput{points.data(), 2, &bad_index, 1.f}, ForwardOptions{}),
+               std::invalid_argument);
   const Neighborhoods too_few = Neighborhoods::fromDense(table, 1, 1);
-  EXPECT_THROW(runForward(Model{}, ForwardInput{points.data(), 2, &too_few, 1.f}, ForwardOptions{}), std::invalid_argument);
+  EXPECT_THROW(runForward(Model{}, ForwardInput{points.data(), 2, &too_few, 1.f}, ForwardOptions{}),
+               std::invalid_argument);
   const std::int32_t ok[] = {0, 1};
   const Neighborhoods good = Neighborhoods::fromDense(ok, 2, 1);
-  EXPECT_THROW(runForward(Model{}, ForwardInput{points.data(), 2, &good, NAN}, ForwardOptions{}), std::invalid_argument);
+  EXPECT_THROW(runForward(Model{}, ForwardInput{points.data(), 2, &good, NAN}, ForwardOptions{}),
+               std::invalid_argument);
   ForwardOptions negative;
   negative.iterations = -1;
   EXPECT_THROW(runForward(Model{}, ForwardInput{points.data(), 2, &good, 1.f}, negative), std::invalid_argument);

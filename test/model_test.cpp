@@ -72,7 +72,9 @@ class BrokenModel : public ::testing::Test {
   SafetensorsFile valid = readSafetensors(test::randomModelFile(2));
 };
 
-TEST_F(BrokenModel, MissingFile) { EXPECT_NE(errorOf(dir + "/nope.safetensors").find("cannot be opened"), std::string::npos); }
+TEST_F(BrokenModel, MissingFile) {
+  EXPECT_NE(errorOf(dir + "/nope.safetensors").find("cannot be opened"), std::string::npos);
+}
 
 TEST_F(BrokenModel, MissingTensor) {
   valid.tensors.erase("layer3.2.bias");

@@ -118,7 +118,8 @@ TEST(NativeTraining, PackAndUnpackAreInverse) {
 TEST(NativeTraining, GradientLayoutRoundTrips) {
   // Model -> the training pass's layout -> Model keeps every parameter in its place.
   const Model m = randomModel(5);
-  EXPECT_EQ(packParameters(pcl_dise::detail::gradientsAsModel(pcl_dise::detail::PointNetworkWeights(m))), packParameters(m));
+  EXPECT_EQ(packParameters(pcl_dise::detail::gradientsAsModel(pcl_dise::detail::PointNetworkWeights(m))),
+            packParameters(m));
 }
 
 TEST(NativeTraining, RmsPropFollowsLibTorchsFormula) {
@@ -157,7 +158,8 @@ TEST(NativeTraining, EveryInstructionSetGivesTheSameGradient) {
     std::vector<float> scratch(pcl_dise::detail::pointTrainingScratchFloats(17)), w(17);
     for (std::int64_t i = 0; i < 60; ++i) {
       pcl_dise::detail::TrainingNeighborhood point;
-      point.network = {c.points.data(), state.normals.data(), 1.3f, i, c.graph.begin(i), 17, state.weights.data() + 17 * i};
+      point.network = {
+          c.points.data(), state.normals.data(), 1.3f, i, c.graph.begin(i), 17, state.weights.data() + 17 * i};
       point.target = &targets[3 * i];
       point.loss_scale = 1.f / 60;
       float normal[3], loss;
@@ -217,7 +219,8 @@ TEST(NativeTraining, MalformedInputThrows) {
                std::invalid_argument);
   TrainingState short_state = state;
   short_state.weights.pop_back();
-  EXPECT_THROW(trainingIteration(model, c.input(), short_state, targets.data(), 10, {}, 0, next), std::invalid_argument);
+  EXPECT_THROW(trainingIteration(model, c.input(), short_state, targets.data(), 10, {}, 0, next),
+               std::invalid_argument);
   c.graph.indices[3] = 60;
   EXPECT_THROW(trainingIteration(model, c.input(), state, targets.data(), 10, {}, 0, next), std::invalid_argument);
 }
@@ -232,7 +235,8 @@ struct Reference {
 };
 
 Reference torchReference(const Model& model, const Case& c, const TrainingState& state,
-                         const std::vector<float>& targets, std::size_t loss_points, const std::vector<float>& dropout) {
+                         const std::vector<float>& targets, std::size_t loss_points,
+                         const std::vector<float>& dropout) {
   const auto f64 = torch::kFloat64;
   DiseNet net(model);
   net->to(f64);
@@ -247,8 +251,7 @@ Reference torchReference(const Model& model, const Case& c, const TrainingState&
   const torch::Tensor scale = dropout.empty() ? torch::Tensor() : tensor(dropout, {e});
   const TorchState next = net->iterate(graph, previous, 0.0, scale);
   const auto n = static_cast<int64_t>(loss_points);
-  const torch::Tensor loss =
-      unorientedNormalLoss(next.normals.slice(0, 0, n), tensor(targets, {m, 3}).slice(0, 0, n));
+  const torch::Tensor loss = unorientedNormalLoss(next.normals.slice(0, 0, n), tensor(targets, {m, 3}).slice(0, 0, n));
   loss.backward();
   Reference r;
   r.loss = loss.item<double>();
@@ -273,7 +276,8 @@ void expectMatchesTorch(const Model& model, const Case& c, const TrainingState& 
   ASSERT_EQ(native.gradient.size(), ref.gradient.size());
   // Each tensor's error relative to its gradient's norm, or to a 1e-4 share of the whole
   // gradient's where its own is (nearly) zero, as layer4.2.bias's is (softmax ignores a shift).
-  const double whole = relativeError(ref.gradient.data(), std::vector<float>(ref.gradient.size()).data(), ref.gradient.size());
+  const double whole =
+      relativeError(ref.gradient.data(), std::vector<float>(ref.gradient.size()).data(), ref.gradient.size());
   std::size_t at = 0;
   for (const auto& [name, mlp] : model.namedMlps())
     for (const Linear* l : {&mlp->first, &mlp->second})

@@ -12,14 +12,20 @@ struct EIGEN_ALIGN16 ScanPoint {
   std::uint16_t ring;
   PCL_MAKE_ALIGNED_OPERATOR_NEW
 };
-POINT_CLOUD_REGISTER_POINT_STRUCT(ScanPoint, (float, x, x)(float, y, y)(float, z, z)(float, intensity, intensity)(std::uint16_t, ring, ring))
+POINT_CLOUD_REGISTER_POINT_STRUCT(ScanPoint,
+                                  (float, x, x)(float, y, y)(float, z, z)(float, intensity, intensity)(std::uint16_t,
+                                                                                                       ring, ring))
 
 TEST(NoPrecompile, CustomPointType) {
   pcl::PointCloud<ScanPoint>::Ptr cloud(new pcl::PointCloud<ScanPoint>);
   const auto sphere = pcl_dise::test::sphereCloud(200);
   for (const auto& p : *sphere) {
     ScanPoint q;
-    q.x = p.x; q.y = p.y; q.z = p.z; q.intensity = 1.f; q.ring = 0;
+    q.x = p.x;
+    q.y = p.y;
+    q.z = p.z;
+    q.intensity = 1.f;
+    q.ring = 0;
     cloud->push_back(q);
   }
   pcl::DeepIterativeNormalEstimation<ScanPoint, pcl::Normal> dise;

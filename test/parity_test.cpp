@@ -31,7 +31,8 @@ std::string caseBase(const std::string& name) { return sharedDir() + "/reference
 
 // Runs the published weights on a case's cloud, k = 64, L = 4, every iteration kept.
 void runPublished(const pcl::PointCloud<pcl::PointXYZ>::Ptr& cloud, pcl_dise::Backend backend,
-                  pcl::DeepIterativeNormalEstimation<pcl::PointXYZ, pcl::Normal>& dise, pcl::PointCloud<pcl::Normal>& out) {
+                  pcl::DeepIterativeNormalEstimation<pcl::PointXYZ, pcl::Normal>& dise,
+                  pcl::PointCloud<pcl::Normal>& out) {
   dise.setInputCloud(cloud);
   dise.setKSearch(64);
   dise.setIterations(4);
@@ -58,7 +59,8 @@ TEST_P(Parity, MatchesReferenceAfterEveryIteration) {
     pcl::PointCloud<pcl::Normal> normals;
     ASSERT_TRUE(dise.getIterationNormals(iteration, normals));
     std::vector<double> errors;
-    for (std::size_t i = 0; i < normals.size(); ++i) errors.push_back(unorientedAngleDeg(normals[i].normal, expected[i].data()));
+    for (std::size_t i = 0; i < normals.size(); ++i)
+      errors.push_back(unorientedAngleDeg(normals[i].normal, expected[i].data()));
     const double within_1deg = std::count_if(errors.begin(), errors.end(), [](double e) { return e <= 1.0; }) /
                                static_cast<double>(errors.size());
     const double p99 = percentile(errors, 99.0);

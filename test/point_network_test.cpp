@@ -44,7 +44,8 @@ Values mean(const std::vector<Values>& rows) {
 }
 
 double cosine(const double* a, const double* b) {
-  const double norms = std::sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2]) * std::sqrt(b[0] * b[0] + b[1] * b[1] + b[2] * b[2]);
+  const double norms =
+      std::sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2]) * std::sqrt(b[0] * b[0] + b[1] * b[1] + b[2] * b[2]);
   return norms < 1e-8 ? 0.0 : (a[0] * b[0] + a[1] * b[1] + a[2] * b[2]) / norms;
 }
 
@@ -60,8 +61,14 @@ Values referenceWeights(const Model& model, const PointNeighborhood& nb) {
     const double nj[3] = {njf[0], njf[1], njf[2]};
     c[e] = {nb.edge_scale * (double(pj[0]) - pi[0]), nb.edge_scale * (double(pj[1]) - pi[1]),
             nb.edge_scale * (double(pj[2]) - pi[2])};
-    edge[e] = {c[e][0], c[e][1], c[e][2], nb.previous_weights[e], cosine(ni, c[e].data()), cosine(nj, c[e].data()),
-               cosine(ni, nj), std::sqrt(c[e][0] * c[e][0] + c[e][1] * c[e][1] + c[e][2] * c[e][2])};
+    edge[e] = {c[e][0],
+               c[e][1],
+               c[e][2],
+               nb.previous_weights[e],
+               cosine(ni, c[e].data()),
+               cosine(nj, c[e].data()),
+               cosine(ni, nj),
+               std::sqrt(c[e][0] * c[e][0] + c[e][1] * c[e][1] + c[e][2] * c[e][2])};
     e1[e] = mlp(model.layer1, edge[e]);
   }
   const Values g1 = mlp(model.layerg, join(mean(e1), {ni[0], ni[1], ni[2]}));
@@ -92,7 +99,7 @@ struct Fixture {
   std::vector<float> points, normals, previous;
   std::vector<std::int32_t> neighbors;
   PointNeighborhood neighborhood(float scale) const {
-    return {points.data(), normals.data(), scale, 0, neighbors.data(), static_cast<int>(neighbors.size()),
+    return {points.data(),  normals.data(), scale, 0, neighbors.data(), static_cast<int>(neighbors.size()),
             previous.data()};
   }
 };
@@ -165,7 +172,8 @@ TEST(PointNetwork, LargeLogitsStillGiveTheSoftmax) {
   // Logits spread over hundreds: the softmax's exponentials span the whole float range.
   Model model = randomModel(8);
   for (float& w : model.layer4.second.weight) w *= 200.f;
-  for (const auto& implementation : pointNetworkImplementations()) expectMatchesReference(implementation, model, 65, 0, 3);
+  for (const auto& implementation : pointNetworkImplementations())
+    expectMatchesReference(implementation, model, 65, 0, 3);
 }
 
 TEST(PointNetwork, TheWidestImplementationRuns) {

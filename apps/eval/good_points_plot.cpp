@@ -63,8 +63,8 @@ RasterImage plotGoodPoints(const std::vector<GoodPointsPanel>& panels, int colum
     x += 80 + RasterImage::textWidth(curve.method);
   }
   for (std::size_t i = 0; i < panels.size(); ++i)
-    drawPanel(image, static_cast<int>(i % cols) * kPanelWidth, kLegendHeight + static_cast<int>(i / cols) * kPanelHeight,
-              panels[i]);
+    drawPanel(image, static_cast<int>(i % cols) * kPanelWidth,
+              kLegendHeight + static_cast<int>(i / cols) * kPanelHeight, panels[i]);
   return image;
 }
 

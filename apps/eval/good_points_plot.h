@@ -10,7 +10,7 @@ namespace pcl_dise {
 namespace eval {
 
 struct GoodPointsCurve {
-  std::string method;          ///< legend label
+  std::string method;  ///< legend label
   Color color;
   std::vector<double> shares;  ///< 18 values in [0, 1]: the share under 5, 10, ..., 90 degrees
 };

@@ -19,7 +19,7 @@ struct PairedComparison {
   double mean_difference = std::numeric_limits<double>::quiet_NaN();
   /** Standard error of mean_difference over shapes; NaN for fewer than two shapes. */
   double standard_error = std::numeric_limits<double>::quiet_NaN();
-  std::size_t a_better = 0;  ///< shapes whose category-averaged error is lower for a
+  std::size_t a_better = 0;                ///< shapes whose category-averaged error is lower for a
   std::map<std::string, double> by_shape;  ///< each of those shapes' category-averaged (a - b)
 };
 

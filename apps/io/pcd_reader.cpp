@@ -32,9 +32,15 @@ double valueOf(const Field& f, const char* p) {
   switch (f.type) {
     case 'F': return f.size == 4 ? as(float()) : as(double());
     case 'I':
-      return f.size == 1 ? as(std::int8_t()) : f.size == 2 ? as(std::int16_t()) : f.size == 4 ? as(std::int32_t()) : as(std::int64_t());
+      return f.size == 1   ? as(std::int8_t())
+             : f.size == 2 ? as(std::int16_t())
+             : f.size == 4 ? as(std::int32_t())
+                           : as(std::int64_t());
     default:
-      return f.size == 1 ? as(std::uint8_t()) : f.size == 2 ? as(std::uint16_t()) : f.size == 4 ? as(std::uint32_t()) : as(std::uint64_t());
+      return f.size == 1   ? as(std::uint8_t())
+             : f.size == 2 ? as(std::uint16_t())
+             : f.size == 4 ? as(std::uint32_t())
+                           : as(std::uint64_t());
   }
 }
 
@@ -123,7 +129,8 @@ PcdCloud parsePcd(const std::string& bytes, const std::string& path) {
       perField("COUNT");
       for (std::size_t i = 0; i < values.size(); ++i) {
         fields[i].count = number<std::uint32_t>(values[i], "COUNT", path);
-        if (fields[i].count < 1 || fields[i].count > 1u << 20) fail(path, "header COUNT " + values[i] + " is out of range");
+        if (fields[i].count < 1 || fields[i].count > 1u << 20)
+          fail(path, "header COUNT " + values[i] + " is out of range");
       }
     } else if (key == "WIDTH" || key == "HEIGHT" || key == "POINTS") {
       if (values.size() != 1) fail(path, "header " + key + " needs one value");
@@ -153,7 +160,8 @@ PcdCloud parsePcd(const std::string& bytes, const std::string& path) {
   std::size_t point_size = 0, values_per_point = 0;
   for (std::size_t i = 0; i < fields.size(); ++i) {
     Field& f = fields[i];
-    if (f.type == 'F' && f.size != 4 && f.size != 8) fail(path, "field '" + f.name + "' is a float of " + std::to_string(f.size) + " bytes");
+    if (f.type == 'F' && f.size != 4 && f.size != 8)
+      fail(path, "field '" + f.name + "' is a float of " + std::to_string(f.size) + " bytes");
     f.offset = point_size;
     point_size += std::size_t(f.size) * f.count;
     values_per_point += f.count;
@@ -197,14 +205,16 @@ PcdCloud parsePcd(const std::string& bytes, const std::string& path) {
   std::string block;
   const char* base = nullptr;
   if (data == "binary") {
-    if (remaining / point_size < points) fail(path, "holds fewer bytes than " + std::to_string(points) + " binary points");
+    if (remaining / point_size < points)
+      fail(path, "holds fewer bytes than " + std::to_string(points) + " binary points");
     base = bytes.data() + at;
   } else {
     if (remaining < 8) fail(path, "ends before its compressed block's sizes");
     std::uint32_t sizes[2];
     std::memcpy(sizes, bytes.data() + at, 8);
     const std::uint64_t expected = points * point_size;
-    if (sizes[1] != expected) fail(path, "compressed block unpacks to " + std::to_string(sizes[1]) + " bytes, not " + std::to_string(expected));
+    if (sizes[1] != expected)
+      fail(path, "compressed block unpacks to " + std::to_string(sizes[1]) + " bytes, not " + std::to_string(expected));
     if (sizes[0] > remaining - 8) fail(path, "compressed block of " + std::to_string(sizes[0]) + " bytes is cut short");
     block.resize(expected);
     if (!lzfDecompress(reinterpret_cast<const unsigned char*>(bytes.data() + at + 8), sizes[0],

@@ -10,8 +10,8 @@ namespace pcl_dise {
 namespace io {
 
 struct PcdCloud {
-  std::uint32_t width = 0, height = 0;     ///< height > 1: organized, row-major
-  std::vector<std::array<double, 3>> xyz;  ///< width x height points, NaN kept
+  std::uint32_t width = 0, height = 0;                   ///< height > 1: organized, row-major
+  std::vector<std::array<double, 3>> xyz;                ///< width x height points, NaN kept
   std::array<double, 7> viewpoint{0, 0, 0, 1, 0, 0, 0};  ///< VIEWPOINT: tx ty tz qw qx qy qz
 };
 

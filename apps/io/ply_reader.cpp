@@ -28,7 +28,8 @@ struct Element {
 int typeSize(const std::string& type, const std::string& path) {
   if (type == "char" || type == "uchar" || type == "int8" || type == "uint8") return 1;
   if (type == "short" || type == "ushort" || type == "int16" || type == "uint16") return 2;
-  if (type == "int" || type == "uint" || type == "int32" || type == "uint32" || type == "float" || type == "float32") return 4;
+  if (type == "int" || type == "uint" || type == "int32" || type == "uint32" || type == "float" || type == "float32")
+    return 4;
   if (type == "double" || type == "float64") return 8;
   fail(path, "unknown PLY type '" + type + "'");
 }
@@ -121,7 +122,8 @@ PlyData parsePly(const std::string& bytes, const std::string& path) {
   for (const auto& element : elements) {
     // Every element takes at least a byte of the file: a count beyond that is not believed.
     if (element.count > reader.remaining() + (element.properties.empty() ? element.count : 0))
-      fail(path, "element '" + element.name + "' claims " + std::to_string(element.count) + " entries, more than the file holds");
+      fail(path, "element '" + element.name + "' claims " + std::to_string(element.count) +
+                     " entries, more than the file holds");
     const bool vertex = element.name == "vertex", face = element.name == "face";
     if (vertex) {
       int found = 0;
@@ -135,7 +137,8 @@ PlyData parsePly(const std::string& bytes, const std::string& path) {
       for (const auto& p : element.properties) {
         if (!p.count_type.empty()) {
           const double n = reader.value(p.count_type);
-          if (!(n >= 0) || n > static_cast<double>(reader.remaining())) fail(path, "a list claims " + std::to_string(n) + " entries");
+          if (!(n >= 0) || n > static_cast<double>(reader.remaining()))
+            fail(path, "a list claims " + std::to_string(n) + " entries");
           for (long j = 0; j < static_cast<long>(n); ++j) {
             const double id = reader.value(p.type);
             if (face && (p.name == "vertex_indices" || p.name == "vertex_index"))

@@ -30,8 +30,9 @@ class DiseNormalsNode {
     private_nh.param("model", model_path, std::string());
     model_path = pcl_dise::modelPathOrDefault(model_path, k_);
     if ((k_ > 0) == (radius_ > 0) || k_ < 0 || radius_ < 0 || iterations_ < 0 || threads_ < 0 || max_neighbors_ < 0)
-      throw std::runtime_error("set exactly one of ~k_search (> 0) and ~radius_search (> 0, with ~k_search 0); "
-                               "~iterations, ~threads and ~max_neighbors must not be negative");
+      throw std::runtime_error(
+          "set exactly one of ~k_search (> 0) and ~radius_search (> 0, with ~k_search 0); "
+          "~iterations, ~threads and ~max_neighbors must not be negative");
     if (iterations_ > 0) model_ = std::make_shared<const pcl_dise::Model>(pcl_dise::loadModel(model_path));
     publisher_ = private_nh.advertise<sensor_msgs::PointCloud2>("output", 1);
     subscriber_ = private_nh.subscribe("input", 1, &DiseNormalsNode::onCloud, this);
@@ -69,7 +70,8 @@ class DiseNormalsNode {
     if (!cloud->empty()) {
       pcl::DeepIterativeNormalEstimation<pcl::PointXYZ, pcl::Normal> dise;
       dise.setInputCloud(cloud);
-      if (k_ > 0) dise.setKSearch(k_);
+      if (k_ > 0)
+        dise.setKSearch(k_);
       else {
         dise.setRadiusSearch(radius_);
         dise.setMaxNeighbors(max_neighbors_);
@@ -80,7 +82,8 @@ class DiseNormalsNode {
       if (model_) dise.setModel(model_);
       pcl::PointCloud<pcl::Normal> normals;
       dise.compute(normals);
-      if (normals.size() != cloud->size()) throw std::runtime_error("normal estimation failed (see PCL's message above)");
+      if (normals.size() != cloud->size())
+        throw std::runtime_error("normal estimation failed (see PCL's message above)");
       for (std::size_t i = 0; i < cloud->size(); ++i) {
         std::copy(normals[i].normal, normals[i].normal + 3, out[i].normal);
         out[i].curvature = normals[i].curvature;

@@ -14,7 +14,8 @@ namespace pcl_dise {
 /** KD-tree over points N x 3 (row-major float, borrowed: must outlive the index). */
 class PointKdTree {
  public:
-  PointKdTree(const float* points, std::size_t n) : cloud_{points, n}, index_(3, cloud_, nanoflann::KDTreeSingleIndexAdaptorParams(16)) {
+  PointKdTree(const float* points, std::size_t n)
+      : cloud_{points, n}, index_(3, cloud_, nanoflann::KDTreeSingleIndexAdaptorParams(16)) {
     index_.buildIndex();
   }
 
@@ -55,9 +56,12 @@ class PointKdTree {
     std::size_t kdtree_get_point_count() const { return n; }
     float kdtree_get_pt(std::size_t i, std::size_t dim) const { return points[3 * i + dim]; }
     template <class BBox>
-    bool kdtree_get_bbox(BBox&) const { return false; }
+    bool kdtree_get_bbox(BBox&) const {
+      return false;
+    }
   };
-  using Index = nanoflann::KDTreeSingleIndexAdaptor<nanoflann::L2_Simple_Adaptor<float, Adaptor>, Adaptor, 3, std::uint32_t>;
+  using Index =
+      nanoflann::KDTreeSingleIndexAdaptor<nanoflann::L2_Simple_Adaptor<float, Adaptor>, Adaptor, 3, std::uint32_t>;
   Adaptor cloud_;
   Index index_;
 };

@@ -71,7 +71,8 @@ void readOff(std::istream& in, const std::string& path, Mesh& mesh, std::size_t&
   }
   for (long f = 0; f < nf; ++f) {
     const long corners = parse<long>(nextToken(in, path), path);
-    if (corners < 0 || corners > left / 2) fail(path, "face " + std::to_string(f) + " claims " + std::to_string(corners) + " vertices");
+    if (corners < 0 || corners > left / 2)
+      fail(path, "face " + std::to_string(f) + " claims " + std::to_string(corners) + " vertices");
     std::vector<long> ids(corners);
     for (auto& id : ids) id = parse<long>(nextToken(in, path), path);
     std::string rest;
@@ -112,7 +113,8 @@ void readPly(std::istream& in, const std::string& path, Mesh& mesh, std::size_t&
   bytes << in.rdbuf();
   io::PlyData ply = io::parsePly(bytes.str(), path);
   mesh.vertices = std::move(ply.vertices);
-  for (std::size_t f = 0; f < ply.faces.size(); ++f) addPolygon(mesh, ply.faces[f], static_cast<long>(f), path, degenerate);
+  for (std::size_t f = 0; f < ply.faces.size(); ++f)
+    addPolygon(mesh, ply.faces[f], static_cast<long>(f), path, degenerate);
 }
 
 }  // namespace

@@ -19,16 +19,16 @@ namespace {
 }
 
 // Density of the striped variant for layers 1..30 (docs/algorithm.md).
-constexpr double kStripeDensity[30] = {0.1,    10,     0.1374, 7.279,  0.1887, 5.298,  0.2593, 3.857,
-                                       0.3562, 2.807,  0.4894, 2.043,  0.6723, 1.487,  0.9237, 1.083,
-                                       1.269,  0.788,  1.743,  0.5736, 2.395,  0.4175, 3.29,   0.3039,
-                                       4.52,   0.2212, 6.21,   0.161,  8.532,  0.1172};
+constexpr double kStripeDensity[30] = {0.1,    10,     0.1374, 7.279,  0.1887, 5.298,  0.2593, 3.857, 0.3562, 2.807,
+                                       0.4894, 2.043,  0.6723, 1.487,  0.9237, 1.083,  1.269,  0.788, 1.743,  0.5736,
+                                       2.395,  0.4175, 3.29,   0.3039, 4.52,   0.2212, 6.21,   0.161, 8.532,  0.1172};
 
 }  // namespace
 
 bool Mesh::addTriangle(int a, int b, int c, int solid) {
   const auto &pa = vertices[a], &pb = vertices[b], &pc = vertices[c];
-  const double u[3] = {pb[0] - pa[0], pb[1] - pa[1], pb[2] - pa[2]}, w[3] = {pc[0] - pa[0], pc[1] - pa[1], pc[2] - pa[2]};
+  const double u[3] = {pb[0] - pa[0], pb[1] - pa[1], pb[2] - pa[2]},
+               w[3] = {pc[0] - pa[0], pc[1] - pa[1], pc[2] - pa[2]};
   const double cx = u[1] * w[2] - u[2] * w[1], cy = u[2] * w[0] - u[0] * w[2], cz = u[0] * w[1] - u[1] * w[0];
   if (!(cx * cx + cy * cy + cz * cz > 0)) return false;
   triangles.push_back({a, b, c});
@@ -62,7 +62,8 @@ Cloud sample(const Mesh& mesh, std::size_t count, Density density, double noise_
     for (int k = 0; k < 3; ++k) f_pos += (a[k] + b[k] + c[k]) / 3.0 - lo[k];
     f_pos = diagonal_sum > 0 ? f_pos / diagonal_sum : 0.0;
     if (density == Density::Gradient) area *= std::exp(f_pos * std::log2(0.01));  // sic, as published
-    if (density == Density::Striped) area *= kStripeDensity[std::min(30, static_cast<int>(std::floor(30 * f_pos)) + 1) - 1];
+    if (density == Density::Striped)
+      area *= kStripeDensity[std::min(30, static_cast<int>(std::floor(30 * f_pos)) + 1) - 1];
     weight[f] = area;
   }
   std::mt19937_64 rng(seed);

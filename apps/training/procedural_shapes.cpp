@@ -48,7 +48,8 @@ void addBox(Mesh& m, const std::array<double, 3>& lo, const std::array<double, 3
 
 std::vector<Point2> regularPolygon(int n, double radius) {
   std::vector<Point2> outline;
-  for (int i = 0; i < n; ++i) outline.push_back({radius * std::cos(2 * kPi * i / n), radius * std::sin(2 * kPi * i / n)});
+  for (int i = 0; i < n; ++i)
+    outline.push_back({radius * std::cos(2 * kPi * i / n), radius * std::sin(2 * kPi * i / n)});
   return outline;
 }
 
@@ -153,7 +154,8 @@ void addQuadFacing(Mesh& m, int a, int b, int c, int d, const std::array<double,
   const auto& pa = m.vertices[a];
   const auto& pb = m.vertices[b];
   const auto& pc = m.vertices[c];
-  const double u[3] = {pb[0] - pa[0], pb[1] - pa[1], pb[2] - pa[2]}, w[3] = {pc[0] - pa[0], pc[1] - pa[1], pc[2] - pa[2]};
+  const double u[3] = {pb[0] - pa[0], pb[1] - pa[1], pb[2] - pa[2]},
+               w[3] = {pc[0] - pa[0], pc[1] - pa[1], pc[2] - pa[2]};
   const double n[3] = {u[1] * w[2] - u[2] * w[1], u[2] * w[0] - u[0] * w[2], u[0] * w[1] - u[1] * w[0]};
   if (n[0] * outward[0] + n[1] * outward[1] + n[2] * outward[2] >= 0) {
     m.addTriangle(a, b, c);
@@ -290,8 +292,10 @@ void addTwistedBlade(Mesh& m, double chord, double thickness, double length, dou
       const auto& pa = m.vertices[id(end, a)];
       const auto& pb = m.vertices[id(end, a + 1)];
       const double cross = pa[0] * pb[1] - pa[1] * pb[0];  // > 0: counter-clockwise seen from +z
-      if ((cross > 0) == (end > 0)) m.addTriangle(centre, id(end, a), id(end, a + 1));
-      else m.addTriangle(centre, id(end, a + 1), id(end, a));
+      if ((cross > 0) == (end > 0))
+        m.addTriangle(centre, id(end, a), id(end, a + 1));
+      else
+        m.addTriangle(centre, id(end, a + 1), id(end, a));
     }
   }
 }
@@ -330,10 +334,19 @@ Mesh makeThinShape(const std::string& kind, std::mt19937_64& rng) {
     // column and row are wide, its outer ones thin, so the middle cell is never filled.
     const double t = thin(), w = uniform(0.2, 0.6), h = uniform(0.2, 0.6), length = uniform(0.6, 1.4);
     CellSolid s = cellSolid({0, t, t + w, 2 * t + w}, {0, length}, {0, t, t + h, 2 * t + h});
-    const char* layouts[4] = {"xxx" "x.." "x..",   // L (bottom row first)
-                              "xxx" "x.x" "x.x",   // U
-                              "xxx" "x.x" "x..",   // J
-                              "xxx" "x.x" "xxx"};  // rectangular tube
+    const char* layouts[4] = {
+        "xxx"
+        "x.."
+        "x..",  // L (bottom row first)
+        "xxx"
+        "x.x"
+        "x.x",  // U
+        "xxx"
+        "x.x"
+        "x..",  // J
+        "xxx"
+        "x.x"
+        "xxx"};  // rectangular tube
     const char* layout = layouts[integer(0, 3)];
     for (int k = 0; k < 3; ++k)
       for (int i = 0; i < 3; ++i) s.at(i, 0, k) = layout[3 * k + i] == 'x';
@@ -429,13 +442,15 @@ Mesh makeShape(const std::string& kind, std::mt19937_64& rng) {
   } else if (kind == "pipe") {
     addPipe(m, uniform(0.4, 0.8), 1.0, 0, uniform(0.3, 3), 256);
   } else if (kind == "frustum") {
-    addPrism(m, regularPolygon(integer(3, 6), 1.0), 0, 0, 0, uniform(0.5, 1.5), integer(0, 1) ? 0.0 : uniform(0.3, 0.7));
+    addPrism(m, regularPolygon(integer(3, 6), 1.0), 0, 0, 0, uniform(0.5, 1.5),
+             integer(0, 1) ? 0.0 : uniform(0.3, 0.7));
   } else if (kind == "bipyramid") {
     addBipyramid(m, integer(3, 8), 1.0, uniform(0.5, 1.5));
   } else if (kind == "icosahedron") {
     addIcosahedron(m);
   } else if (kind == "roundedbox") {
-    addSuperquadric(m, uniform(0.5, 1), uniform(0.5, 1), uniform(0.3, 1), uniform(0.1, 0.35), uniform(0.1, 0.35), 160, 320);
+    addSuperquadric(m, uniform(0.5, 1), uniform(0.5, 1), uniform(0.3, 1), uniform(0.1, 0.35), uniform(0.1, 0.35), 160,
+                    320);
   } else if (kind == "roundedcylinder") {
     addSuperquadric(m, 1, 1, uniform(0.3, 1.5), uniform(0.1, 0.3), 1.0, 160, 320);
   } else {
@@ -449,8 +464,8 @@ Mesh makeShape(const std::string& kind, std::mt19937_64& rng) {
 }  // namespace
 
 const std::vector<std::string>& proceduralKinds() {
-  static const std::vector<std::string> kinds = {"box",      "boxunion",    "prism",       "star",
-                                                 "cylinder", "pipe",        "frustum",     "bipyramid",
+  static const std::vector<std::string> kinds = {"box",         "boxunion",   "prism",          "star",
+                                                 "cylinder",    "pipe",       "frustum",        "bipyramid",
                                                  "icosahedron", "roundedbox", "roundedcylinder"};
   return kinds;
 }
@@ -467,8 +482,9 @@ std::vector<NamedMesh> proceduralShapes(std::size_t count, std::uint64_t seed) {
 }
 
 const std::vector<std::string>& thinKinds() {
-  static const std::vector<std::string> kinds = {"finnedplate", "hairpin",  "channel",      "hollowbox", "perforatedplate",
-                                                 "bentsheet",   "thintube", "twistedblade", "wedge"};
+  static const std::vector<std::string> kinds = {"finnedplate", "hairpin",         "channel",
+                                                 "hollowbox",   "perforatedplate", "bentsheet",
+                                                 "thintube",    "twistedblade",    "wedge"};
   return kinds;
 }
 

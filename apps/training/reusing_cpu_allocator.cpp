@@ -76,7 +76,8 @@ std::size_t ReusingCpuAllocator::cachedBytes() const {
 
 ReusingCpuAllocator& ReusingCpuAllocator::install(std::size_t max_cached_bytes) {
   // Never destroyed: tensors may outlive main's locals and return their blocks at exit.
-  static auto* allocator = new ReusingCpuAllocator(c10::GetDefaultCPUAllocator(), std::size_t(1) << 20, max_cached_bytes);
+  static auto* allocator =
+      new ReusingCpuAllocator(c10::GetDefaultCPUAllocator(), std::size_t(1) << 20, max_cached_bytes);
   c10::SetCPUAllocator(allocator, /*priority=*/1);
   return *allocator;
 }

@@ -22,7 +22,6 @@ Rgb normalColor(const float* normal);
  *  increasing with t so that it also reads in grey. NaN -> missing. */
 Rgb sequentialColor(float t);
 
-
 /** Angle error in degrees on the sequential map, saturating at max_degrees. */
 Rgb errorColor(float degrees, float max_degrees);
 

@@ -66,10 +66,13 @@ int main(int argc, char** argv) {
   t = Clock::now();
   const pcl_dise::cuda::IterationZero zero = pcl_dise::cuda::iterationZero(points.data(), n, knn.indices.data(), row);
   const double prepare = secondsSince(t);
-  std::printf("k-NN search on the GPU (upload, grid, search, download) %.4f s, edge scale (CPU, 1 thread) %.4f s, "
-              "iteration 0 + pruning on the GPU (transfers included) %.4f s\n", search, scale, prepare);
+  std::printf(
+      "k-NN search on the GPU (upload, grid, search, download) %.4f s, edge scale (CPU, 1 thread) %.4f s, "
+      "iteration 0 + pruning on the GPU (transfers included) %.4f s\n",
+      search, scale, prepare);
   const std::vector<float> parameters = pcl_dise::packParameters(pcl_dise::randomModel(1));
-  const pcl_dise::cuda::Graph graph{points.data(), n, edge_scale, zero.offsets.data(), zero.indices.data(), zero.active.data()};
+  const pcl_dise::cuda::Graph graph{points.data(),     n, edge_scale, zero.offsets.data(), zero.indices.data(),
+                                    zero.active.data()};
   double best = 1e30;
   for (int r = 0; r < repeats; ++r) {
     std::vector<float> normals = zero.normals, curvature = zero.curvature, weights = zero.initial_weights;
@@ -81,8 +84,9 @@ int main(int argc, char** argv) {
     if (r > 0 || repeats == 1) best = std::min(best, s);
   }
   const double total = search + scale + prepare + best;
-  std::printf("points %zu, k 64, L %d: k-NN search (GPU) %.4f s + edge scale (CPU) %.4f s + iteration 0 (GPU) %.4f s + "
-              "DISE iterations (GPU, transfers included, best warm run) %.4f s = end to end %.4f s\n",
-              n, iterations, search, scale, prepare, best, total);
+  std::printf(
+      "points %zu, k 64, L %d: k-NN search (GPU) %.4f s + edge scale (CPU) %.4f s + iteration 0 (GPU) %.4f s + "
+      "DISE iterations (GPU, transfers included, best warm run) %.4f s = end to end %.4f s\n",
+      n, iterations, search, scale, prepare, best, total);
   return 0;
 }

@@ -58,7 +58,8 @@ bool checkAgainstHostGrid(const std::vector<float>& points, int k) {
   std::vector<float> dist2(k);
   for (std::size_t i = 0; i < m; ++i) {
     pcl_dise::cuda::nearestInGrid(grid.view(), &points[3 * i], k, ids.data(), dist2.data());
-    for (int j = 0; j < k; ++j) reference[i].push_back(squaredDistance(&points[3 * i], &points[3 * std::size_t(ids[j])]));
+    for (int j = 0; j < k; ++j)
+      reference[i].push_back(squaredDistance(&points[3 * i], &points[3 * std::size_t(ids[j])]));
   }
   return row == k && sameDistances(points, gpu, row, reference, "host grid");
 }
@@ -82,8 +83,7 @@ int main() {
     pcl_dise::cuda::nearestNeighbors(bad.data(), 2, 1, out.data());
     std::printf("a NaN point was accepted\n");
     ok = false;
-  } catch (const std::invalid_argument&) {
-  }
+  } catch (const std::invalid_argument&) {}
   std::printf(ok ? "PASSED\n" : "FAILED\n");
   return ok ? 0 : 1;
 }

@@ -10,10 +10,10 @@
 #include <string>
 #include <vector>
 
+#include "cuda_graph.h"
 #include "dise_cuda.h"
 #include "pcl_dise/model.h"
 #include "pcl_dise/text_io.h"
-#include "cuda_graph.h"
 #include "training/knn_graph.h"
 
 namespace {
@@ -53,13 +53,15 @@ bool checkCase(const pcl_dise::Model& model, const std::string& base) {
   for (int it = 1; it <= 4; ++it) {
     const auto expected = pcl_dise::readTextTriples(base + ".k64.iter" + std::to_string(it) + ".normals");
     std::vector<double> errors;
-    for (std::size_t i = 0; i < m; ++i) errors.push_back(unorientedAngleDeg(&per_iteration[(it - 1) * 3 * m + 3 * i], expected[i]));
+    for (std::size_t i = 0; i < m; ++i)
+      errors.push_back(unorientedAngleDeg(&per_iteration[(it - 1) * 3 * m + 3 * i], expected[i]));
     std::sort(errors.begin(), errors.end());
     const double within = double(std::lower_bound(errors.begin(), errors.end(), 1.0) - errors.begin()) / m;
     const double p99 = errors[static_cast<std::size_t>(0.99 * (m - 1))];
     const bool pass = within >= 0.995 && p99 < 0.1;
     std::printf("%-40s iteration %d: %.2f%% within 1 deg, p99 %.4f deg, max %.3f deg %s\n",
-                std::filesystem::path(base).filename().c_str(), it, 100 * within, p99, errors.back(), pass ? "ok" : "FAILED");
+                std::filesystem::path(base).filename().c_str(), it, 100 * within, p99, errors.back(),
+                pass ? "ok" : "FAILED");
     ok = ok && pass;
   }
   return ok;

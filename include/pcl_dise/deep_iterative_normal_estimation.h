@@ -62,8 +62,8 @@ class DeepIterativeNormalEstimation : public Feature<PointInT, PointOutT> {
    *  = (n, -n . centroid), n with docs/algorithm.md's sign rule; false and NaN for < 3 points or no spread. */
   bool computePointNormal(const pcl::PointCloud<PointInT>& cloud, const pcl::Indices& indices,
                           Eigen::Vector4f& plane_parameters, float& curvature);
-  bool computePointNormal(const pcl::PointCloud<PointInT>& cloud, const pcl::Indices& indices, float& nx,
-                          float& ny, float& nz, float& curvature);
+  bool computePointNormal(const pcl::PointCloud<PointInT>& cloud, const pcl::Indices& indices, float& nx, float& ny,
+                          float& nz, float& curvature);
 
   void setInputCloud(const PointCloudConstPtr& cloud) override {
     input_ = cloud;
@@ -82,8 +82,10 @@ class DeepIterativeNormalEstimation : public Feature<PointInT, PointOutT> {
   }
   void useSensorOriginAsViewPoint() {
     use_sensor_origin_ = true;
-    if (input_) setViewPointFromSensorOrigin();
-    else vpx_ = vpy_ = vpz_ = 0.f;
+    if (input_)
+      setViewPointFromSensorOrigin();
+    else
+      vpx_ = vpy_ = vpz_ = 0.f;
   }
 
   // ---- DISE ----
@@ -162,9 +164,9 @@ class DeepIterativeNormalEstimation : public Feature<PointInT, PointOutT> {
 
   float vpx_ = 0.f, vpy_ = 0.f, vpz_ = 0.f;
   bool use_sensor_origin_ = true;
-  std::string model_path_;          // empty: the default model for the k in use
-  bool model_in_memory_ = false;     // set by setModel
-  std::string loaded_model_path_;    // the file model_ came from
+  std::string model_path_;         // empty: the default model for the k in use
+  bool model_in_memory_ = false;   // set by setModel
+  std::string loaded_model_path_;  // the file model_ came from
   std::shared_ptr<const pcl_dise::Model> model_;
   int iterations_ = 4;
   double settle_degrees_ = 0;
@@ -174,8 +176,8 @@ class DeepIterativeNormalEstimation : public Feature<PointInT, PointOutT> {
   bool store_iterations_ = false;
 
   // Results of the last compute, for getIterationNormals / getKernelWeights.
-  std::vector<std::int32_t> output_nodes_;    // node of each output point, -1 for none
-  std::vector<pcl::index_t> node_to_surface_; // surface index of each node, -1 for query-only nodes
+  std::vector<std::int32_t> output_nodes_;     // node of each output point, -1 for none
+  std::vector<pcl::index_t> node_to_surface_;  // surface index of each node, -1 for query-only nodes
   pcl_dise::ForwardResult last_result_;
 };
 

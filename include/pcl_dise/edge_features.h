@@ -44,9 +44,15 @@ PCL_DISE_HOST_DEVICE void edgeFeatures(const T* pi, const T* pj, const T* ni, co
 PCL_DISE_HOST_DEVICE void rotationFromQuaternion(const float* q, float (*r)[3]) {
   const float norm = std::sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]) + 1e-8f;
   const float x0 = q[0] / norm, x1 = q[1] / norm, x2 = q[2] / norm, x3 = q[3] / norm;
-  r[0][0] = 1 - 2 * (x2 * x2 + x3 * x3); r[0][1] = 2 * (x1 * x2 - x0 * x3); r[0][2] = 2 * (x1 * x3 + x0 * x2);
-  r[1][0] = 2 * (x1 * x2 + x0 * x3); r[1][1] = 1 - 2 * (x1 * x1 + x3 * x3); r[1][2] = 2 * (x2 * x3 - x0 * x1);
-  r[2][0] = 2 * (x1 * x3 - x0 * x2); r[2][1] = 2 * (x2 * x3 + x0 * x1); r[2][2] = 1 - 2 * (x1 * x1 + x2 * x2);
+  r[0][0] = 1 - 2 * (x2 * x2 + x3 * x3);
+  r[0][1] = 2 * (x1 * x2 - x0 * x3);
+  r[0][2] = 2 * (x1 * x3 + x0 * x2);
+  r[1][0] = 2 * (x1 * x2 + x0 * x3);
+  r[1][1] = 1 - 2 * (x1 * x1 + x3 * x3);
+  r[1][2] = 2 * (x2 * x3 - x0 * x1);
+  r[2][0] = 2 * (x1 * x3 - x0 * x2);
+  r[2][1] = 2 * (x2 * x3 + x0 * x1);
+  r[2][2] = 1 - 2 * (x1 * x1 + x2 * x2);
 }
 
 }  // namespace pcl_dise

@@ -60,14 +60,24 @@ PCL_DISE_HOST_DEVICE void eigenvectorOfSimpleValue(const SymMat3<Scalar>& a, Sca
   const Scalar d01 = dot(c01, c01), d02 = dot(c02, c02), d12 = dot(c12, c12);
   const Scalar* best = c01;
   Scalar best_norm2 = d01;
-  if (d02 > best_norm2) { best = c02; best_norm2 = d02; }
-  if (d12 > best_norm2) { best = c12; best_norm2 = d12; }
+  if (d02 > best_norm2) {
+    best = c02;
+    best_norm2 = d02;
+  }
+  if (d12 > best_norm2) {
+    best = c12;
+    best_norm2 = d12;
+  }
   if (!(best_norm2 > Scalar(0))) {  // cannot happen for a simple eigenvalue; stay finite anyway
-    out[0] = Scalar(1); out[1] = Scalar(0); out[2] = Scalar(0);
+    out[0] = Scalar(1);
+    out[1] = Scalar(0);
+    out[2] = Scalar(0);
     return;
   }
   const Scalar inv = Scalar(1) / std::sqrt(best_norm2);
-  out[0] = best[0] * inv; out[1] = best[1] * inv; out[2] = best[2] * inv;
+  out[0] = best[0] * inv;
+  out[1] = best[1] * inv;
+  out[2] = best[2] * inv;
 }
 
 // Unit vectors u, v such that (w, u, v) is orthonormal; w must be unit length.
@@ -75,10 +85,14 @@ template <typename Scalar>
 PCL_DISE_HOST_DEVICE void orthogonalComplement(const Scalar* w, Scalar* u, Scalar* v) {
   if (std::fabs(w[0]) > std::fabs(w[1])) {
     const Scalar inv = Scalar(1) / std::sqrt(w[0] * w[0] + w[2] * w[2]);
-    u[0] = -w[2] * inv; u[1] = Scalar(0); u[2] = w[0] * inv;
+    u[0] = -w[2] * inv;
+    u[1] = Scalar(0);
+    u[2] = w[0] * inv;
   } else {
     const Scalar inv = Scalar(1) / std::sqrt(w[1] * w[1] + w[2] * w[2]);
-    u[0] = Scalar(0); u[1] = w[2] * inv; u[2] = -w[1] * inv;
+    u[0] = Scalar(0);
+    u[1] = w[2] * inv;
+    u[2] = -w[1] * inv;
   }
   cross(w, u, v);
 }
@@ -99,15 +113,31 @@ PCL_DISE_HOST_DEVICE void eigenvectorInComplement(const SymMat3<Scalar>& a, cons
   Scalar cu = Scalar(1), cv = Scalar(0);  // out = cu*u + cv*v
   if (abs00 >= abs11) {
     if ((abs00 > abs01 ? abs00 : abs01) > Scalar(0)) {
-      if (abs00 >= abs01) { m01 /= m00; m00 = Scalar(1) / std::sqrt(Scalar(1) + m01 * m01); m01 *= m00; }
-      else { m00 /= m01; m01 = Scalar(1) / std::sqrt(Scalar(1) + m00 * m00); m00 *= m01; }
-      cu = m01; cv = -m00;
+      if (abs00 >= abs01) {
+        m01 /= m00;
+        m00 = Scalar(1) / std::sqrt(Scalar(1) + m01 * m01);
+        m01 *= m00;
+      } else {
+        m00 /= m01;
+        m01 = Scalar(1) / std::sqrt(Scalar(1) + m00 * m00);
+        m00 *= m01;
+      }
+      cu = m01;
+      cv = -m00;
     }
   } else {
     if ((abs11 > abs01 ? abs11 : abs01) > Scalar(0)) {
-      if (abs11 >= abs01) { m01 /= m11; m11 = Scalar(1) / std::sqrt(Scalar(1) + m01 * m01); m01 *= m11; }
-      else { m11 /= m01; m01 = Scalar(1) / std::sqrt(Scalar(1) + m11 * m11); m11 *= m01; }
-      cu = m11; cv = -m01;
+      if (abs11 >= abs01) {
+        m01 /= m11;
+        m11 = Scalar(1) / std::sqrt(Scalar(1) + m01 * m01);
+        m01 *= m11;
+      } else {
+        m11 /= m01;
+        m01 = Scalar(1) / std::sqrt(Scalar(1) + m11 * m11);
+        m11 *= m01;
+      }
+      cu = m11;
+      cv = -m01;
     }
   }
   for (int c = 0; c < 3; ++c) out[c] = cu * u[c] + cv * v[c];
@@ -125,9 +155,13 @@ PCL_DISE_HOST_DEVICE void sortAscending(Scalar* values, Scalar (*vectors)[3]) {
   for (int i = 0; i < 2; ++i)
     for (int j = 0; j < 2 - i; ++j)
       if (values[j] > values[j + 1]) {
-        const Scalar t = values[j]; values[j] = values[j + 1]; values[j + 1] = t;
+        const Scalar t = values[j];
+        values[j] = values[j + 1];
+        values[j + 1] = t;
         for (int c = 0; c < 3; ++c) {
-          const Scalar v = vectors[j][c]; vectors[j][c] = vectors[j + 1][c]; vectors[j + 1][c] = -v;
+          const Scalar v = vectors[j][c];
+          vectors[j][c] = vectors[j + 1][c];
+          vectors[j + 1][c] = -v;
         }
       }
 }
@@ -179,15 +213,19 @@ PCL_DISE_HOST_DEVICE Eigen3Result<Scalar> eigenSymmetric3(const SymMat3<Scalar>&
     values[simple] = rayleighQuotient(a, r.vectors[simple]);
     eigenvectorOfSimpleValue(a, values[simple], r.vectors[simple]);
     eigenvectorInComplement(a, r.vectors[simple], values[1], r.vectors[1]);
-    if (simple == 2) cross(r.vectors[1], r.vectors[2], r.vectors[0]);
-    else cross(r.vectors[0], r.vectors[1], r.vectors[2]);
+    if (simple == 2)
+      cross(r.vectors[1], r.vectors[2], r.vectors[0]);
+    else
+      cross(r.vectors[0], r.vectors[1], r.vectors[2]);
     for (int i = 0; i < 3; ++i) values[i] = rayleighQuotient(a, r.vectors[i]);
     // Rayleigh quotients of a (near-)double root may swap by rounding.
     sortAscending(values, r.vectors);
   } else if (off_norm2 > Scalar(0)) {  // a multiple of the identity up to rounding
     values[0] = values[1] = values[2] = q;
   } else {  // diagonal: sort the diagonal, keep the axes
-    values[0] = a.a00; values[1] = a.a11; values[2] = a.a22;
+    values[0] = a.a00;
+    values[1] = a.a11;
+    values[2] = a.a22;
     sortAscending(values, r.vectors);
   }
   for (int i = 0; i < 3; ++i) r.values[i] = values[i] * max_abs;
@@ -207,7 +245,9 @@ PCL_DISE_HOST_DEVICE int smallestMagnitudeIndex(const Eigen3Result<Scalar>& r) {
 template <typename Scalar>
 PCL_DISE_HOST_DEVICE void applySignRule(Scalar* n) {
   if (n[0] + Scalar(2) * n[1] + Scalar(3) * n[2] < Scalar(0)) {
-    n[0] = -n[0]; n[1] = -n[1]; n[2] = -n[2];
+    n[0] = -n[0];
+    n[1] = -n[1];
+    n[2] = -n[2];
   }
 }
 
@@ -217,7 +257,9 @@ template <typename Scalar>
 PCL_DISE_HOST_DEVICE void planeFromCovariance(const SymMat3<Scalar>& c, Scalar* normal, Scalar* curvature) {
   const Eigen3Result<Scalar> e = eigenSymmetric3(c);
   const int i = smallestMagnitudeIndex(e);
-  normal[0] = e.vectors[i][0]; normal[1] = e.vectors[i][1]; normal[2] = e.vectors[i][2];
+  normal[0] = e.vectors[i][0];
+  normal[1] = e.vectors[i][1];
+  normal[2] = e.vectors[i][2];
   applySignRule(normal);
   const Scalar trace = c.a00 + c.a11 + c.a22;
   *curvature = trace != Scalar(0) ? std::fabs(e.values[i]) / trace : Scalar(0);

@@ -24,13 +24,13 @@ struct Mlp {
 
 /** The seven MLPs of one DISE iteration (weights shared across iterations). */
 struct Model {
-  Mlp layer1;   // edge:  8 -> 32 -> 16
-  Mlp layerg;   // node: 19 -> 32 -> 8
-  Mlp layer2;   // edge: 24 -> 32 -> 16
-  Mlp layerg2;  // node: 16 -> 32 -> 8
-  Mlp layer3;   // edge: 24 -> 32 -> 16
-  Mlp layerg3;  // node: 16 -> 32 -> 12 (quaternion 4 + theta 8)
-  Mlp layer4;   // edge: 27 -> 64 -> 1 (kernel logit)
+  Mlp layer1;                                   // edge:  8 -> 32 -> 16
+  Mlp layerg;                                   // node: 19 -> 32 -> 8
+  Mlp layer2;                                   // edge: 24 -> 32 -> 16
+  Mlp layerg2;                                  // node: 16 -> 32 -> 8
+  Mlp layer3;                                   // edge: 24 -> 32 -> 16
+  Mlp layerg3;                                  // node: 16 -> 32 -> 12 (quaternion 4 + theta 8)
+  Mlp layer4;                                   // edge: 27 -> 64 -> 1 (kernel logit)
   std::map<std::string, std::string> metadata;  // provenance, stored in the file's __metadata__
 
   static constexpr int kNumParameters = 7981;

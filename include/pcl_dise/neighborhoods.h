@@ -32,7 +32,8 @@ struct Neighborhoods {
     for (std::size_t i = 0; i < rows.size(); ++i)
       n.offsets[i + 1] = n.offsets[i] + static_cast<std::int64_t>(rows[i].size());
     n.indices.resize(static_cast<std::size_t>(n.offsets.back()));
-    for (std::size_t i = 0; i < rows.size(); ++i) std::copy(rows[i].begin(), rows[i].end(), n.indices.begin() + n.offsets[i]);
+    for (std::size_t i = 0; i < rows.size(); ++i)
+      std::copy(rows[i].begin(), rows[i].end(), n.indices.begin() + n.offsets[i]);
     return n;
   }
 
@@ -43,7 +44,8 @@ struct Neighborhoods {
     for (std::size_t i = 0; i < num_nodes; ++i)
       n.offsets[i + 1] = n.offsets[i] + std::min<std::int64_t>(size(i), static_cast<std::int64_t>(max_per_node));
     n.indices.resize(static_cast<std::size_t>(n.offsets.back()));
-    for (std::size_t i = 0; i < num_nodes; ++i) std::copy(begin(i), begin(i) + n.size(i), n.indices.begin() + n.offsets[i]);
+    for (std::size_t i = 0; i < num_nodes; ++i)
+      std::copy(begin(i), begin(i) + n.size(i), n.indices.begin() + n.offsets[i]);
     return n;
   }
 

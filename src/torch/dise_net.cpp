@@ -156,12 +156,13 @@ PlaneFit weightedPlaneFit(const TorchGraph& graph, const torch::Tensor& weights)
   const torch::Tensor smallest = values.abs().argmin(1);  // M
   torch::Tensor normals = vectors.gather(2, smallest.view({-1, 1, 1}).expand({-1, 3, 1})).squeeze(2);
   const torch::Tensor sign_probe = normals.select(1, 0) + 2 * normals.select(1, 1) + 3 * normals.select(1, 2);
-  normals = normals * torch::where(sign_probe < 0, -torch::ones_like(sign_probe), torch::ones_like(sign_probe)).unsqueeze(1);
+  normals =
+      normals * torch::where(sign_probe < 0, -torch::ones_like(sign_probe), torch::ones_like(sign_probe)).unsqueeze(1);
   const torch::Tensor trace = cov.diagonal(0, 1, 2).sum(1);
   const torch::Tensor valid = (trace > 0) & torch::isfinite(trace) & (sum_w > 0);
   const torch::Tensor lambda_min = values.gather(1, smallest.unsqueeze(1)).squeeze(1).abs();
-  const torch::Tensor curvature = torch::where(valid, lambda_min / torch::where(valid, trace, torch::ones_like(trace)),
-                                               torch::zeros_like(trace));
+  const torch::Tensor curvature =
+      torch::where(valid, lambda_min / torch::where(valid, trace, torch::ones_like(trace)), torch::zeros_like(trace));
   return {normals.to(weights.scalar_type()), curvature.to(weights.scalar_type()), valid};
 }
 
@@ -216,10 +217,10 @@ TorchState DiseNetImpl::iterate(const TorchGraph& graph, const TorchState& previ
   const torch::Tensor c = graph.edge_scale * d;
   const torch::Tensor n_i = toEntries(n, graph);
   const torch::Tensor n_j = n.index_select(0, graph.neighbor);
-  const torch::Tensor edge_in = torch::cat({c, previous.weights.unsqueeze(1), safeCosine(n_i, c).unsqueeze(1),
-                                            safeCosine(n_j, c).unsqueeze(1), safeCosine(n_i, n_j).unsqueeze(1),
-                                            c.norm(2, 1, true)},
-                                           1);
+  const torch::Tensor edge_in =
+      torch::cat({c, previous.weights.unsqueeze(1), safeCosine(n_i, c).unsqueeze(1), safeCosine(n_j, c).unsqueeze(1),
+                  safeCosine(n_i, n_j).unsqueeze(1), c.norm(2, 1, true)},
+                 1);
   const torch::Tensor e1 = layer1->forward(edge_in);
   const torch::Tensor g1 = layerg->forward(torch::cat({segmentMean(e1, graph), n}, 1));
   const torch::Tensor e2 = mixedInputMlp(layer2, {{e1, false}, {g1, true}}, graph);
@@ -227,7 +228,8 @@ TorchState DiseNetImpl::iterate(const TorchGraph& graph, const TorchState& previ
   const torch::Tensor e3 = mixedInputMlp(layer3, {{e2, false}, {g2, true}}, graph);
   const torch::Tensor g3 = layerg3->forward(segmentMean(e3, graph));
   const torch::Tensor rotated = rotateEntries(rotationFromQuaternion(g3.slice(1, 0, 4)), c, graph);
-  const torch::Tensor logits = mixedInputMlp(layer4, {{e3, false}, {g3.slice(1, 4, 12), true}, {rotated, false}}, graph).squeeze(1);
+  const torch::Tensor logits =
+      mixedInputMlp(layer4, {{e3, false}, {g3.slice(1, 4, 12), true}, {rotated, false}}, graph).squeeze(1);
   torch::Tensor weights = segmentSoftmax(logits, graph);
   if (dropout_scale.defined())
     weights = weights * dropout_scale;

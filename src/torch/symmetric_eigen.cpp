@@ -33,7 +33,8 @@ class SymmetricEigen3 : public torch::autograd::Function<SymmetricEigen3> {
     const torch::Tensor host = cov.detach().to(torch::kCPU).contiguous();
     torch::Tensor values = torch::empty({host.size(0), 3}, host.options());
     torch::Tensor vectors = torch::empty({host.size(0), 3, 3}, host.options());
-    AT_DISPATCH_FLOATING_TYPES(host.scalar_type(), "symmetricEigen3", [&] { solveBatch<scalar_t>(host, values, vectors); });
+    AT_DISPATCH_FLOATING_TYPES(host.scalar_type(), "symmetricEigen3",
+                               [&] { solveBatch<scalar_t>(host, values, vectors); });
     values = values.to(cov.device());
     vectors = vectors.to(cov.device());
     ctx->save_for_backward({values, vectors});
@@ -51,8 +52,8 @@ class SymmetricEigen3 : public torch::autograd::Function<SymmetricEigen3> {
     const torch::Tensor gap = values.unsqueeze(1) - values.unsqueeze(2);  // [b, i, j] = lambda_j - lambda_i
     const torch::Tensor scale = values.abs().amax(1, true).unsqueeze(2).clamp_min(1e-30);
     const torch::Tensor separated = gap.abs() > 1e-6 * scale;
-    const torch::Tensor f = torch::where(separated, 1.0 / torch::where(separated, gap, torch::ones_like(gap)),
-                                         torch::zeros_like(gap));
+    const torch::Tensor f =
+        torch::where(separated, 1.0 / torch::where(separated, gap, torch::ones_like(gap)), torch::zeros_like(gap));
     const torch::Tensor ut = vectors.transpose(1, 2);
     const torch::Tensor inner = torch::diag_embed(grad_values) + f * torch::matmul(ut, grad_vectors);
     torch::Tensor grad = torch::matmul(torch::matmul(vectors, inner), ut);

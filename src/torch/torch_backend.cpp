@@ -23,7 +23,8 @@ struct Chunk {
   std::vector<float> points;        // local nodes x 3
 };
 
-Chunk makeChunk(const PreparedGraph& g, const std::int32_t* centers, std::size_t count, std::vector<std::int32_t>& local_of) {
+Chunk makeChunk(const PreparedGraph& g, const std::int32_t* centers, std::size_t count,
+                std::vector<std::int32_t>& local_of) {
   Chunk chunk;
   chunk.nodes.assign(centers, centers + count);
   chunk.num_centers = count;
@@ -31,7 +32,8 @@ Chunk makeChunk(const PreparedGraph& g, const std::int32_t* centers, std::size_t
   std::vector<std::int32_t> row;
   for (std::size_t c = 0; c < count; ++c) {
     row.clear();
-    for (const std::int32_t* j = g.neighborhoods.begin(centers[c]); j != g.neighborhoods.begin(centers[c]) + g.neighborhoods.size(centers[c]); ++j) {
+    for (const std::int32_t* j = g.neighborhoods.begin(centers[c]);
+         j != g.neighborhoods.begin(centers[c]) + g.neighborhoods.size(centers[c]); ++j) {
       if (local_of[*j] < 0) {
         local_of[*j] = static_cast<std::int32_t>(chunk.nodes.size());
         chunk.nodes.push_back(*j);
@@ -58,8 +60,7 @@ torch::Tensor gatherRows(const std::vector<float>& table, int width, const std::
   return t;
 }
 
-void runTorchIterations(const Model& model, PreparedGraph& g, const ForwardOptions& options,
-                        ForwardResult& result) {
+void runTorchIterations(const Model& model, PreparedGraph& g, const ForwardOptions& options, ForwardResult& result) {
   if (options.torch_chunk_points < 1) throw std::invalid_argument("forward pass: torch_chunk_points must be >= 1");
   torch::NoGradGuard no_grad;
   torch::set_num_threads(detail::resolveThreads(options.threads));
@@ -89,10 +90,10 @@ void runTorchIterations(const Model& model, PreparedGraph& g, const ForwardOptio
         chunk_weights.insert(chunk_weights.end(), weights.begin() + g.neighborhoods.offsets[i],
                              weights.begin() + g.neighborhoods.offsets[i + 1]);
       }
-      const TorchState state{gatherRows(normals, 3, chunk.nodes),
-                             torch::from_blob(chunk_weights.data(), {static_cast<int64_t>(chunk_weights.size())},
-                                              torch::kFloat32),
-                             gatherRows(curvature, 1, chunk.nodes).view({-1})};
+      const TorchState state{
+          gatherRows(normals, 3, chunk.nodes),
+          torch::from_blob(chunk_weights.data(), {static_cast<int64_t>(chunk_weights.size())}, torch::kFloat32),
+          gatherRows(curvature, 1, chunk.nodes).view({-1})};
       const TorchState next = net->iterate(graph, state);
       const std::vector<float> chunk_normals = toFloatVector(next.normals),
                                chunk_curvature = toFloatVector(next.curvature),

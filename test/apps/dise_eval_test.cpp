@@ -19,8 +19,8 @@ class DiseEval : public ::testing::Test {
     dir_ = new std::string(temporaryDir("dise_eval"));
     std::ofstream(*dir_ + "/cube.off") << "OFF\n8 6 0\n0 0 0\n1 0 0\n1 1 0\n0 1 0\n0 0 1\n1 0 1\n1 1 1\n0 1 1\n"
                                           "4 0 3 2 1\n4 4 5 6 7\n4 0 1 5 4\n4 2 3 7 6\n4 1 2 6 5\n4 0 4 7 3\n";
-    const CommandResult made = runCommand(binaryDir() + "/apps/dise_make_dataset " + *dir_ + "/cube.off --out " + *dir_ +
-                                          "/data --prefix val --points 1200 --pidx 80");
+    const CommandResult made = runCommand(binaryDir() + "/apps/dise_make_dataset " + *dir_ + "/cube.off --out " +
+                                          *dir_ + "/data --prefix val --points 1200 --pidx 80");
     ASSERT_EQ(made.exit_code, 0) << made.output;
   }
   static void TearDownTestSuite() { delete dir_; }
@@ -30,9 +30,9 @@ std::string* DiseEval::dir_ = nullptr;
 
 TEST_F(DiseEval, TableJsonAndPlot) {
   const std::string model = randomModelFile(11);
-  const CommandResult r = runCommand(binaryDir() + "/apps/dise_eval " + *dir_ + "/data --prefix val --k 12 --iterations 2 --model " +
-                                     model + " --compare-model " + model + " --threads 1 --json " + *dir_ + "/eval.json --plot " +
-                                     *dir_ + "/eval.png");
+  const CommandResult r = runCommand(
+      binaryDir() + "/apps/dise_eval " + *dir_ + "/data --prefix val --k 12 --iterations 2 --model " + model +
+      " --compare-model " + model + " --threads 1 --json " + *dir_ + "/eval.json --plot " + *dir_ + "/eval.png");
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("average"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("jet"), std::string::npos) << r.output;
@@ -69,12 +69,12 @@ TEST_F(DiseEval, TableJsonAndPlot) {
 }
 
 TEST_F(DiseEval, BadInput) {
-  const CommandResult no_model = runCommand(binaryDir() + "/apps/dise_eval " + *dir_ + "/data --prefix val --model " + *dir_ +
-                                            "/none.safetensors");
+  const CommandResult no_model = runCommand(binaryDir() + "/apps/dise_eval " + *dir_ + "/data --prefix val --model " +
+                                            *dir_ + "/none.safetensors");
   EXPECT_NE(no_model.exit_code, 0);
   EXPECT_NE(no_model.output.find("none.safetensors"), std::string::npos) << no_model.output;
-  const CommandResult no_lists = runCommand(binaryDir() + "/apps/dise_eval " + *dir_ + " --prefix nothing --no-jet --model " +
-                                            randomModelFile(11));
+  const CommandResult no_lists = runCommand(binaryDir() + "/apps/dise_eval " + *dir_ +
+                                            " --prefix nothing --no-jet --model " + randomModelFile(11));
   EXPECT_NE(no_lists.exit_code, 0);
   EXPECT_NE(no_lists.output.find("no category list"), std::string::npos) << no_lists.output;
 }

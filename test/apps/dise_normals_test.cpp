@@ -1,8 +1,8 @@
 // dise_normals end to end: parity through the command line, output formats, clear errors.
+#include <sys/wait.h>
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
-#include <sys/wait.h>
 #include <fstream>
 #include <sstream>
 
@@ -31,17 +31,20 @@ RunResult runTool(const std::string& args) {
 }
 
 TEST(DiseNormals, ParityWithThePublishedWeights) {
-  if (!sharedFileExists("reference/published_k64.safetensors")) GTEST_SKIP() << "no published weights in " << sharedDir();
+  if (!sharedFileExists("reference/published_k64.safetensors"))
+    GTEST_SKIP() << "no published weights in " << sharedDir();
   const std::string base = sharedDir() + "/reference/cases/cube_clean";
   const std::string out = temporaryDir("cli_parity") + "/cube.normals";
-  const RunResult r = runTool(base + ".xyz " + out + " --model " + sharedDir() + "/reference/published_k64.safetensors --k 64");
+  const RunResult r =
+      runTool(base + ".xyz " + out + " --model " + sharedDir() + "/reference/published_k64.safetensors --k 64");
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("6000 normals"), std::string::npos) << r.output;
   const auto actual = pcl_dise::readTextTriples(out);
   const auto expected = pcl_dise::readTextTriples(base + ".k64.iter4.normals");
   ASSERT_EQ(actual.size(), expected.size());
   std::vector<double> errors;
-  for (std::size_t i = 0; i < actual.size(); ++i) errors.push_back(unorientedAngleDeg(actual[i].data(), expected[i].data()));
+  for (std::size_t i = 0; i < actual.size(); ++i)
+    errors.push_back(unorientedAngleDeg(actual[i].data(), expected[i].data()));
   EXPECT_LT(percentile(errors, 99), 0.2);
   EXPECT_GE(std::count_if(errors.begin(), errors.end(), [](double e) { return e <= 1; }), 0.995 * errors.size());
 }
@@ -56,7 +59,8 @@ TEST(DiseNormals, WritesPcdPlyAndNormals) {
   }
   const std::string model = randomModelFile(3);
   for (const std::string ext : {".pcd", ".ply", ".normals"}) {
-    const RunResult r = runTool(dir + "/in.xyz " + dir + "/out" + ext + " --model " + model + " --k 16 --iterations 2 --threads 1");
+    const RunResult r =
+        runTool(dir + "/in.xyz " + dir + "/out" + ext + " --model " + model + " --k 16 --iterations 2 --threads 1");
     ASSERT_EQ(r.exit_code, 0) << r.output;
     EXPECT_NE(r.output.find("1 points without a normal"), std::string::npos) << r.output;
     std::ifstream written(dir + "/out" + ext);

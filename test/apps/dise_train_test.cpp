@@ -41,11 +41,12 @@ class DiseTrain : public ::testing::Test {
     const std::string out = *dir_ + "/" + name;
     const std::string k = extra.find("--k ") == std::string::npos ? "--k 12 " : "";
     std::string output;
-    EXPECT_EQ(run(binaryDir() + "/apps/dise_train " + *dir_ + "/data/train_all.txt " + k + "--iterations 2 --patch 200 " +
-                      "--patches-per-cloud 1 --threads 1 --seed 5 --out " + out + ".safetensors --log " + out +
-                      ".csv --checkpoints " + *dir_ + "/ckpt_" + name.substr(0, 1) + " " + extra,
-                  &output),
-              0)
+    EXPECT_EQ(
+        run(binaryDir() + "/apps/dise_train " + *dir_ + "/data/train_all.txt " + k + "--iterations 2 --patch 200 " +
+                "--patches-per-cloud 1 --threads 1 --seed 5 --out " + out + ".safetensors --log " + out +
+                ".csv --checkpoints " + *dir_ + "/ckpt_" + name.substr(0, 1) + " " + extra,
+            &output),
+        0)
         << output;
     if (printed) *printed = output;
     return out;
@@ -58,7 +59,8 @@ TEST_F(DiseTrain, SameSeedSameLosses) {
   const std::string a = train("a", "--epochs 1"), b = train("b", "--epochs 1");
   EXPECT_EQ(readFile(a + ".csv"), readFile(b + ".csv"));
   EXPECT_GT(std::count(readFile(a + ".csv").begin(), readFile(a + ".csv").end(), '\n'), 6);
-  EXPECT_EQ(pcl_dise::loadModel(a + ".safetensors").layer4.first.weight, pcl_dise::loadModel(b + ".safetensors").layer4.first.weight);
+  EXPECT_EQ(pcl_dise::loadModel(a + ".safetensors").layer4.first.weight,
+            pcl_dise::loadModel(b + ".safetensors").layer4.first.weight);
 }
 
 TEST_F(DiseTrain, ResumeContinuesWhereItStopped) {
@@ -95,7 +97,8 @@ TEST_F(DiseTrain, DecayAndAverageResumeExactly) {
   EXPECT_NE(averaged.metadata.at("recipe").find("averaged"), std::string::npos);
   // A schedule that ends before it starts is refused.
   std::string output;
-  EXPECT_NE(run(binaryDir() + "/apps/dise_train " + *dir_ + "/data/train_all.txt --lr-final 1e-4 --decay-end 0", &output), 0);
+  EXPECT_NE(
+      run(binaryDir() + "/apps/dise_train " + *dir_ + "/data/train_all.txt --lr-final 1e-4 --decay-end 0", &output), 0);
   EXPECT_NE(output.find("--decay-end"), std::string::npos) << output;
 }
 
@@ -111,7 +114,8 @@ TEST_F(DiseTrain, WarmRestartStartsAFreshAverage) {
   // The metadata keeps the first schedule, and the list it trained on, beside the new one.
   EXPECT_NE(model.metadata.at("recipe").find("lr 0.000300"), std::string::npos) << model.metadata.at("recipe");
   const std::string& history = model.metadata.at("history");
-  EXPECT_NE(history.find("until patch 6: dise_train: RMSprop lr 0.000500 decaying linearly to 0.000100"), std::string::npos)
+  EXPECT_NE(history.find("until patch 6: dise_train: RMSprop lr 0.000500 decaying linearly to 0.000100"),
+            std::string::npos)
       << history;
   EXPECT_NE(history.find(", on " + *dir_ + "/data/train_all.txt"), std::string::npos) << history;
 }
@@ -133,7 +137,8 @@ std::vector<double> lastIterationLosses(const std::string& csv, int iterations) 
 
 TEST_F(DiseTrain, NativeIsTheDefaultEngineAndRefusesAGpu) {
   std::string output;
-  EXPECT_NE(run(binaryDir() + "/apps/dise_train " + *dir_ + "/data/train_all.txt --engine native --device cuda", &output), 0);
+  EXPECT_NE(
+      run(binaryDir() + "/apps/dise_train " + *dir_ + "/data/train_all.txt --engine native --device cuda", &output), 0);
   EXPECT_NE(output.find("native engine runs on the CPU"), std::string::npos) << output;
   EXPECT_NE(run(binaryDir() + "/apps/dise_train " + *dir_ + "/data/train_all.txt --engine tensorflow", &output), 0);
   EXPECT_NE(output.find("unknown engine"), std::string::npos) << output;
@@ -190,8 +195,8 @@ TEST_F(DiseTrain, NonFiniteLossStopsAndKeepsTheCheckpoint) {
 TEST_F(DiseTrain, BadInput) {
   std::ofstream(*dir_ + "/broken.txt") << "missing_cloud\n";
   std::string output;
-  EXPECT_NE(run(binaryDir() + "/apps/dise_train " + *dir_ + "/broken.txt --out " + *dir_ + "/x.safetensors --checkpoints " +
-                    *dir_ + "/ckpt_x",
+  EXPECT_NE(run(binaryDir() + "/apps/dise_train " + *dir_ + "/broken.txt --out " + *dir_ +
+                    "/x.safetensors --checkpoints " + *dir_ + "/ckpt_x",
                 &output),
             0);
   EXPECT_NE(output.find("skipping"), std::string::npos) << output;

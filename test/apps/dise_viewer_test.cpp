@@ -73,8 +73,10 @@ TEST_F(DiseViewer, ScreenshotsHaveTheWindowSizeAndShowTheCloud) {
 }
 
 TEST_F(DiseViewer, PicturesDifferWithColouringAndIteration) {
-  const Image normal = shot("n4", "--color-by normal --iteration 4"), curvature = shot("c4", "--color-by curvature --iteration 4"),
-              normal0 = shot("n0", "--color-by normal --iteration 0"), weights1 = shot("w1", "--color-by weights --iteration 1 --pick 200"),
+  const Image normal = shot("n4", "--color-by normal --iteration 4"),
+              curvature = shot("c4", "--color-by curvature --iteration 4"),
+              normal0 = shot("n0", "--color-by normal --iteration 0"),
+              weights1 = shot("w1", "--color-by weights --iteration 1 --pick 200"),
               weights4 = shot("w4", "--color-by weights --iteration 4 --pick 200"),
               again = shot("again", "--color-by normal --iteration 4");
   ASSERT_EQ(normal.rgb.size(), 400u * 300u * 3u);
@@ -89,8 +91,7 @@ TEST_F(DiseViewer, ErrorColouringNeedsGroundTruth) {
   std::ifstream pcd(std::string(PCL_DISE_SOURCE_DIR) + "/data/clouds/bun0.pcd");
   std::ofstream truth(dir_ + "/bun0.normals");
   std::string line;
-  while (std::getline(pcd, line) && line.rfind("DATA", 0) != 0) {
-  }
+  while (std::getline(pcd, line) && line.rfind("DATA", 0) != 0) {}
   float x, y, z, nx, ny, nz, c;
   while (pcd >> x >> y >> z >> nx >> ny >> nz >> c) truth << nx << ' ' << ny << ' ' << nz << '\n';
   truth.close();
@@ -104,8 +105,9 @@ TEST_F(DiseViewer, ErrorColouringNeedsGroundTruth) {
 
 TEST_F(DiseViewer, BadInputExitsWithAClearError) {
   std::ofstream(dir_ + "/cloud.abc") << "1 2 3\n";
-  std::ofstream(dir_ + "/no_xyz.pcd") << "# .PCD v0.7\nVERSION 0.7\nFIELDS intensity\nSIZE 4\nTYPE F\nCOUNT 1\nWIDTH 1\n"
-                                         "HEIGHT 1\nVIEWPOINT 0 0 0 1 0 0 0\nPOINTS 1\nDATA ascii\n5\n";
+  std::ofstream(dir_ + "/no_xyz.pcd")
+      << "# .PCD v0.7\nVERSION 0.7\nFIELDS intensity\nSIZE 4\nTYPE F\nCOUNT 1\nWIDTH 1\n"
+         "HEIGHT 1\nVIEWPOINT 0 0 0 1 0 0 0\nPOINTS 1\nDATA ascii\n5\n";
   const struct {
     std::string args, message;
   } cases[] = {{dir_ + "/missing.pcd", "missing.pcd"},
@@ -114,7 +116,8 @@ TEST_F(DiseViewer, BadInputExitsWithAClearError) {
                {std::string(PCL_DISE_SOURCE_DIR) + "/data/clouds/bun0.pcd --pick 100000", "--pick"},
                {std::string(PCL_DISE_SOURCE_DIR) + "/data/clouds/bun0.pcd --iteration 9", "--iteration"}};
   for (const auto& c : cases) {
-    const CommandResult r = runCommand(binaryDir() + "/apps/dise_viewer " + c.args + " --screenshot " + dir_ + "/bad.png");
+    const CommandResult r =
+        runCommand(binaryDir() + "/apps/dise_viewer " + c.args + " --screenshot " + dir_ + "/bad.png");
     EXPECT_NE(r.exit_code, 0) << c.args;
     EXPECT_NE(r.output.find(c.message), std::string::npos) << r.output;
   }

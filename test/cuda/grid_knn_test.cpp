@@ -50,9 +50,7 @@ std::vector<float> randomCloud(std::size_t m, unsigned seed, float sx, float sy,
 
 TEST(GridKnn, Volume) { expectMatchesBruteForce(randomCloud(1500, 1, 1.f, 1.f, 1.f), 17); }
 
-TEST(GridKnn, WavySurface) {
-  expectMatchesBruteForce(pcl_dise::test::wavySurface(2000, 2), 65);
-}
+TEST(GridKnn, WavySurface) { expectMatchesBruteForce(pcl_dise::test::wavySurface(2000, 2), 65); }
 
 TEST(GridKnn, FlatAndCollinearClouds) {
   expectMatchesBruteForce(randomCloud(800, 3, 1.f, 0.5f, 0.f), 33);
@@ -63,7 +61,7 @@ TEST(GridKnn, CoincidentPointsAndSmallClouds) {
   std::vector<float> p = randomCloud(300, 5, 1.f, 1.f, 1.f);
   p.insert(p.end(), p.begin(), p.begin() + 3 * 100);  // 100 duplicates
   expectMatchesBruteForce(p, 12);
-  expectMatchesBruteForce(std::vector<float>(3 * 20, 0.5f), 8);  // all in one place
+  expectMatchesBruteForce(std::vector<float>(3 * 20, 0.5f), 8);    // all in one place
   expectMatchesBruteForce(randomCloud(10, 6, 1.f, 1.f, 1.f), 65);  // fewer points than k
   expectMatchesBruteForce(randomCloud(50, 7, 1.f, 1.f, 1.f), 1);
 }

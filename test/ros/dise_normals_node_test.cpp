@@ -1,8 +1,8 @@
 // dise_normals_node against a real ROS master on a free port of 127.0.0.1: its normals equal the
 // library's, an empty cloud gets an empty cloud with the same header, NaN points get NaN normals
 // and is_dense = false, a cloud without x/y/z is logged and skipped, and the node keeps running.
-#include <netinet/in.h>
 #include <fcntl.h>
+#include <netinet/in.h>
 #include <signal.h>
 #include <spawn.h>
 #include <sys/socket.h>

@@ -2,12 +2,12 @@
 
 #include "pcl_dise/angle_error.h"
 
-#include <algorithm>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <algorithm>
 
-#include <cstdlib>
 #include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <random>
@@ -42,7 +42,8 @@ TemporaryDirs temporary_dirs;
 }  // namespace
 
 std::string temporaryDir(const std::string& name) {
-  const auto dir = std::filesystem::temp_directory_path() / ("pcl_dise_test_" + name + "_" + std::to_string(::getpid()));
+  const auto dir =
+      std::filesystem::temp_directory_path() / ("pcl_dise_test_" + name + "_" + std::to_string(::getpid()));
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
   temporary_dirs.made.insert(dir);
@@ -58,8 +59,10 @@ ScopedModelDir::ScopedModelDir(const std::string& dir) {
 }
 
 ScopedModelDir::~ScopedModelDir() {
-  if (had_previous_) setenv("PCL_DISE_MODEL_DIR", previous_.c_str(), 1);
-  else unsetenv("PCL_DISE_MODEL_DIR");
+  if (had_previous_)
+    setenv("PCL_DISE_MODEL_DIR", previous_.c_str(), 1);
+  else
+    unsetenv("PCL_DISE_MODEL_DIR");
 }
 
 CommandResult runCommand(const std::string& command) {

@@ -47,7 +47,6 @@ std::string readFile(const std::string& path);
 /** An .xyz file as a cloud. */
 pcl::PointCloud<pcl::PointXYZ>::Ptr readXyz(const std::string& path);
 
-
 /** A random model (seeded) written to a temporary .safetensors file; returns its path. */
 std::string randomModelFile(unsigned seed);
 

@@ -2,9 +2,9 @@
 // tiny training run that lowers the loss.
 #include <gtest/gtest.h>
 
+#include "pcl_dise/forward.h"
 #include "pcl_dise/torch/dise_net.h"
 #include "test_support.h"
-#include "pcl_dise/forward.h"
 #include "training/knn_graph.h"
 
 namespace {
@@ -36,7 +36,8 @@ TEST(SymmetricEigen3, BackwardMatchesFiniteDifferences) {
         e[b][i][j] = h;
         e[b][j][i] = h;
         torch::NoGradGuard no_grad;
-        const double numeric = (eigenObjective(cov + e, probe) - eigenObjective(cov - e, probe)).item<double>() / (2 * h);
+        const double numeric =
+            (eigenObjective(cov + e, probe) - eigenObjective(cov - e, probe)).item<double>() / (2 * h);
         const double expected = (i == j ? 1.0 : 2.0) * analytic[b][i][j].item<double>();
         EXPECT_NEAR(numeric, expected, 1e-5 * std::max(1.0, std::fabs(numeric))) << b << " " << i << j;
       }
@@ -44,7 +45,8 @@ TEST(SymmetricEigen3, BackwardMatchesFiniteDifferences) {
 
 TEST(SymmetricEigen3, RepeatedEigenvaluesGiveFiniteGradients) {
   const auto opts = torch::TensorOptions(torch::kFloat64);
-  torch::Tensor cov = torch::diag_embed(torch::tensor({{1.0, 1.0, 2.0}, {0.0, 0.0, 0.0}, {3.0, 3.0, 3.0}}, opts)).requires_grad_(true);
+  torch::Tensor cov =
+      torch::diag_embed(torch::tensor({{1.0, 1.0, 2.0}, {0.0, 0.0, 0.0}, {3.0, 3.0, 3.0}}, opts)).requires_grad_(true);
   eigenObjective(cov, torch::ones({3, 3}, opts)).backward();
   EXPECT_TRUE(torch::isfinite(cov.grad()).all().item<bool>());
 }
@@ -115,7 +117,8 @@ TEST(Training, AFewStepsLowerTheLoss) {
     normals.insert(normals.end(), n, n + 3);
   }
   const PointKdTree tree(points.data(), cloud->size());
-  const TorchGraph graph = TorchGraph::build(points.data(), cloud->size(), tree.graph(17), edgeScale(points.data(), tree.graph(17)));
+  const TorchGraph graph =
+      TorchGraph::build(points.data(), cloud->size(), tree.graph(17), edgeScale(points.data(), tree.graph(17)));
   const torch::Tensor target = torch::from_blob(normals.data(), {static_cast<int64_t>(cloud->size()), 3}).clone();
   DiseNet net;
   torch::optim::RMSprop optimizer(net->parameters(), torch::optim::RMSpropOptions(5e-4));

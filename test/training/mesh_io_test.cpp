@@ -39,10 +39,11 @@ TEST(MeshIo, ReadsOffObjAndPly) {
                                 << "f 1/1/1 2/2/1 3/3/1 4//1\nf -5 -5 -1\n";
   expectSquare(dir + "/s.obj");
 
-  const std::string header = "element vertex 5\nproperty float x\nproperty float y\nproperty float z\n"
-                             "element face 2\nproperty list uchar int vertex_indices\nend_header\n";
-  std::ofstream(dir + "/a.ply") << "ply\nformat ascii 1.0\ncomment square\n" << header
-                                << "0 0 0\n1 0 0\n1 1 0\n0 1 0\n2 2 0\n4 0 1 2 3\n3 0 0 4\n";
+  const std::string header =
+      "element vertex 5\nproperty float x\nproperty float y\nproperty float z\n"
+      "element face 2\nproperty list uchar int vertex_indices\nend_header\n";
+  std::ofstream(dir + "/a.ply") << "ply\nformat ascii 1.0\ncomment square\n"
+                                << header << "0 0 0\n1 0 0\n1 1 0\n0 1 0\n2 2 0\n4 0 1 2 3\n3 0 0 4\n";
   expectSquare(dir + "/a.ply");
 
   std::ofstream binary(dir + "/b.PLY", std::ios::binary);

@@ -67,8 +67,10 @@ TEST(PcpnetData, DensityVariants) {
   int layer1 = 0, layer2 = 0;  // densities 0.1 and 10
   for (const auto& p : striped.points) {
     const double f = (p[0] + p[1]) / 1.01;
-    if (f < 1.0 / 30) ++layer1;
-    else if (f < 2.0 / 30) ++layer2;
+    if (f < 1.0 / 30)
+      ++layer1;
+    else if (f < 2.0 / 30)
+      ++layer2;
   }
   EXPECT_GT(layer2, 20 * layer1);
 }

@@ -12,7 +12,9 @@ namespace {
 
 using namespace pcl_dise::pcpnet;
 
-double norm(const std::array<float, 3>& v) { return std::sqrt(double(v[0]) * v[0] + double(v[1]) * v[1] + double(v[2]) * v[2]); }
+double norm(const std::array<float, 3>& v) {
+  return std::sqrt(double(v[0]) * v[0] + double(v[1]) * v[1] + double(v[2]) * v[2]);
+}
 
 TEST(ProceduralShapes, EveryKindSamplesWithUnitNormals) {
   const auto shapes = proceduralShapes(proceduralKinds().size(), 3);
@@ -59,7 +61,9 @@ double signedVolume(const Mesh& m) {
   double v = 0;
   for (const auto& t : m.triangles) {
     const auto &a = m.vertices[t[0]], &b = m.vertices[t[1]], &c = m.vertices[t[2]];
-    v += (a[0] * (b[1] * c[2] - b[2] * c[1]) - a[1] * (b[0] * c[2] - b[2] * c[0]) + a[2] * (b[0] * c[1] - b[1] * c[0])) / 6;
+    v +=
+        (a[0] * (b[1] * c[2] - b[2] * c[1]) - a[1] * (b[0] * c[2] - b[2] * c[0]) + a[2] * (b[0] * c[1] - b[1] * c[0])) /
+        6;
   }
   return v;
 }

@@ -18,9 +18,9 @@ namespace pcl {
 
 template <typename PointInT, typename PointOutT>
 bool DeepIterativeNormalEstimation<PointInT, PointOutT>::computePointNormal(const pcl::PointCloud<PointInT>& cloud,
-                                                                           const pcl::Indices& indices,
-                                                                           Eigen::Vector4f& plane_parameters,
-                                                                           float& curvature) {
+                                                                            const pcl::Indices& indices,
+                                                                            Eigen::Vector4f& plane_parameters,
+                                                                            float& curvature) {
   plane_parameters.setConstant(std::numeric_limits<float>::quiet_NaN());
   curvature = std::numeric_limits<float>::quiet_NaN();
   if (indices.size() < 3) return false;
@@ -38,8 +38,8 @@ bool DeepIterativeNormalEstimation<PointInT, PointOutT>::computePointNormal(cons
   std::iota(local.begin(), local.end(), 0);
   const float zero[3] = {0.f, 0.f, 0.f};
   float normal[3];
-  if (!pcl_dise::fitPlane<double>(offsets.data(), zero, local.data(), nullptr, static_cast<int>(local.size()),
-                                 normal, &curvature)) {
+  if (!pcl_dise::fitPlane<double>(offsets.data(), zero, local.data(), nullptr, static_cast<int>(local.size()), normal,
+                                  &curvature)) {
     curvature = std::numeric_limits<float>::quiet_NaN();
     return false;
   }
@@ -51,8 +51,8 @@ bool DeepIterativeNormalEstimation<PointInT, PointOutT>::computePointNormal(cons
 
 template <typename PointInT, typename PointOutT>
 bool DeepIterativeNormalEstimation<PointInT, PointOutT>::computePointNormal(const pcl::PointCloud<PointInT>& cloud,
-                                                                           const pcl::Indices& indices, float& nx,
-                                                                           float& ny, float& nz, float& curvature) {
+                                                                            const pcl::Indices& indices, float& nx,
+                                                                            float& ny, float& nz, float& curvature) {
   Eigen::Vector4f plane;
   const bool ok = computePointNormal(cloud, indices, plane, curvature);
   nx = plane[0];
@@ -101,11 +101,12 @@ bool DeepIterativeNormalEstimation<PointInT, PointOutT>::initCompute() {
 
 template <typename PointInT, typename PointOutT>
 void DeepIterativeNormalEstimation<PointInT, PointOutT>::searchNeighborhood(const pcl::PointCloud<PointInT>& cloud,
-                                                                           pcl::index_t index,
-                                                                           pcl::Indices& neighbors,
-                                                                           std::vector<float>& distances) const {
-  if (k_ > 0) tree_->nearestKSearch(cloud, index, k_ + 1, neighbors, distances);
-  else tree_->radiusSearch(cloud, index, search_radius_, neighbors, distances, 0);
+                                                                            pcl::index_t index, pcl::Indices& neighbors,
+                                                                            std::vector<float>& distances) const {
+  if (k_ > 0)
+    tree_->nearestKSearch(cloud, index, k_ + 1, neighbors, distances);
+  else
+    tree_->radiusSearch(cloud, index, search_radius_, neighbors, distances, 0);
   // Nearest first (ties by index) so that caps and the 16-NN statistic are deterministic.
   std::vector<std::size_t> order(neighbors.size());
   std::iota(order.begin(), order.end(), 0);
@@ -158,7 +159,8 @@ void DeepIterativeNormalEstimation<PointInT, PointOutT>::computeFeature(PointClo
 
   // Positions in a frame centred on the surface's centroid: float keeps georeferenced precision.
   Eigen::Vector3d centroid = Eigen::Vector3d::Zero();
-  for (std::size_t n = 0; n < num_surface_nodes; ++n) centroid += node_point(n).getVector3fMap().template cast<double>();
+  for (std::size_t n = 0; n < num_surface_nodes; ++n)
+    centroid += node_point(n).getVector3fMap().template cast<double>();
   if (num_surface_nodes > 0) centroid /= static_cast<double>(num_surface_nodes);
   std::vector<float> points(3 * num_nodes);
   for (std::size_t n = 0; n < num_nodes; ++n)
@@ -180,8 +182,10 @@ void DeepIterativeNormalEstimation<PointInT, PointOutT>::computeFeature(PointClo
     if (!needed[n]) continue;
     pcl::Indices neighbors;
     std::vector<float> distances;
-    if (n < static_cast<std::int64_t>(num_surface_nodes)) searchNeighborhood(surface, node_to_surface_[n], neighbors, distances);
-    else searchNeighborhood(input, query_inputs[n - num_surface_nodes], neighbors, distances);
+    if (n < static_cast<std::int64_t>(num_surface_nodes))
+      searchNeighborhood(surface, node_to_surface_[n], neighbors, distances);
+    else
+      searchNeighborhood(input, query_inputs[n - num_surface_nodes], neighbors, distances);
     rows[n].reserve(neighbors.size());
     for (pcl::index_t j : neighbors)
       if (surface_to_node[j] >= 0) rows[n].push_back(surface_to_node[j]);
@@ -262,9 +266,10 @@ bool DeepIterativeNormalEstimation<PointInT, PointOutT>::getIterationNormals(
     int iteration, pcl::PointCloud<pcl::Normal>& normals) const {
   const auto& stored = last_result_.iteration_normals;
   if (iteration < 0 || static_cast<std::size_t>(iteration) >= stored.size()) {
-    PCL_ERROR("[pcl::%s::getIterationNormals] iteration %d not stored (call setStoreIterations(true) before "
-              "compute; %zu iterations stored)\n",
-              getClassName().c_str(), iteration, stored.size());
+    PCL_ERROR(
+        "[pcl::%s::getIterationNormals] iteration %d not stored (call setStoreIterations(true) before "
+        "compute; %zu iterations stored)\n",
+        getClassName().c_str(), iteration, stored.size());
     return false;
   }
   const float nan = std::numeric_limits<float>::quiet_NaN();
@@ -274,8 +279,10 @@ bool DeepIterativeNormalEstimation<PointInT, PointOutT>::getIterationNormals(
     const std::int32_t node = output_nodes_[idx];
     float n[3] = {nan, nan, nan};
     if (node >= 0) std::copy(&stored[iteration][3 * node], &stored[iteration][3 * node] + 3, n);
-    if (std::isfinite(n[0])) flipTowardsViewPoint(idx, n);
-    else normals.is_dense = false;
+    if (std::isfinite(n[0]))
+      flipTowardsViewPoint(idx, n);
+    else
+      normals.is_dense = false;
     normals[idx] = pcl::Normal(n[0], n[1], n[2], nan);
   }
   return true;
@@ -283,8 +290,8 @@ bool DeepIterativeNormalEstimation<PointInT, PointOutT>::getIterationNormals(
 
 template <typename PointInT, typename PointOutT>
 bool DeepIterativeNormalEstimation<PointInT, PointOutT>::getKernelWeights(std::size_t output_index,
-                                                                         pcl::Indices& surface_indices,
-                                                                         std::vector<float>& weights) const {
+                                                                          pcl::Indices& surface_indices,
+                                                                          std::vector<float>& weights) const {
   surface_indices.clear();
   weights.clear();
   if (output_index >= output_nodes_.size() || output_nodes_[output_index] < 0) return false;

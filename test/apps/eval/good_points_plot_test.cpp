@@ -31,10 +31,11 @@ TEST(RasterImage, LinesRectanglesAndText) {
 TEST(GoodPointsPlot, DrawsEveryPanelAndCurveAndWritesPng) {
   std::vector<double> rising(18), flat(18, 0.5);
   for (int t = 0; t < 18; ++t) rising[t] = (t + 1) / 18.0;
-  const std::vector<GoodPointsPanel> panels = {{"no_noise", {{"DISE", {200, 40, 40}, rising}, {"PCA", {40, 90, 200}, flat}}},
-                                               {"low_noise", {{"DISE", {200, 40, 40}, flat}, {"PCA", {40, 90, 200}, rising}}},
-                                               {"med_noise", {{"DISE", {200, 40, 40}, rising}, {"PCA", {40, 90, 200}, rising}}},
-                                               {"high_noise", {{"DISE", {200, 40, 40}, rising}, {"PCA", {40, 90, 200}, flat}}}};
+  const std::vector<GoodPointsPanel> panels = {
+      {"no_noise", {{"DISE", {200, 40, 40}, rising}, {"PCA", {40, 90, 200}, flat}}},
+      {"low_noise", {{"DISE", {200, 40, 40}, flat}, {"PCA", {40, 90, 200}, rising}}},
+      {"med_noise", {{"DISE", {200, 40, 40}, rising}, {"PCA", {40, 90, 200}, rising}}},
+      {"high_noise", {{"DISE", {200, 40, 40}, rising}, {"PCA", {40, 90, 200}, flat}}}};
   const RasterImage image = plotGoodPoints(panels, 3);
   EXPECT_EQ(image.width(), 3 * 420);
   EXPECT_EQ(image.height(), 2 * 330 + 50);

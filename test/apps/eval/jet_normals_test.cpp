@@ -12,7 +12,8 @@ namespace {
 using pcl_dise::eval::jetNormals;
 
 double angleDeg(const std::array<float, 3>& a, const std::array<double, 3>& b) {
-  const double dot = std::fabs(a[0] * b[0] + a[1] * b[1] + a[2] * b[2]) / std::sqrt(b[0] * b[0] + b[1] * b[1] + b[2] * b[2]);
+  const double dot =
+      std::fabs(a[0] * b[0] + a[1] * b[1] + a[2] * b[2]) / std::sqrt(b[0] * b[0] + b[1] * b[1] + b[2] * b[2]);
   return std::acos(std::min(1.0, dot)) * 180.0 / M_PI;
 }
 

@@ -12,10 +12,12 @@ using pcl_dise::eval::CloudErrors;
 using pcl_dise::eval::compareByShape;
 
 // Two categories; `box` and `box_rounded` are different shapes (the longer prefix wins).
-const CloudErrors kA = {{"no_noise", {{"box", 3.0}, {"box_rounded", 5.0}, {"cow", 4.0}}},
-                        {"low_noise", {{"box_noise_1e-2", 6.0}, {"box_rounded_noise_1e-2", 9.0}, {"cow_noise_1e-2", 8.0}}}};
-const CloudErrors kB = {{"no_noise", {{"box", 4.0}, {"box_rounded", 5.0}, {"cow", 3.0}}},
-                        {"low_noise", {{"box_noise_1e-2", 7.0}, {"box_rounded_noise_1e-2", 7.0}, {"cow_noise_1e-2", 8.0}}}};
+const CloudErrors kA = {
+    {"no_noise", {{"box", 3.0}, {"box_rounded", 5.0}, {"cow", 4.0}}},
+    {"low_noise", {{"box_noise_1e-2", 6.0}, {"box_rounded_noise_1e-2", 9.0}, {"cow_noise_1e-2", 8.0}}}};
+const CloudErrors kB = {
+    {"no_noise", {{"box", 4.0}, {"box_rounded", 5.0}, {"cow", 3.0}}},
+    {"low_noise", {{"box_noise_1e-2", 7.0}, {"box_rounded_noise_1e-2", 7.0}, {"cow_noise_1e-2", 8.0}}}};
 
 TEST(PairedComparison, MeanDifferenceAndStandardErrorOverShapes) {
   // Per shape, (a - b) averaged over the two categories: box -1, box_rounded +1, cow +0.5.

@@ -95,8 +95,9 @@ TEST(PcdReader, MalformedHeadersAreNamed) {
   EXPECT_NE(errorOf(fields + "WIDTH 1\nDATA binary\n12345").find("fewer bytes"), std::string::npos);
   const std::string corrupt("\x05\0\0\0\x0c\0\0\0\xff\xff\xff\xff\xff", 13);  // 5 bytes that unpack to 12
   EXPECT_NE(errorOf(fields + "WIDTH 1\nDATA binary_compressed\n" + corrupt).find("corrupt"), std::string::npos);
-  EXPECT_NE(errorOf("FIELDS a b c\nSIZE 4 4 4\nTYPE F F F\nCOUNT 1 1 1\nWIDTH 1\nDATA ascii\n1 2 3\n").find("no x, y and z"),
-            std::string::npos);
+  EXPECT_NE(
+      errorOf("FIELDS a b c\nSIZE 4 4 4\nTYPE F F F\nCOUNT 1 1 1\nWIDTH 1\nDATA ascii\n1 2 3\n").find("no x, y and z"),
+      std::string::npos);
   EXPECT_NE(errorOf("FIELDS x y z\nSIZE 4 4\n").find("SIZE has 2 entries for 3 fields"), std::string::npos);
   EXPECT_NE(errorOf(fields + "WIDTH 1\nDATA json\n").find("DATA 'json'"), std::string::npos);
   EXPECT_EQ(errorOf(fields + "WIDTH 1\nDATA ascii\n1 2 3\n"), "");
@@ -115,9 +116,9 @@ TEST(PlyReader, ReadsWhatPclWritesAsciiAndBinary) {
       EXPECT_TRUE(sameValue(ours.vertices[i][0], cloud[i].x) && sameValue(ours.vertices[i][1], cloud[i].y) &&
                   sameValue(ours.vertices[i][2], cloud[i].z));
   }
-  std::ofstream(dir + "/big.ply", std::ios::binary)
-      << "ply\nformat binary_big_endian 1.0\nelement vertex 1\nproperty float x\nproperty float y\nproperty float z\nend_header\n"
-      << std::string("\x3f\x80\0\0\x40\0\0\0\x40\x40\0\0", 12);
+  std::ofstream(dir + "/big.ply", std::ios::binary) << "ply\nformat binary_big_endian 1.0\nelement vertex 1\nproperty "
+                                                       "float x\nproperty float y\nproperty float z\nend_header\n"
+                                                    << std::string("\x3f\x80\0\0\x40\0\0\0\x40\x40\0\0", 12);
   const io::PlyData big = io::readPly(dir + "/big.ply");
   ASSERT_EQ(big.vertices.size(), 1u);
   EXPECT_EQ(big.vertices[0], (std::array<double, 3>{1, 2, 3}));
@@ -132,15 +133,17 @@ TEST(PlyReader, MalformedFilesGiveClearErrors) {
     }
     return std::string();
   };
-  const std::string header = "ply\nformat ascii 1.0\nelement vertex 2\nproperty float x\nproperty float y\nproperty float z\n";
+  const std::string header =
+      "ply\nformat ascii 1.0\nelement vertex 2\nproperty float x\nproperty float y\nproperty float z\n";
   EXPECT_NE(error("off\n").find("not a PLY file"), std::string::npos);
   EXPECT_NE(error(header).find("no end_header"), std::string::npos);
   EXPECT_NE(error(header + "end_header\n1 2 3\n").find("ends early"), std::string::npos);
   EXPECT_NE(error(header + "end_header\n1 2 x 4 5 6\n").find("'x' is not a number"), std::string::npos);
-  EXPECT_NE(error("ply\nformat ascii 1.0\nelement vertex 99999999999\nproperty float x\nproperty float y\nproperty float z\n"
-                  "end_header\n1 2 3\n")
-                .find("more than the file holds"),
-            std::string::npos);
+  EXPECT_NE(
+      error("ply\nformat ascii 1.0\nelement vertex 99999999999\nproperty float x\nproperty float y\nproperty float z\n"
+            "end_header\n1 2 3\n")
+          .find("more than the file holds"),
+      std::string::npos);
   EXPECT_NE(error("ply\nformat ascii 1.0\nelement vertex 1\nproperty float x\nend_header\n1\n").find("no x, y and z"),
             std::string::npos);
   EXPECT_NE(error("ply\nformat ascii 1.0\nelement vertex 1\nproperty quad x\nend_header\n").find("unknown PLY type"),

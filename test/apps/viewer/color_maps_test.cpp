@@ -37,7 +37,8 @@ TEST(ColorMaps, SequentialMapClampsAndBrightens) {
   EXPECT_EQ(sequentialColor(-1), sequentialColor(0));
   EXPECT_EQ(sequentialColor(7), sequentialColor(1));
   // Brighter with t up to the yellow stop at 2/3 (then it turns red, still far from the start).
-  for (int i = 1; i <= 20; ++i) EXPECT_GT(brightness(sequentialColor(i / 30.f)), brightness(sequentialColor((i - 1) / 30.f)));
+  for (int i = 1; i <= 20; ++i)
+    EXPECT_GT(brightness(sequentialColor(i / 30.f)), brightness(sequentialColor((i - 1) / 30.f)));
   EXPECT_GT(brightness(sequentialColor(1)), brightness(sequentialColor(0)));
   EXPECT_NE(sequentialColor(1), sequentialColor(2.f / 3.f));
 }
