@@ -157,6 +157,33 @@ class DeepIterativeNormalEstimation : public Feature<PointInT, PointOutT> {
     vpy_ = input_->sensor_origin_.coeff(1);
     vpz_ = input_->sensor_origin_.coeff(2);
   }
+  /** The points the forward pass works on ("nodes"): the finite surface points, then (with a
+   *  separate search surface) the finite query points. */
+  struct Nodes {
+    std::vector<std::int32_t> of_surface;    // node of each surface point, -1 for non-finite ones
+    std::size_t surface_count = 0;           // nodes [0, surface_count) are surface points
+    std::vector<pcl::index_t> query_inputs;  // input index of each query-only node
+    std::size_t size() const { return surface_count + query_inputs.size(); }
+  };
+
+  // computeFeature's stages, in order.
+  /** Fills node_to_surface_ and output_nodes_; returns the nodes. */
+  Nodes mapNodes();
+  /** Node positions (nodes x 3) relative to the surface's centroid, so that float keeps the
+   *  precision of georeferenced coordinates. */
+  std::vector<float> centredPositions(const Nodes& nodes) const;
+  /** Each node's neighbourhood as node indices (all nodes when iterating, the output points for
+   *  plain PCA), searched in Morton order. */
+  pcl_dise::Neighborhoods searchNeighborhoods(const Nodes& nodes, const std::vector<float>& positions) const;
+  /** The whole cloud's edge scale over the surface nodes' 16 nearest neighbours plus themselves. */
+  float cloudEdgeScale(const Nodes& nodes, const std::vector<float>& positions,
+                       const pcl_dise::Neighborhoods& neighborhoods) const;
+  /** runForward into last_result_; false, with a PCL_ERROR, where it fails. */
+  bool runForwardPass(const std::vector<float>& positions, const pcl_dise::Neighborhoods& neighborhoods,
+                      float edge_scale);
+  /** Normals flipped towards the viewpoint and curvature per output point, NaN where none. */
+  void writeOutput(PointCloudOut& output) const;
+
   /** Neighbourhood of a query point as node indices (k+1 nearest or radius, capped). */
   void searchNeighborhood(const pcl::PointCloud<PointInT>& cloud, pcl::index_t index, pcl::Indices& neighbors,
                           std::vector<float>& distances) const;

@@ -127,114 +127,138 @@ void DeepIterativeNormalEstimation<PointInT, PointOutT>::searchNeighborhood(cons
 
 template <typename PointInT, typename PointOutT>
 void DeepIterativeNormalEstimation<PointInT, PointOutT>::computeFeature(PointCloudOut& output) {
-  const pcl::PointCloud<PointInT>& surface = *surface_;
-  const pcl::PointCloud<PointInT>& input = *input_;
-  const bool input_is_surface = surface_ == input_;
-  const int threads = pcl_dise::detail::resolveThreads(static_cast<int>(threads_));
-
-  // Nodes: the finite surface points, then (with a separate search surface) the query points.
-  std::vector<std::int32_t> surface_to_node(surface.size(), -1);
-  for (std::size_t i = 0; i < surface.size(); ++i)
-    if (pcl::isFinite(surface[i])) {
-      surface_to_node[i] = static_cast<std::int32_t>(node_to_surface_.size());
-      node_to_surface_.push_back(static_cast<pcl::index_t>(i));
-    }
-  const std::size_t num_surface_nodes = node_to_surface_.size();
-  std::vector<pcl::index_t> query_inputs;  // input index of each query-only node
-  output_nodes_.assign(indices_->size(), -1);
-  for (std::size_t idx = 0; idx < indices_->size(); ++idx) {
-    const pcl::index_t p = (*indices_)[idx];
-    if (!pcl::isFinite(input[p])) continue;
-    if (input_is_surface) {
-      output_nodes_[idx] = surface_to_node[p];
-    } else {
-      output_nodes_[idx] = static_cast<std::int32_t>(num_surface_nodes + query_inputs.size());
-      query_inputs.push_back(p);
-    }
-  }
-  const std::size_t num_nodes = num_surface_nodes + query_inputs.size();
-  auto node_point = [&](std::size_t node) -> const PointInT& {
-    return node < num_surface_nodes ? surface[node_to_surface_[node]] : input[query_inputs[node - num_surface_nodes]];
-  };
-
-  // Positions in a frame centred on the surface's centroid: float keeps georeferenced precision.
-  Eigen::Vector3d centroid = Eigen::Vector3d::Zero();
-  for (std::size_t n = 0; n < num_surface_nodes; ++n)
-    centroid += node_point(n).getVector3fMap().template cast<double>();
-  if (num_surface_nodes > 0) centroid /= static_cast<double>(num_surface_nodes);
-  std::vector<float> points(3 * num_nodes);
-  for (std::size_t n = 0; n < num_nodes; ++n)
-    for (int c = 0; c < 3; ++c) points[3 * n + c] = static_cast<float>(node_point(n).getVector3fMap()[c] - centroid[c]);
-
-  // Neighbourhoods: every node when iterating (each iteration reads its neighbours' normals),
-  // the output points alone for plain PCA.
-  std::vector<std::uint8_t> needed(num_nodes, iterations_ > 0 ? 1 : 0);
-  if (iterations_ == 0)
-    for (std::int32_t node : output_nodes_)
-      if (node >= 0) needed[node] = 1;
-  std::vector<std::vector<std::int32_t>> rows(num_nodes);
-  const bool reuse_for_scale = k_ > 0 && k_ + 1 >= 17;
-  // Searched along a space-filling curve: consecutive searches walk the same branches of the tree.
-  const std::vector<std::int32_t> search_order = pcl_dise::mortonOrder(points.data(), num_nodes);
-#pragma omp parallel for num_threads(threads) schedule(dynamic, 256)
-  for (std::int64_t t = 0; t < static_cast<std::int64_t>(num_nodes); ++t) {
-    const std::int64_t n = search_order[t];
-    if (!needed[n]) continue;
-    pcl::Indices neighbors;
-    std::vector<float> distances;
-    if (n < static_cast<std::int64_t>(num_surface_nodes))
-      searchNeighborhood(surface, node_to_surface_[n], neighbors, distances);
-    else
-      searchNeighborhood(input, query_inputs[n - num_surface_nodes], neighbors, distances);
-    rows[n].reserve(neighbors.size());
-    for (pcl::index_t j : neighbors)
-      if (surface_to_node[j] >= 0) rows[n].push_back(surface_to_node[j]);
-  }
-  const pcl_dise::Neighborhoods neighborhoods = pcl_dise::Neighborhoods::fromRows(rows);
-  rows = {};  // frees the per-node lists before the forward pass
-
-  // The edge scale: 16 nearest neighbours plus self over all surface nodes.
-  float edge_scale = 1.f;
-  if (iterations_ > 0) {
-    pcl_dise::Neighborhoods knn17;
-    if (reuse_for_scale) {
-      knn17 = neighborhoods.truncated(num_surface_nodes, 17);
-    } else {
-      std::vector<std::vector<std::int32_t>> knn_rows(num_surface_nodes);
-#pragma omp parallel for num_threads(threads) schedule(dynamic, 256)
-      for (std::int64_t n = 0; n < static_cast<std::int64_t>(num_surface_nodes); ++n) {
-        pcl::Indices neighbors;
-        std::vector<float> distances;
-        tree_->nearestKSearch(surface, node_to_surface_[n], 17, neighbors, distances);
-        for (pcl::index_t j : neighbors)
-          if (surface_to_node[j] >= 0) knn_rows[n].push_back(surface_to_node[j]);
-      }
-      knn17 = pcl_dise::Neighborhoods::fromRows(knn_rows);
-    }
-    edge_scale = pcl_dise::edgeScale(points.data(), knn17);
-  }
-
-  pcl_dise::ForwardInput forward_input;
-  forward_input.points = points.data();
-  forward_input.num_points = num_nodes;
-  forward_input.neighborhoods = &neighborhoods;
-  forward_input.edge_scale = edge_scale;
-  pcl_dise::ForwardOptions options;
-  options.iterations = iterations_;
-  options.threads = threads;
-  options.keep_iterations = store_iterations_;
-  options.settle_degrees = settle_degrees_;
-  try {
-    static const pcl_dise::Model no_model;  // iteration 0 needs no weights
-    last_result_ = pcl_dise::runForward(iterations_ > 0 ? *model_ : no_model, forward_input, options, backend_);
-  } catch (const std::exception& e) {
-    PCL_ERROR("[pcl::%s::compute] %s\n", getClassName().c_str(), e.what());
+  const Nodes nodes = mapNodes();
+  const std::vector<float> positions = centredPositions(nodes);
+  const pcl_dise::Neighborhoods neighborhoods = searchNeighborhoods(nodes, positions);
+  const float edge_scale = iterations_ > 0 ? cloudEdgeScale(nodes, positions, neighborhoods) : 1.f;
+  if (!runForwardPass(positions, neighborhoods, edge_scale)) {
     output.width = output.height = 0;
     output.clear();
     output_nodes_.clear();
     return;
   }
+  writeOutput(output);
+}
 
+template <typename PointInT, typename PointOutT>
+typename DeepIterativeNormalEstimation<PointInT, PointOutT>::Nodes
+DeepIterativeNormalEstimation<PointInT, PointOutT>::mapNodes() {
+  const pcl::PointCloud<PointInT>& surface = *surface_;
+  const pcl::PointCloud<PointInT>& input = *input_;
+  Nodes nodes;
+  nodes.of_surface.assign(surface.size(), -1);
+  for (std::size_t i = 0; i < surface.size(); ++i)
+    if (pcl::isFinite(surface[i])) {
+      nodes.of_surface[i] = static_cast<std::int32_t>(node_to_surface_.size());
+      node_to_surface_.push_back(static_cast<pcl::index_t>(i));
+    }
+  nodes.surface_count = node_to_surface_.size();
+  output_nodes_.assign(indices_->size(), -1);
+  for (std::size_t idx = 0; idx < indices_->size(); ++idx) {
+    const pcl::index_t p = (*indices_)[idx];
+    if (!pcl::isFinite(input[p])) continue;
+    if (surface_ == input_) {
+      output_nodes_[idx] = nodes.of_surface[p];
+    } else {
+      output_nodes_[idx] = static_cast<std::int32_t>(nodes.size());
+      nodes.query_inputs.push_back(p);
+    }
+  }
+  return nodes;
+}
+
+template <typename PointInT, typename PointOutT>
+std::vector<float> DeepIterativeNormalEstimation<PointInT, PointOutT>::centredPositions(const Nodes& nodes) const {
+  auto node_point = [&](std::size_t node) -> const PointInT& {
+    return node < nodes.surface_count ? (*surface_)[node_to_surface_[node]]
+                                      : (*input_)[nodes.query_inputs[node - nodes.surface_count]];
+  };
+  Eigen::Vector3d centroid = Eigen::Vector3d::Zero();
+  for (std::size_t n = 0; n < nodes.surface_count; ++n)
+    centroid += node_point(n).getVector3fMap().template cast<double>();
+  if (nodes.surface_count > 0) centroid /= static_cast<double>(nodes.surface_count);
+  std::vector<float> positions(3 * nodes.size());
+  for (std::size_t n = 0; n < nodes.size(); ++n)
+    for (int c = 0; c < 3; ++c)
+      positions[3 * n + c] = static_cast<float>(node_point(n).getVector3fMap()[c] - centroid[c]);
+  return positions;
+}
+
+template <typename PointInT, typename PointOutT>
+pcl_dise::Neighborhoods DeepIterativeNormalEstimation<PointInT, PointOutT>::searchNeighborhoods(
+    const Nodes& nodes, const std::vector<float>& positions) const {
+  // Every node when iterating (each iteration reads its neighbours' normals), the output points
+  // alone for plain PCA.
+  std::vector<std::uint8_t> needed(nodes.size(), iterations_ > 0 ? 1 : 0);
+  if (iterations_ == 0)
+    for (std::int32_t node : output_nodes_)
+      if (node >= 0) needed[node] = 1;
+  std::vector<std::vector<std::int32_t>> rows(nodes.size());
+  // Searched along a space-filling curve: consecutive searches walk the same branches of the tree.
+  const std::vector<std::int32_t> search_order = pcl_dise::mortonOrder(positions.data(), nodes.size());
+  const int threads = pcl_dise::detail::resolveThreads(static_cast<int>(threads_));
+#pragma omp parallel for num_threads(threads) schedule(dynamic, 256)
+  for (std::int64_t t = 0; t < static_cast<std::int64_t>(nodes.size()); ++t) {
+    const std::int64_t n = search_order[t];
+    if (!needed[n]) continue;
+    pcl::Indices neighbors;
+    std::vector<float> distances;
+    if (n < static_cast<std::int64_t>(nodes.surface_count))
+      searchNeighborhood(*surface_, node_to_surface_[n], neighbors, distances);
+    else
+      searchNeighborhood(*input_, nodes.query_inputs[n - nodes.surface_count], neighbors, distances);
+    rows[n].reserve(neighbors.size());
+    for (pcl::index_t j : neighbors)
+      if (nodes.of_surface[j] >= 0) rows[n].push_back(nodes.of_surface[j]);
+  }
+  return pcl_dise::Neighborhoods::fromRows(rows);
+}
+
+template <typename PointInT, typename PointOutT>
+float DeepIterativeNormalEstimation<PointInT, PointOutT>::cloudEdgeScale(
+    const Nodes& nodes, const std::vector<float>& positions, const pcl_dise::Neighborhoods& neighborhoods) const {
+  // A k-NN search of at least 17 points already holds each surface node's 16 nearest plus itself.
+  if (k_ > 0 && k_ + 1 >= 17)
+    return pcl_dise::edgeScale(positions.data(), neighborhoods.truncated(nodes.surface_count, 17));
+  std::vector<std::vector<std::int32_t>> rows(nodes.surface_count);
+  const int threads = pcl_dise::detail::resolveThreads(static_cast<int>(threads_));
+#pragma omp parallel for num_threads(threads) schedule(dynamic, 256)
+  for (std::int64_t n = 0; n < static_cast<std::int64_t>(nodes.surface_count); ++n) {
+    pcl::Indices neighbors;
+    std::vector<float> distances;
+    tree_->nearestKSearch(*surface_, node_to_surface_[n], 17, neighbors, distances);
+    for (pcl::index_t j : neighbors)
+      if (nodes.of_surface[j] >= 0) rows[n].push_back(nodes.of_surface[j]);
+  }
+  return pcl_dise::edgeScale(positions.data(), pcl_dise::Neighborhoods::fromRows(rows));
+}
+
+template <typename PointInT, typename PointOutT>
+bool DeepIterativeNormalEstimation<PointInT, PointOutT>::runForwardPass(const std::vector<float>& positions,
+                                                                        const pcl_dise::Neighborhoods& neighborhoods,
+                                                                        float edge_scale) {
+  pcl_dise::ForwardInput input;
+  input.points = positions.data();
+  input.num_points = positions.size() / 3;
+  input.neighborhoods = &neighborhoods;
+  input.edge_scale = edge_scale;
+  pcl_dise::ForwardOptions options;
+  options.iterations = iterations_;
+  options.threads = pcl_dise::detail::resolveThreads(static_cast<int>(threads_));
+  options.keep_iterations = store_iterations_;
+  options.settle_degrees = settle_degrees_;
+  try {
+    static const pcl_dise::Model no_model;  // iteration 0 needs no weights
+    last_result_ = pcl_dise::runForward(iterations_ > 0 ? *model_ : no_model, input, options, backend_);
+  } catch (const std::exception& e) {
+    PCL_ERROR("[pcl::%s::compute] %s\n", getClassName().c_str(), e.what());
+    return false;
+  }
+  return true;
+}
+
+template <typename PointInT, typename PointOutT>
+void DeepIterativeNormalEstimation<PointInT, PointOutT>::writeOutput(PointCloudOut& output) const {
   const float nan = std::numeric_limits<float>::quiet_NaN();
   output.is_dense = true;
   for (std::size_t idx = 0; idx < output.size(); ++idx) {
