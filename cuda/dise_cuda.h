@@ -3,7 +3,10 @@
 // CMake alone. pcl_dise's forward pass (Backend::Cuda) and the CUDA test and benchmark call it.
 #include <cstddef>
 #include <cstdint>
+
 #include <vector>
+
+#include "pcl_dise/network_shape.h"
 
 namespace pcl_dise {
 namespace cuda {
@@ -11,7 +14,7 @@ namespace cuda {
 /** The network's 7,981 parameters, packed in this order: for each MLP of docs/algorithm.md (layer1,
  *  layerg, layer2, layerg2, layer3, layerg3, layer4) its first weight (hidden x in, row-major),
  *  first bias (hidden), second weight (out x hidden), second bias (out). */
-constexpr int kParameterCount = 7981;
+constexpr int kParameterCount = kNumParameters;
 
 /** Iteration 0 done and the neighbourhoods pruned, as pcl_dise's prepareGraph leaves them. */
 struct Graph {

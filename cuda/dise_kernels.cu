@@ -12,6 +12,7 @@
 #include "dise_cuda.h"
 #include "pcl_dise/edge_features.h"
 #include "pcl_dise/eigen3x3.h"
+#include "pcl_dise/network_shape.h"
 
 namespace pcl_dise {
 namespace cuda {
@@ -30,13 +31,13 @@ struct Mlp {
   const float* b2;  // Out
   __device__ explicit Mlp(const float* p) : w1(p), b1(p + Hidden * In), w2(b1 + Hidden), b2(w2 + Out * Hidden) {}
 };
-using Layer1 = Mlp<8, 32, 16>;
-using LayerG = Mlp<19, 32, 8>;
-using Layer2 = Mlp<24, 32, 16>;
-using LayerG2 = Mlp<16, 32, 8>;
-using Layer3 = Mlp<24, 32, 16>;
-using LayerG3 = Mlp<16, 32, 12>;
-using Layer4 = Mlp<27, 64, 1>;
+using Layer1 = Mlp<kLayer1.in, kLayer1.hidden, kLayer1.out>;
+using LayerG = Mlp<kLayerG.in, kLayerG.hidden, kLayerG.out>;
+using Layer2 = Mlp<kLayer2.in, kLayer2.hidden, kLayer2.out>;
+using LayerG2 = Mlp<kLayerG2.in, kLayerG2.hidden, kLayerG2.out>;
+using Layer3 = Mlp<kLayer3.in, kLayer3.hidden, kLayer3.out>;
+using LayerG3 = Mlp<kLayerG3.in, kLayerG3.hidden, kLayerG3.out>;
+using Layer4 = Mlp<kLayer4.in, kLayer4.hidden, kLayer4.out>;
 constexpr int kLayer1At = 0, kLayerGAt = kLayer1At + Layer1::kSize, kLayer2At = kLayerGAt + LayerG::kSize,
               kLayerG2At = kLayer2At + Layer2::kSize, kLayer3At = kLayerG2At + LayerG2::kSize,
               kLayerG3At = kLayer3At + Layer3::kSize, kLayer4At = kLayerG3At + LayerG3::kSize;

@@ -13,7 +13,13 @@ cmake -S "$root" -B "$root/build-sanitize" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DB
   -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address,undefined" -DCMAKE_SHARED_LINKER_FLAGS="-fsanitize=address,undefined"
 cmake --build "$root/build-sanitize" -j"$(nproc)"
 cd "$root/build-sanitize"
-export ASAN_OPTIONS="detect_leaks=1:abort_on_error=1:strict_string_checks=1"
 export LSAN_OPTIONS="suppressions=$root/scripts/sanitizers/lsan.supp:print_suppressions=0"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:suppressions=$root/scripts/sanitizers/ubsan.supp"
-ctest --output-on-failure -j"$(nproc)" --timeout 1800
+# The tests labelled "torch" run LibTorch, whose threads LeakSanitizer's tracer cannot stop (it
+# crashes at exit): they run with ASan and UBSan but no leak check; every other test with it.
+status=0
+ASAN_OPTIONS="detect_leaks=1:abort_on_error=1:strict_string_checks=1" \
+  ctest --output-on-failure -j"$(nproc)" --timeout 1800 -LE torch || status=1
+ASAN_OPTIONS="detect_leaks=0:abort_on_error=1:strict_string_checks=1" \
+  ctest --output-on-failure -j"$(nproc)" --timeout 1800 -L torch || status=1
+exit $status

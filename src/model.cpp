@@ -10,16 +10,12 @@
 #include <set>
 #include <stdexcept>
 
+#include "pcl_dise/network_shape.h"
 #include "pcl_dise/safetensors.h"
 
 namespace pcl_dise {
 namespace {
 
-struct MlpShape {
-  int in, hidden, out;
-};
-constexpr std::array<MlpShape, 7> kShapes = {
-    {{8, 32, 16}, {19, 32, 8}, {24, 32, 16}, {16, 32, 8}, {24, 32, 16}, {16, 32, 12}, {27, 64, 1}}};
 constexpr const char* kPublishedPrefix = "stepWeights.";
 
 void shapeLinear(Linear& l, int in, int out) {
@@ -33,8 +29,8 @@ Model shapedModel() {
   Model m;
   auto mlps = m.namedMlps();
   for (std::size_t i = 0; i < mlps.size(); ++i) {
-    shapeLinear(mlps[i].second->first, kShapes[i].in, kShapes[i].hidden);
-    shapeLinear(mlps[i].second->second, kShapes[i].hidden, kShapes[i].out);
+    shapeLinear(mlps[i].second->first, kMlpShapes[i].in, kMlpShapes[i].hidden);
+    shapeLinear(mlps[i].second->second, kMlpShapes[i].hidden, kMlpShapes[i].out);
   }
   return m;
 }

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "pcl_dise/network_shape.h"
+
 namespace pcl_dise {
 
 /** y = x W^T + b with W out x in, row-major (PyTorch's nn.Linear layout). */
@@ -33,7 +35,7 @@ struct Model {
   Mlp layer4;                                   // edge: 27 -> 64 -> 1 (kernel logit)
   std::map<std::string, std::string> metadata;  // provenance, stored in the file's __metadata__
 
-  static constexpr int kNumParameters = 7981;
+  static constexpr int kNumParameters = pcl_dise::kNumParameters;
 
   /** The MLPs with their file names, in forward order. */
   std::array<std::pair<const char*, Mlp*>, 7> namedMlps();

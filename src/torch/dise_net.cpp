@@ -5,8 +5,9 @@
 namespace pcl_dise {
 namespace {
 
-torch::nn::Sequential makeMlp(int64_t in, int64_t hidden, int64_t out) {
-  return torch::nn::Sequential(torch::nn::Linear(in, hidden), torch::nn::ReLU(), torch::nn::Linear(hidden, out));
+torch::nn::Sequential makeMlp(MlpShape s) {
+  return torch::nn::Sequential(torch::nn::Linear(s.in, s.hidden), torch::nn::ReLU(),
+                               torch::nn::Linear(s.hidden, s.out));
 }
 
 torch::Tensor toTensor(const std::vector<float>& values, std::vector<int64_t> shape) {
@@ -174,13 +175,13 @@ TorchState initialState(const TorchGraph& graph) {
 }
 
 DiseNetImpl::DiseNetImpl()
-    : layer1(register_module("layer1", makeMlp(8, 32, 16))),
-      layerg(register_module("layerg", makeMlp(19, 32, 8))),
-      layer2(register_module("layer2", makeMlp(24, 32, 16))),
-      layerg2(register_module("layerg2", makeMlp(16, 32, 8))),
-      layer3(register_module("layer3", makeMlp(24, 32, 16))),
-      layerg3(register_module("layerg3", makeMlp(16, 32, 12))),
-      layer4(register_module("layer4", makeMlp(27, 64, 1))) {}
+    : layer1(register_module("layer1", makeMlp(kLayer1))),
+      layerg(register_module("layerg", makeMlp(kLayerG))),
+      layer2(register_module("layer2", makeMlp(kLayer2))),
+      layerg2(register_module("layerg2", makeMlp(kLayerG2))),
+      layer3(register_module("layer3", makeMlp(kLayer3))),
+      layerg3(register_module("layerg3", makeMlp(kLayerG3))),
+      layer4(register_module("layer4", makeMlp(kLayer4))) {}
 
 DiseNetImpl::DiseNetImpl(const Model& model) : DiseNetImpl() { load(model); }
 

@@ -58,7 +58,8 @@ std::string* DiseTrain::dir_ = nullptr;
 TEST_F(DiseTrain, SameSeedSameLosses) {
   const std::string a = train("a", "--epochs 1"), b = train("b", "--epochs 1");
   EXPECT_EQ(readFile(a + ".csv"), readFile(b + ".csv"));
-  EXPECT_GT(std::count(readFile(a + ".csv").begin(), readFile(a + ".csv").end(), '\n'), 6);
+  const std::string log = readFile(a + ".csv");
+  EXPECT_GT(std::count(log.begin(), log.end(), '\n'), 6);
   EXPECT_EQ(pcl_dise::loadModel(a + ".safetensors").layer4.first.weight,
             pcl_dise::loadModel(b + ".safetensors").layer4.first.weight);
 }

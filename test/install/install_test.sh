@@ -5,6 +5,8 @@
 # source tree's. The package must not ask a consumer of pcl_dise::pcl_dise for LibTorch.
 set -euo pipefail
 build_dir="$1"
+cxx_flags="${2:-}"
+linker_flags="${3:-}"
 source_dir="$(cd "$(dirname "$0")" && pwd)/outside"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
@@ -25,7 +27,8 @@ fi
 
 # An outside project: configured without Torch on its path it must still find pcl_dise::pcl_dise.
 cmake -S "$source_dir" -B "$work/outside" -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_BUILD_TYPE=Release \
-  -DCMAKE_DISABLE_FIND_PACKAGE_Torch=ON > "$work/configure.log"
+  -DCMAKE_CXX_FLAGS="$cxx_flags" -DCMAKE_EXE_LINKER_FLAGS="$linker_flags" -DCMAKE_DISABLE_FIND_PACKAGE_Torch=ON \
+  > "$work/configure.log" 2>&1
 cmake --build "$work/outside" -j2 > "$work/build.log"
 env -u PCL_DISE_MODEL_DIR "$work/outside/outside" | tee "$work/outside.log"
 grep -q "default model $prefix/share/pcl_dise/models/dise_k64.safetensors" "$work/outside.log"
