@@ -60,7 +60,15 @@ PreparedGraph prepareGraph(const ForwardInput& input, int threads) {
   g.normals.assign(3 * m, nan);
   g.curvature.assign(m, nan);
   g.active.assign(m, 0);
-  g.visit_order = mortonOrder(input.points, m);
+  if (input.visit_order) {
+    g.visit_order.assign(input.visit_order, input.visit_order + m);
+    std::vector<char> seen(m, 0);
+    for (const std::int32_t i : g.visit_order)
+      if (i < 0 || static_cast<std::size_t>(i) >= m || seen[i]++)
+        throw std::invalid_argument("forward pass: visit_order is not a permutation of the points");
+  } else {
+    g.visit_order = mortonOrder(input.points, m);
+  }
 
   // Iteration 0: PCA over the full neighbourhoods, as pcl::NormalEstimation does.
 #pragma omp parallel for num_threads(resolveThreads(threads)) schedule(dynamic, 256)

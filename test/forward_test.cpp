@@ -239,6 +239,24 @@ TEST(Forward, RejectsMalformedInput) {
   negative.iterations = -1;
   EXPECT_THROW(runForward(Model{}, ForwardInput{points.data(), 2, &good, 1.f}, negative), std::invalid_argument);
   EXPECT_THROW(backendFromString("opencl"), std::invalid_argument);
+  const std::int32_t twice[] = {1, 1};
+  ForwardInput repeated{points.data(), 2, &good, 1.f};
+  repeated.visit_order = twice;
+  EXPECT_THROW(runForward(Model{}, repeated, ForwardOptions{}), std::invalid_argument);
+}
+
+TEST(Forward, TheCallersVisitOrderGivesTheSameNormals) {
+  // The feature passes the Morton order its searches used; any order gives the same result.
+  std::vector<float> points;
+  for (int i = 0; i < 300; ++i) points.insert(points.end(), {0.07f * (i % 20), 0.05f * (i / 20), 0.01f * (i % 7)});
+  const Neighborhoods nb = bruteForceKnn(points, 17);
+  const Model model = randomModel(3);
+  const ForwardResult own = runForward(model, ForwardInput{points.data(), 300, &nb, 1.f}, ForwardOptions{});
+  std::vector<std::int32_t> reversed(300);
+  for (int i = 0; i < 300; ++i) reversed[i] = 299 - i;
+  ForwardInput given{points.data(), 300, &nb, 1.f};
+  given.visit_order = reversed.data();
+  EXPECT_EQ(runForward(model, given, ForwardOptions{}).normals, own.normals);
 }
 
 TEST(Forward, EmptyInputGivesEmptyOutput) {

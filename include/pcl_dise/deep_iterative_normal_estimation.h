@@ -173,14 +173,15 @@ class DeepIterativeNormalEstimation : public Feature<PointInT, PointOutT> {
    *  precision of georeferenced coordinates. */
   std::vector<float> centredPositions(const Nodes& nodes) const;
   /** Each node's neighbourhood as node indices (all nodes when iterating, the output points for
-   *  plain PCA), searched in Morton order. */
-  pcl_dise::Neighborhoods searchNeighborhoods(const Nodes& nodes, const std::vector<float>& positions) const;
+   *  plain PCA), searched in `order` (the nodes along a Morton curve, which the forward pass
+   *  visits them in too). */
+  pcl_dise::Neighborhoods searchNeighborhoods(const Nodes& nodes, const std::vector<std::int32_t>& order) const;
   /** The whole cloud's edge scale over the surface nodes' 16 nearest neighbours plus themselves. */
   float cloudEdgeScale(const Nodes& nodes, const std::vector<float>& positions,
                        const pcl_dise::Neighborhoods& neighborhoods) const;
   /** runForward into last_result_; false, with a PCL_ERROR, where it fails. */
-  bool runForwardPass(const std::vector<float>& positions, const pcl_dise::Neighborhoods& neighborhoods,
-                      float edge_scale);
+  bool runForwardPass(const std::vector<float>& positions, const std::vector<std::int32_t>& order,
+                      const pcl_dise::Neighborhoods& neighborhoods, float edge_scale);
   /** Normals flipped towards the viewpoint and curvature per output point, NaN where none. */
   void writeOutput(PointCloudOut& output) const;
 

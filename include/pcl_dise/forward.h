@@ -34,6 +34,9 @@ struct ForwardInput {
   std::size_t num_points = 0;
   const Neighborhoods* neighborhoods = nullptr;
   float edge_scale = 1.f;
+  /// The order in which to visit the points (num_points indices, a permutation), where the
+  /// caller has one already; nullptr: the forward pass sorts them along a Morton curve itself.
+  const std::int32_t* visit_order = nullptr;
 };
 
 struct ForwardOptions {

@@ -129,9 +129,11 @@ template <typename PointInT, typename PointOutT>
 void DeepIterativeNormalEstimation<PointInT, PointOutT>::computeFeature(PointCloudOut& output) {
   const Nodes nodes = mapNodes();
   const std::vector<float> positions = centredPositions(nodes);
-  const pcl_dise::Neighborhoods neighborhoods = searchNeighborhoods(nodes, positions);
+  // One Morton order for the searches and the iterations: neighbours stay close in memory.
+  const std::vector<std::int32_t> order = pcl_dise::mortonOrder(positions.data(), nodes.size());
+  const pcl_dise::Neighborhoods neighborhoods = searchNeighborhoods(nodes, order);
   const float edge_scale = iterations_ > 0 ? cloudEdgeScale(nodes, positions, neighborhoods) : 1.f;
-  if (!runForwardPass(positions, neighborhoods, edge_scale)) {
+  if (!runForwardPass(positions, order, neighborhoods, edge_scale)) {
     output.width = output.height = 0;
     output.clear();
     output_nodes_.clear();
@@ -186,7 +188,7 @@ std::vector<float> DeepIterativeNormalEstimation<PointInT, PointOutT>::centredPo
 
 template <typename PointInT, typename PointOutT>
 pcl_dise::Neighborhoods DeepIterativeNormalEstimation<PointInT, PointOutT>::searchNeighborhoods(
-    const Nodes& nodes, const std::vector<float>& positions) const {
+    const Nodes& nodes, const std::vector<std::int32_t>& order) const {
   // Every node when iterating (each iteration reads its neighbours' normals), the output points
   // alone for plain PCA.
   std::vector<std::uint8_t> needed(nodes.size(), iterations_ > 0 ? 1 : 0);
@@ -195,11 +197,10 @@ pcl_dise::Neighborhoods DeepIterativeNormalEstimation<PointInT, PointOutT>::sear
       if (node >= 0) needed[node] = 1;
   std::vector<std::vector<std::int32_t>> rows(nodes.size());
   // Searched along a space-filling curve: consecutive searches walk the same branches of the tree.
-  const std::vector<std::int32_t> search_order = pcl_dise::mortonOrder(positions.data(), nodes.size());
   const int threads = pcl_dise::detail::resolveThreads(static_cast<int>(threads_));
 #pragma omp parallel for num_threads(threads) schedule(dynamic, 256)
   for (std::int64_t t = 0; t < static_cast<std::int64_t>(nodes.size()); ++t) {
-    const std::int64_t n = search_order[t];
+    const std::int64_t n = order[t];
     if (!needed[n]) continue;
     pcl::Indices neighbors;
     std::vector<float> distances;
@@ -235,6 +236,7 @@ float DeepIterativeNormalEstimation<PointInT, PointOutT>::cloudEdgeScale(
 
 template <typename PointInT, typename PointOutT>
 bool DeepIterativeNormalEstimation<PointInT, PointOutT>::runForwardPass(const std::vector<float>& positions,
+                                                                        const std::vector<std::int32_t>& order,
                                                                         const pcl_dise::Neighborhoods& neighborhoods,
                                                                         float edge_scale) {
   pcl_dise::ForwardInput input;
@@ -242,6 +244,7 @@ bool DeepIterativeNormalEstimation<PointInT, PointOutT>::runForwardPass(const st
   input.num_points = positions.size() / 3;
   input.neighborhoods = &neighborhoods;
   input.edge_scale = edge_scale;
+  input.visit_order = order.data();
   pcl_dise::ForwardOptions options;
   options.iterations = iterations_;
   options.threads = pcl_dise::detail::resolveThreads(static_cast<int>(threads_));
