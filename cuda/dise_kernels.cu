@@ -224,13 +224,7 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32)
       if (edge >= k) continue;
       const float* pj = points + 3 * std::size_t(indices[first + edge]);
       const double d[3] = {double(pj[0]) - pi[0] - m[0], double(pj[1]) - pi[1] - m[1], double(pj[2]) - pi[2] - m[2]};
-      const double wr = w[r];
-      cov.a00 += wr * d[0] * d[0];
-      cov.a01 += wr * d[0] * d[1];
-      cov.a02 += wr * d[0] * d[2];
-      cov.a11 += wr * d[1] * d[1];
-      cov.a12 += wr * d[1] * d[2];
-      cov.a22 += wr * d[2] * d[2];
+      addWeightedOuterProduct(cov, double(w[r]), d);
     }
     cov = {warpSum(cov.a00), warpSum(cov.a01), warpSum(cov.a02), warpSum(cov.a11), warpSum(cov.a12), warpSum(cov.a22)};
     if (lane == 0) {

@@ -221,13 +221,7 @@ bool fitPlaneKeeping(const PointNeighborhood& nb, const float* w, double* centre
   for (int e = 0; e < nb.count; ++e) {
     double* d = centred + 3 * e;
     for (int c = 0; c < 3; ++c) d[c] -= mean[c];
-    const double we = w[e];
-    cov.a00 += we * d[0] * d[0];
-    cov.a01 += we * d[0] * d[1];
-    cov.a02 += we * d[0] * d[2];
-    cov.a11 += we * d[1] * d[1];
-    cov.a12 += we * d[1] * d[2];
-    cov.a22 += we * d[2] * d[2];
+    addWeightedOuterProduct(cov, double(w[e]), d);
   }
   const double trace = cov.a00 + cov.a11 + cov.a22;
   if (!(trace > 0) || !(trace < 3.0e38)) return false;
@@ -286,6 +280,29 @@ double normalLoss(const float* n, const float* t, double* dn) {
   const double length = std::min(a, b);
   for (int c = 0; c < 3; ++c) dn[c] = length > 0 ? chosen[c] / length : 0.0;
   return length;
+}
+
+// Backward through a per-edge MLP whose first layer reads [x (edge rows) | g (per point)]:
+// out = second(relu(edge^T x + point^T g + b)). From d out (edges x second's outputs), adds the
+// gradients of second, edge and point (with the bias on edge), and writes d x (edges x edge.in)
+// and d g (point.in). dh: scratch for the hidden layer's gradient (edges x hidden).
+template <typename V>
+void mixedEdgeMlpBackward(int edges, const float* x, int x_stride, const float* hidden, const float* g,
+                          const float* dout, int dout_stride, const DenseWeights& second_t, const DenseWeights& edge_t,
+                          const DenseWeights& point, DenseWeights& g_second, DenseWeights& g_edge,
+                          DenseWeights& g_point, float* dh, float* dx, int dx_stride, float* dg) {
+  const int h = second_t.stride;
+  addWeightGradient<V>(edges, hidden, h, h, dout, dout_stride, g_second);
+  columnSums<V>(edges, dout, dout_stride, g_second.stride, g_second.bias.data(), true);
+  inputGradient<V>(edges, dout, dout_stride, second_t, dh, h);
+  reluGradient<V>(edges, hidden, h, dh, h, h);
+  float sums[64];
+  columnSums<V>(edges, dh, h, h, sums, false);
+  addWeightGradient<V>(edges, x, x_stride, g_edge.in, dh, h, g_edge);
+  for (int o = 0; o < h; ++o) g_edge.bias[o] += sums[o];
+  addOuterProduct(g, point.in, sums, h, g_point, false);
+  inputGradient<V>(edges, dh, h, edge_t, dx, dx_stride);
+  pointInputGradient(point, sums, dg);
 }
 
 // rows[e][c] += values[c] * scale for the first 16 columns of every edge row.
@@ -443,35 +460,19 @@ bool pointTrainingEdges(const PointTrainingWeights& tw, const TrainingNeighborho
   pointMlpBackward(net.g3_first, net.g3_second, m3, g3_hidden, dg3, grad.g3_first, grad.g3_second, dmean);
   addToRows<V>(K, dx, kKernelIn, dmean, inv_k);
 
-  // 5: layer3, e3 = layer3([e2, g2]).
-  float sums[64], dg[32];
-  const float* de3 = dx;
-  addWeightGradient<V>(K, h3, kHidden, kHidden, de3, kKernelIn, grad.layer3_second);
-  columnSums<V>(K, de3, kKernelIn, kEdgeOut, grad.layer3_second.bias.data(), true);
-  inputGradient<V>(K, de3, kKernelIn, tw.layer3_second_t, dh, kHidden);
-  reluGradient<V>(K, h3, kHidden, dh, kHidden, kHidden);
-  columnSums<V>(K, dh, kHidden, kHidden, sums, false);
-  addWeightGradient<V>(K, e2, kEdgeOut, kEdgeOut, dh, kHidden, grad.layer3_edge);
-  for (int o = 0; o < kHidden; ++o) grad.layer3_edge.bias[o] += sums[o];
-  addOuterProduct(g2, 8, sums, kHidden, grad.layer3_point, false);
+  // 5, 3: layer3 (e3 = layer3([e2, g2])), then layer2 (e2 = layer2([e1, g1])), each with the
+  // per-point MLP whose output it reads and the mean that MLP read.
+  float dg[32];
   float* de2 = dx2;
-  inputGradient<V>(K, dh, kHidden, tw.layer3_edge_t, de2, kEdgeOut);
-  pointInputGradient(net.layer3_point, sums, dg);
+  mixedEdgeMlpBackward<V>(K, e2, kEdgeOut, h3, g2, dx, kKernelIn, tw.layer3_second_t, tw.layer3_edge_t,
+                          net.layer3_point, grad.layer3_second, grad.layer3_edge, grad.layer3_point, dh, de2, kEdgeOut,
+                          dg);
   pointMlpBackward(net.g2_first, net.g2_second, m2, g2_hidden, dg, grad.g2_first, grad.g2_second, dmean);
   addToRows<V>(K, de2, kEdgeOut, dmean, inv_k);
-
-  // 3: layer2, e2 = layer2([e1, g1]).
-  addWeightGradient<V>(K, h2, kHidden, kHidden, de2, kEdgeOut, grad.layer2_second);
-  columnSums<V>(K, de2, kEdgeOut, kEdgeOut, grad.layer2_second.bias.data(), true);
-  inputGradient<V>(K, de2, kEdgeOut, tw.layer2_second_t, dh, kHidden);
-  reluGradient<V>(K, h2, kHidden, dh, kHidden, kHidden);
-  columnSums<V>(K, dh, kHidden, kHidden, sums, false);
-  addWeightGradient<V>(K, e1, kEdgeOut, kEdgeOut, dh, kHidden, grad.layer2_edge);
-  for (int o = 0; o < kHidden; ++o) grad.layer2_edge.bias[o] += sums[o];
-  addOuterProduct(g1, 8, sums, kHidden, grad.layer2_point, false);
   float* de1 = dx;
-  inputGradient<V>(K, dh, kHidden, tw.layer2_edge_t, de1, kEdgeOut);
-  pointInputGradient(net.layer2_point, sums, dg);
+  mixedEdgeMlpBackward<V>(K, e1, kEdgeOut, h2, g1, de2, kEdgeOut, tw.layer2_second_t, tw.layer2_edge_t,
+                          net.layer2_point, grad.layer2_second, grad.layer2_edge, grad.layer2_point, dh, de1, kEdgeOut,
+                          dg);
   pointMlpBackward(net.g1_first, net.g1_second, g1_in, g1_hidden, dg, grad.g1_first, grad.g1_second, dmean);
   addToRows<V>(K, de1, kEdgeOut, dmean, inv_k);
 

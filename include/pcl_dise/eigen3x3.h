@@ -25,6 +25,17 @@ struct SymMat3 {
   Scalar a00, a01, a02, a11, a12, a22;
 };
 
+/** m += w d d^T for the 3-vector d: one entry of a (weighted) covariance. */
+template <typename Scalar>
+PCL_DISE_HOST_DEVICE void addWeightedOuterProduct(SymMat3<Scalar>& m, Scalar w, const Scalar* d) {
+  m.a00 += w * d[0] * d[0];
+  m.a01 += w * d[0] * d[1];
+  m.a02 += w * d[0] * d[2];
+  m.a11 += w * d[1] * d[1];
+  m.a12 += w * d[1] * d[2];
+  m.a22 += w * d[2] * d[2];
+}
+
 /** Eigenvalues ascending (values[0] smallest) and unit eigenvectors vectors[c] (a right-handed
  *  orthonormal basis). */
 template <typename Scalar>

@@ -29,13 +29,8 @@ PCL_DISE_HOST_DEVICE bool fitPlaneToOffsets(const Offset& offset, const float* w
   for (int e = 0; e < count; ++e) {
     const Scalar w = weights ? Scalar(weights[e]) : Scalar(1);
     offset(e, d);
-    const Scalar x = d[0] - mean[0], y = d[1] - mean[1], z = d[2] - mean[2];
-    cov.a00 += w * x * x;
-    cov.a01 += w * x * y;
-    cov.a02 += w * x * z;
-    cov.a11 += w * y * y;
-    cov.a12 += w * y * z;
-    cov.a22 += w * z * z;
+    const Scalar centred[3] = {d[0] - mean[0], d[1] - mean[1], d[2] - mean[2]};
+    addWeightedOuterProduct(cov, w, centred);
   }
   const Scalar trace = cov.a00 + cov.a11 + cov.a22;
   if (!(trace > Scalar(0)) || !(trace < Scalar(3.0e38))) return false;
