@@ -13,7 +13,7 @@
 #include "dise_cuda.h"
 #include "pcl_dise/forward.h"
 #include "pcl_dise/model.h"
-#include "test/wavy_surface.h"
+#include "wavy_surface.h"
 #include "training/knn_graph.h"
 
 namespace {

@@ -7,7 +7,7 @@
 #include <random>
 
 #include "grid_knn.h"
-#include "test/wavy_surface.h"
+#include "wavy_surface.h"
 
 namespace {
 

@@ -8,7 +8,7 @@
 
 #include "dise_cuda.h"
 #include "prepared_graph.h"
-#include "test/wavy_surface.h"
+#include "wavy_surface.h"
 #include "training/knn_graph.h"
 
 int main() {

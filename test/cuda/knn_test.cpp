@@ -10,7 +10,7 @@
 
 #include "dise_cuda.h"
 #include "grid_knn.h"
-#include "test/wavy_surface.h"
+#include "wavy_surface.h"
 
 namespace {
 
