@@ -13,8 +13,8 @@
 #include "dise_cuda.h"
 #include "pcl_dise/forward.h"
 #include "pcl_dise/model.h"
-#include "wavy_surface.h"
 #include "training/knn_graph.h"
+#include "wavy_surface.h"
 
 namespace {
 using Clock = std::chrono::steady_clock;

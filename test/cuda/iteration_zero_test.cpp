@@ -8,8 +8,8 @@
 
 #include "dise_cuda.h"
 #include "prepared_graph.h"
-#include "wavy_surface.h"
 #include "training/knn_graph.h"
+#include "wavy_surface.h"
 
 int main() {
   if (!pcl_dise::cuda::deviceAvailable()) {
