@@ -3,6 +3,7 @@
 // dropout on the kernel weights, weight averaging, checkpoints and --resume. The native engine
 // (the default on the CPU) needs no LibTorch; the LibTorch engine runs on the CPU or a GPU.
 #include <chrono>
+#include <csignal>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -25,6 +26,10 @@
 namespace {
 
 using Clock = std::chrono::steady_clock;
+
+// Set by SIGINT / SIGTERM: the run finishes its patch, checkpoints and stops, as --minutes does.
+volatile std::sig_atomic_t stop_requested = 0;
+extern "C" void requestStop(int) { stop_requested = 1; }
 
 struct Options {
   std::string list, out = "dise_k64.safetensors", checkpoint_dir = "checkpoints", device = "cpu", engine,
@@ -316,6 +321,11 @@ int train(const Options& o) {
       std::cout << "\ndise_train: time budget of " << o.minutes << " min reached\n";
       break;
     }
+    if (stop_requested) {
+      ++step;
+      std::cout << "\ndise_train: stopped by a signal after patch " << step << "\n";
+      break;
+    }
   }
   checkpoint();
   save(average.count > 0 ? average.values : engine->parameters(), o.out);
@@ -360,6 +370,8 @@ int main(int argc, char** argv) {
   app.add_option("--log", o.log, "CSV log of every loss")->capture_default_str();
   app.add_flag("--resume", o.resume, "continue from the checkpoint folder");
   CLI11_PARSE(app, argc, argv);
+  std::signal(SIGINT, requestStop);
+  std::signal(SIGTERM, requestStop);
   try {
     return train(o);
   } catch (const std::exception& e) {

@@ -193,6 +193,19 @@ TEST_F(DiseTrain, NonFiniteLossStopsAndKeepsTheCheckpoint) {
   EXPECT_TRUE(readFile(*dir_ + "/ckpt_f/model.safetensors") == model_before);
 }
 
+TEST_F(DiseTrain, ASignalStopsAfterThePatchWithACheckpoint) {
+  // SIGTERM half way: the run ends cleanly with a checkpoint, and resuming finishes it as one run would.
+  const std::string whole = train("swhole", "--epochs 100");
+  std::string output;
+  const std::string base = binaryDir() + "/apps/dise_train " + *dir_ + "/data/train_all.txt --k 12 --iterations 2 " +
+                           "--patch 200 --patches-per-cloud 1 --threads 1 --seed 5 --epochs 100 --checkpoints " +
+                           *dir_ + "/ckpt_t --out " + *dir_ + "/t.safetensors --log " + *dir_ + "/t.csv";
+  EXPECT_EQ(run("timeout --preserve-status -s TERM 1.5 " + base, &output), 0) << output;
+  EXPECT_NE(output.find("stopped by a signal after patch"), std::string::npos) << output;
+  EXPECT_EQ(run(base + " --resume", &output), 0) << output;
+  EXPECT_EQ(readFile(whole + ".csv"), readFile(*dir_ + "/t.csv"));
+}
+
 TEST_F(DiseTrain, BadInput) {
   std::ofstream(*dir_ + "/broken.txt") << "missing_cloud\n";
   std::string output;
