@@ -57,7 +57,8 @@ TrainingState initialTrainingState(const ForwardInput& input, int threads) {
 
 TrainingGradient trainingIteration(const Model& model, const ForwardInput& input, const TrainingState& previous,
                                    const float* targets, std::size_t loss_points,
-                                   const std::vector<float>& dropout_scale, int threads, TrainingState& next) {
+                                   const std::vector<float>& dropout_scale, int threads, TrainingState& next,
+                                   const std::vector<std::uint8_t>& compute) {
   checkGraph(input);
   const Neighborhoods& nb = *input.neighborhoods;
   if (previous.normals.size() != 3 * input.num_points || previous.weights.size() != nb.numEdges())
@@ -67,6 +68,11 @@ TrainingGradient trainingIteration(const Model& model, const ForwardInput& input
                                 " dropout factors for " + std::to_string(nb.numEdges()) + " entries");
   if (loss_points > input.num_points || (loss_points > 0 && !targets))
     throw std::invalid_argument("training iteration: the loss points need targets and must be among the nodes");
+  if (!compute.empty() && compute.size() != input.num_points)
+    throw std::invalid_argument("training iteration: " + std::to_string(compute.size()) + " compute flags for " +
+                                std::to_string(input.num_points) + " nodes");
+  for (std::size_t i = 0; i < std::min(loss_points, compute.size()); ++i)
+    if (!compute[i]) throw std::invalid_argument("training iteration: a loss point is not computed");
 
   const detail::PointTrainingWeights weights(model);
   const detail::PointTrainingFunction pass = detail::pointTraining();
@@ -94,6 +100,11 @@ TrainingGradient trainingIteration(const Model& model, const ForwardInput& input
           static_cast<std::size_t>(c) < gradient_chunks ? chunk_gradients[c] : unused_gradients;
       double loss_sum = 0;
       for (std::size_t i = begin; i < end; ++i) {
+        if (!compute.empty() && !compute[i]) {
+          std::copy(previous.weights.begin() + nb.offsets[i], previous.weights.begin() + nb.offsets[i + 1],
+                    next.weights.begin() + nb.offsets[i]);
+          continue;
+        }
         detail::TrainingNeighborhood point;
         point.network = {input.points,
                          previous.normals.data(),
@@ -128,6 +139,22 @@ TrainingGradient trainingIteration(const Model& model, const ForwardInput& input
   result.loss = loss_points > 0 ? result.loss / static_cast<double>(loss_points) : 0.0;
   result.gradient = packParameters(detail::gradientsAsModel(total));
   return result;
+}
+
+std::vector<std::vector<std::uint8_t>> nodesNeededPerIteration(const Neighborhoods& graph, std::size_t loss_points,
+                                                               int iterations) {
+  const std::size_t n = graph.numNodes();
+  std::vector<std::vector<std::uint8_t>> masks(std::max(iterations, 0));
+  std::vector<std::uint8_t> needed(n, 0);
+  std::fill(needed.begin(), needed.begin() + std::min(loss_points, n), 1);
+  for (int l = iterations; l >= 1; --l) {
+    masks[l - 1] = needed;
+    // Iteration l reads, at each node it computes, iteration l - 1's state of its neighbours.
+    for (std::size_t i = 0; i < n; ++i)
+      if (masks[l - 1][i])
+        for (const std::int32_t* j = graph.begin(i); j != graph.begin(i) + graph.size(i); ++j) needed[*j] = 1;
+  }
+  return masks;
 }
 
 std::vector<float> dropoutScales(std::size_t entries, double p, std::uint64_t seed) {

@@ -186,6 +186,46 @@ TEST(NativeTraining, ResultDoesNotDependOnThreads) {
   EXPECT_EQ(one.weights, two.weights);
 }
 
+TEST(NativeTraining, SkippingNodesNoLaterLossReadsChangesNothing) {
+  // Four iterations with every node computed, and with only the nodes each iteration's later
+  // losses read: the same losses and gradients, bit for bit, on fewer nodes.
+  const Model model = randomModel(17);
+  Case c;
+  // Points sorted along x, so that the loss points (the first ones) are one end of the sheet.
+  const std::vector<float> unsorted = foldedSheet(500, 8);
+  std::vector<int> order(500);
+  std::iota(order.begin(), order.end(), 0);
+  std::sort(order.begin(), order.end(), [&](int a, int b) { return unsorted[3 * a] < unsorted[3 * b]; });
+  for (int i : order) c.points.insert(c.points.end(), unsorted.begin() + 3 * i, unsorted.begin() + 3 * i + 3);
+  c.graph = knnGraph(c.points, 13);
+  const std::vector<float> targets = sheetNormals(c.points);
+  const std::size_t loss_points = 120;
+  const auto masks = nodesNeededPerIteration(c.graph, loss_points, 4);
+  ASSERT_EQ(masks.size(), 4u);
+  EXPECT_EQ(std::count(masks[3].begin(), masks[3].end(), 1), static_cast<long>(loss_points));
+  for (int l = 1; l < 4; ++l)
+    for (std::size_t i = 0; i < masks[l].size(); ++i) ASSERT_LE(masks[l][i], masks[l - 1][i]);
+  EXPECT_LT(std::count(masks[0].begin(), masks[0].end(), 1), 500);
+  TrainingState all = initialTrainingState(c.input()), some = all;
+  for (int it = 1; it <= 4; ++it) {
+    const auto dropout = dropoutScales(c.graph.numEdges(), 0.25, 40 + it);
+    TrainingState next_all, next_some;
+    const TrainingGradient a =
+        trainingIteration(model, c.input(), all, targets.data(), loss_points, dropout, 0, next_all);
+    const TrainingGradient b =
+        trainingIteration(model, c.input(), some, targets.data(), loss_points, dropout, 0, next_some, masks[it - 1]);
+    EXPECT_EQ(a.loss, b.loss) << it;
+    EXPECT_EQ(a.gradient, b.gradient) << it;
+    all = std::move(next_all);
+    some = std::move(next_some);
+  }
+  TrainingState next;
+  std::vector<std::uint8_t> no_loss_point(500, 1);
+  no_loss_point[3] = 0;
+  EXPECT_THROW(trainingIteration(model, c.input(), all, targets.data(), loss_points, {}, 0, next, no_loss_point),
+               std::invalid_argument);
+}
+
 TEST(NativeTraining, ShortRunLowersTheLoss) {
   // Twenty steps of L = 2 iterations on one sheet: the loss of the last iteration falls.
   std::vector<float> params = packParameters(randomModel(8));

@@ -19,12 +19,14 @@ class NativeEngine : public TrainingEngine {
                                  std::uint64_t seed) override {
     const ForwardInput input{patch.points.data(), patch.points.size() / 3, &patch.graph, patch.edge_scale};
     TrainingState state = initialTrainingState(input, threads_);
+    // Late iterations skip the outer points whose state no later loss reads.
+    const auto needed = nodesNeededPerIteration(patch.graph, patch.loss_points, iterations);
     std::vector<double> losses;
     for (int it = 1; it <= iterations; ++it) {
       TrainingState next;
-      const TrainingGradient g =
-          trainingIteration(unpackParameters(parameters_), input, state, patch.targets.data(), patch.loss_points,
-                            dropoutScales(patch.graph.numEdges(), dropout, dropoutSeed(seed, it)), threads_, next);
+      const TrainingGradient g = trainingIteration(
+          unpackParameters(parameters_), input, state, patch.targets.data(), patch.loss_points,
+          dropoutScales(patch.graph.numEdges(), dropout, dropoutSeed(seed, it)), threads_, next, needed[it - 1]);
       if (!std::isfinite(g.loss)) throw NonFiniteTraining(it, "the loss is " + std::to_string(g.loss));
       for (const float v : g.gradient)
         if (!std::isfinite(v)) throw NonFiniteTraining(it, "a gradient is not finite");

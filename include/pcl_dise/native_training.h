@@ -32,13 +32,23 @@ struct TrainingGradient {
  *  targets: true normals of those nodes, loss_points x 3; dropout_scale: empty (no dropout) or one
  *  factor per neighbourhood entry (0 or 1 / (1 - p): see dropoutScales) applied to the softmax
  *  weights; next receives the new normals (the previous one where a weighted fit degenerates,
- *  which then carries no gradient) and the (dropped-out) weights. The result does not depend on
- *  `threads`: points are summed in fixed chunks, in order.
+ *  which then carries no gradient) and the (dropped-out) weights; compute: empty (every node) or
+ *  one flag per node, nodes with 0 keeping their previous state (see nodesNeededPerIteration).
+ *  The result does not depend on `threads`: points are summed in fixed chunks, in order.
  *  Throws std::invalid_argument for malformed input (sizes, indices out of range, empty
  *  neighbourhoods, loss_points > nodes). */
 TrainingGradient trainingIteration(const Model& model, const ForwardInput& input, const TrainingState& previous,
                                    const float* targets, std::size_t loss_points,
-                                   const std::vector<float>& dropout_scale, int threads, TrainingState& next);
+                                   const std::vector<float>& dropout_scale, int threads, TrainingState& next,
+                                   const std::vector<std::uint8_t>& compute = {});
+
+/** Which nodes each of `iterations` training iterations must compute (masks, one per iteration,
+ *  one flag per node) so that every loss over the first loss_points nodes comes out as it would
+ *  with all nodes computed: iteration L only the loss points, each earlier one also every
+ *  neighbour of the nodes the next one computes. Pass mask l - 1 as trainingIteration's
+ *  `compute` in iteration l; a skipped node keeps its previous state, which nothing later reads. */
+std::vector<std::vector<std::uint8_t>> nodesNeededPerIteration(const Neighborhoods& graph, std::size_t loss_points,
+                                                               int iterations);
 
 /** Dropout factors for `entries` weights: 0 with probability p, else 1 / (1 - p); the same for
  *  the same seed. p = 0 gives an empty vector (no dropout). */
