@@ -1,4 +1,4 @@
-// Iteration 0 on the GPU, by the rules of pcl_dise's prepareGraph (prepared_graph.cpp): plain
+// Iteration 0 on the GPU, by the rules of pcl_dise's prepareGraph (iteration_zero.cpp): plain
 // PCA per point with the shared plane fit, then points without a normal leave every
 // neighbourhood, rounds until no neighbourhood falls under 3 points, then the pruned
 // neighbourhoods are compacted with their initial weights 1 / (K_i - 1).

@@ -5,7 +5,7 @@
 // opens it at run time (shared builds) from beside the core library or the loader's search path.
 #include <string>
 
-#include "prepared_graph.h"
+#include "iteration_zero.h"
 
 namespace pcl_dise {
 namespace detail {

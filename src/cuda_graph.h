@@ -1,7 +1,7 @@
 #pragma once
 // Internal: the CUDA kernels' view of a prepared graph (no copies; `graph` must outlive it).
 #include "dise_cuda.h"
-#include "prepared_graph.h"
+#include "iteration_zero.h"
 
 namespace pcl_dise {
 namespace detail {

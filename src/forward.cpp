@@ -4,7 +4,7 @@
 #include <utility>
 
 #include "backend_registry.h"
-#include "prepared_graph.h"
+#include "iteration_zero.h"
 
 namespace pcl_dise {
 

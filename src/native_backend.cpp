@@ -5,8 +5,8 @@
 #include <cmath>
 #include <limits>
 
+#include "iteration_zero.h"
 #include "point_network.h"
-#include "prepared_graph.h"
 
 namespace pcl_dise {
 namespace detail {

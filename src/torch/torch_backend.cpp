@@ -7,7 +7,7 @@
 #include <stdexcept>
 
 #include "../backend_registry.h"
-#include "../prepared_graph.h"
+#include "../iteration_zero.h"
 #include "pcl_dise/torch/dise_net.h"
 
 namespace pcl_dise {

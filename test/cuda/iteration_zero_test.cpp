@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "dise_cuda.h"
-#include "prepared_graph.h"
+#include "iteration_zero.h"
 #include "training/knn_graph.h"
 #include "wavy_surface.h"
 

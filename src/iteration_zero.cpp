@@ -7,9 +7,9 @@
 
 #include <omp.h>
 
+#include "iteration_zero.h"
 #include "pcl_dise/plane_fit.h"
 #include "pcl_dise/spatial_order.h"
-#include "prepared_graph.h"
 
 namespace pcl_dise {
 

@@ -1,5 +1,6 @@
 #pragma once
-// Internal: the state every backend starts from, built once by prepareGraph (forward.cpp).
+// Internal: iteration 0 (plain PCA) and the pruning rules, the state every backend starts from,
+// built once by prepareGraph (called by runForward, forward.cpp).
 #include <cstdint>
 #include <vector>
 
