@@ -326,6 +326,28 @@ inline std::size_t trainingScratchFloats(int count) {
   return std::size_t{kEdgeRowFloats} * count + 3 * padded;
 }
 
+// Forward through a per-edge MLP whose first layer reads [x (edge rows) | g (per point)]:
+// hidden = relu(edge^T x + point^T g + b) (edges x kHidden), out = second(hidden).
+template <typename V>
+void mixedEdgeMlpForward(int edges, const float* x, int x_stride, const float* g, const DenseWeights& edge,
+                         const DenseWeights& point, const DenseWeights& second, float* hidden, float* out,
+                         int out_stride) {
+  float bias[64];
+  pointBias<V>(g, point, edge, bias);
+  forwardLayer<V>(edges, x, x_stride, edge, bias, true, hidden, kHidden);
+  forwardLayer<V>(edges, hidden, kHidden, second, second.bias.data(), false, out, out_stride);
+}
+
+// mean (16) = the mean of the first 16 columns of the edge rows; out = second(relu(first(mean))).
+template <typename V>
+void meanAndPointMlp(int edges, const float* rows, int stride, const DenseWeights& first, const DenseWeights& second,
+                     float* mean, float* hidden, float* out) {
+  columnSums<V>(edges, rows, stride, kEdgeOut, mean, false);
+  const float inv_k = 1.f / static_cast<float>(edges);
+  for (int c = 0; c < kEdgeOut; ++c) mean[c] *= inv_k;
+  pointMlpForward<V>(mean, first, second, hidden, out);
+}
+
 // PointTrainingFunction (point_training.h) for V.
 template <typename V>
 bool pointTrainingEdges(const PointTrainingWeights& tw, const TrainingNeighborhood& tn, float* scratch,
@@ -364,26 +386,14 @@ bool pointTrainingEdges(const PointTrainingWeights& tw, const TrainingNeighborho
   forwardLayer<V>(K, h1, kHidden, net.layer1_second, net.layer1_second.bias.data(), false, e1, kEdgeOut);
   const float inv_k = 1.f / static_cast<float>(K);
   float g1_in[32], g1_hidden[64], g1[16], bias[64];
-  columnSums<V>(K, e1, kEdgeOut, kEdgeOut, g1_in, false);
-  for (int c = 0; c < kEdgeOut; ++c) g1_in[c] *= inv_k;
-  for (int c = 0; c < 3; ++c) g1_in[kEdgeOut + c] = ni[c];
-  pointMlpForward<V>(g1_in, net.g1_first, net.g1_second, g1_hidden, g1);
-
-  pointBias<V>(g1, net.layer2_point, net.layer2_edge, bias);
-  forwardLayer<V>(K, e1, kEdgeOut, net.layer2_edge, bias, true, h2, kHidden);
-  forwardLayer<V>(K, h2, kHidden, net.layer2_second, net.layer2_second.bias.data(), false, e2, kEdgeOut);
+  for (int c = 0; c < 3; ++c) g1_in[kEdgeOut + c] = ni[c];  // g1 reads [mean e1, n_i]
+  meanAndPointMlp<V>(K, e1, kEdgeOut, net.g1_first, net.g1_second, g1_in, g1_hidden, g1);
+  mixedEdgeMlpForward<V>(K, e1, kEdgeOut, g1, net.layer2_edge, net.layer2_point, net.layer2_second, h2, e2, kEdgeOut);
   float m2[16], g2_hidden[64], g2[16];
-  columnSums<V>(K, e2, kEdgeOut, kEdgeOut, m2, false);
-  for (float& v : m2) v *= inv_k;
-  pointMlpForward<V>(m2, net.g2_first, net.g2_second, g2_hidden, g2);
-
-  pointBias<V>(g2, net.layer3_point, net.layer3_edge, bias);
-  forwardLayer<V>(K, e2, kEdgeOut, net.layer3_edge, bias, true, h3, kHidden);
-  forwardLayer<V>(K, h3, kHidden, net.layer3_second, net.layer3_second.bias.data(), false, kin, kKernelIn);
+  meanAndPointMlp<V>(K, e2, kEdgeOut, net.g2_first, net.g2_second, m2, g2_hidden, g2);
+  mixedEdgeMlpForward<V>(K, e2, kEdgeOut, g2, net.layer3_edge, net.layer3_point, net.layer3_second, h3, kin, kKernelIn);
   float m3[16], g3_hidden[64], g3[16];
-  columnSums<V>(K, kin, kKernelIn, kEdgeOut, m3, false);
-  for (float& v : m3) v *= inv_k;
-  pointMlpForward<V>(m3, net.g3_first, net.g3_second, g3_hidden, g3);
+  meanAndPointMlp<V>(K, kin, kKernelIn, net.g3_first, net.g3_second, m3, g3_hidden, g3);
 
   // 7: R c joins the kernel's input.
   float r[3][3];
