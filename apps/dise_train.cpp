@@ -36,7 +36,7 @@ struct Options {
                     log = "train_log.csv";
   int k = 64, iterations = 8, epochs = 300, patch = 2048, patches_per_cloud = 4, threads = 0;
   double lr = 5e-4, lr_final = -1, dropout = 0.25, minutes = 0, checkpoint_minutes = 5;
-  long decay_start = 0, decay_end = 0, average_from = -1, stop_at = 0;  // patch indices
+  long decay_start = 0, decay_end = 0, average_from = -1, stop_at = 0, snapshot_every = 0;  // patch indices
   std::uint64_t seed = 1;
   bool resume = false;
 };
@@ -316,6 +316,11 @@ int train(const Options& o) {
       --step;
       last_checkpoint = now;
     }
+    if (o.snapshot_every > 0 && (step + 1) % o.snapshot_every == 0) {
+      ++step;  // named for the patches done, like a checkpoint
+      save(engine->parameters(), o.checkpoint_dir + "/model_" + std::to_string(step) + ".safetensors");
+      --step;
+    }
     if (o.minutes > 0 && elapsed > 60 * o.minutes) {
       ++step;
       std::cout << "\ndise_train: time budget of " << o.minutes << " min reached\n";
@@ -364,6 +369,9 @@ int main(int argc, char** argv) {
       "native (CPU, no LibTorch) or torch (LibTorch, CPU or CUDA); default: native on the CPU, torch on a GPU");
   app.add_option("--checkpoints", o.checkpoint_dir, "checkpoint folder")->capture_default_str();
   app.add_option("--checkpoint-minutes", o.checkpoint_minutes, "minutes between checkpoints")->capture_default_str();
+  app.add_option("--snapshot-every", o.snapshot_every,
+                 "also keep the raw weights after every N patches, as model_<patches>.safetensors in the checkpoint "
+                 "folder (0: never)");
   app.add_option("--stop-at", o.stop_at, "stop (and save) after this many patches in all (0: after --epochs)");
   app.add_option("--minutes", o.minutes, "stop (and save) after this many minutes (0: no limit)")
       ->capture_default_str();

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -72,6 +73,19 @@ TEST_F(DiseTrain, ResumeContinuesWhereItStopped) {
   const auto m = pcl_dise::loadModel(resumed + ".safetensors");
   EXPECT_EQ(m.layerg.first.weight, pcl_dise::loadModel(whole + ".safetensors").layerg.first.weight);
   EXPECT_EQ(m.metadata.at("k_train"), "12");
+}
+
+TEST_F(DiseTrain, SnapshotsKeepTheRawWeightsAtFixedPatches) {
+  // How run P's checkpoints at patches 6,000, 10,000 and 14,000 are kept for its decision rule.
+  train("usnap", "--epochs 2 --snapshot-every 4");  // 6 clouds: 12 patches, snapshots after 4, 8 and 12
+  train("vstop", "--epochs 2 --stop-at 4");
+  const auto at4 = pcl_dise::loadModel(*dir_ + "/ckpt_u/model_4.safetensors");
+  EXPECT_EQ(at4.layer4.first.weight, pcl_dise::loadModel(*dir_ + "/ckpt_v/model.safetensors").layer4.first.weight);
+  EXPECT_EQ(at4.metadata.at("patches"), "4");
+  EXPECT_TRUE(std::filesystem::exists(*dir_ + "/ckpt_u/model_8.safetensors"));
+  EXPECT_EQ(pcl_dise::loadModel(*dir_ + "/ckpt_u/model_12.safetensors").layer4.first.weight,
+            pcl_dise::loadModel(*dir_ + "/ckpt_u/model.safetensors").layer4.first.weight);
+  EXPECT_FALSE(std::filesystem::exists(*dir_ + "/ckpt_u/model_6.safetensors"));
 }
 
 TEST_F(DiseTrain, ResumingWithAnotherKFineTunesForIt) {

@@ -26,5 +26,5 @@ fi
 OPENBLAS_NUM_THREADS=1 OMP_WAIT_POLICY=PASSIVE "$bin/dise_train" "$ds/trainingset_p.txt" --engine native \
   --patch 16384 --patches-per-cloud 1 --epochs 100 --seed 1 --threads 2 \
   --lr 5e-4 --lr-final 5e-5 --decay-start 14000 --decay-end 18000 --average-from 16500 --stop-at 18000 \
-  --checkpoints "$run/checkpoints" --checkpoint-minutes 10 --out "$run/dise_k64.safetensors" --log "$run/train_log.csv" \
+  --checkpoints "$run/checkpoints" --checkpoint-minutes 10 --snapshot-every 2000 --out "$run/dise_k64.safetensors" --log "$run/train_log.csv" \
   --resume "$@"
