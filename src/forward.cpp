@@ -1,5 +1,6 @@
 #include "pcl_dise/forward.h"
 
+#include <cmath>
 #include <stdexcept>
 #include <utility>
 
@@ -38,7 +39,10 @@ ForwardResult runForward(const Model& model, const ForwardInput& input, const Fo
   if (input.num_points > 0 && (input.points == nullptr || input.neighborhoods == nullptr))
     throw std::invalid_argument("forward pass: points and neighbourhoods are required");
   if (input.neighborhoods == nullptr) return {};
-  detail::PreparedGraph graph = detail::prepareGraph(input, options.threads);
+  ForwardInput measured = input;
+  if (std::isnan(input.edge_scale))  // iteration 0 does not read it
+    measured.edge_scale = options.iterations > 0 ? edgeScale(input.points, input.num_points, options.threads) : 1.f;
+  detail::PreparedGraph graph = detail::prepareGraph(measured, options.threads);
 
   ForwardResult result;
   if (options.keep_iterations) result.iteration_normals.push_back(graph.normals);

@@ -1,5 +1,5 @@
-// Iteration 0 and the neighbourhood rules shared by every backend (docs/algorithm.md): the edge
-// scale, plain PCA per point, and the pruning of points that cannot take part.
+// Iteration 0 and the neighbourhood rules shared by every backend (docs/algorithm.md): plain PCA
+// per point, and the pruning of points that cannot take part.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -12,21 +12,6 @@
 #include "pcl_dise/spatial_order.h"
 
 namespace pcl_dise {
-
-float edgeScale(const float* points, const Neighborhoods& knn) {
-  double sum = 0.0;
-  for (std::size_t i = 0; i < knn.numNodes(); ++i) {
-    const float* p = points + 3 * i;
-    for (const std::int32_t* j = knn.begin(i); j != knn.begin(i) + knn.size(i); ++j) {
-      const float* q = points + 3 * static_cast<std::size_t>(*j);
-      for (int c = 0; c < 3; ++c) sum += (double(q[c]) - p[c]) * (double(q[c]) - p[c]);
-    }
-  }
-  const double entries = static_cast<double>(knn.numEdges()) * 3.0;
-  const double stddev = entries > 0 ? std::sqrt(sum / entries) : 0.0;
-  if (!(stddev > 0) || !std::isfinite(stddev)) return 1.f;
-  return static_cast<float>(0.2 / stddev);
-}
 
 namespace detail {
 

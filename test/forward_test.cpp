@@ -222,6 +222,20 @@ TEST(Forward, CollinearNeighbourhoodGetsAPerpendicularNormal) {
   }
 }
 
+TEST(Forward, MeasuresTheEdgeScaleWhereNotGiven) {
+  const auto cloud = test::boxCloud(600);
+  const std::vector<float> points = flatten(*cloud);
+  const Neighborhoods nb = bruteForceKnn(points, 20);
+  ForwardOptions opt;
+  opt.iterations = 2;
+  ForwardInput given{points.data(), cloud->size(), &nb, edgeScale(points.data(), bruteForceKnn(points, 17))};
+  ForwardInput measured = given;
+  measured.edge_scale = NAN;
+  EXPECT_EQ(runForward(randomModel(3), given, opt).normals, runForward(randomModel(3), measured, opt).normals);
+  given.edge_scale *= 2;  // the scale matters: a caller's value is used as given
+  EXPECT_NE(runForward(randomModel(3), given, opt).normals, runForward(randomModel(3), measured, opt).normals);
+}
+
 TEST(Forward, RejectsMalformedInput) {
   const std::vector<float> points = {0, 0, 0, 1, 0, 0};
   const std::int32_t table[] = {0, 7};
@@ -233,7 +247,9 @@ TEST(Forward, RejectsMalformedInput) {
                std::invalid_argument);
   const std::int32_t ok[] = {0, 1};
   const Neighborhoods good = Neighborhoods::fromDense(ok, 2, 1);
-  EXPECT_THROW(runForward(Model{}, ForwardInput{points.data(), 2, &good, NAN}, ForwardOptions{}),
+  EXPECT_THROW(runForward(Model{}, ForwardInput{points.data(), 2, &good, INFINITY}, ForwardOptions{}),
+               std::invalid_argument);
+  EXPECT_THROW(runForward(Model{}, ForwardInput{points.data(), 2, &good, -1.f}, ForwardOptions{}),
                std::invalid_argument);
   ForwardOptions negative;
   negative.iterations = -1;

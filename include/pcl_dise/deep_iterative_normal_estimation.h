@@ -28,6 +28,11 @@ namespace pcl {
  *  setRadiusSearch(r) uses every point within r (the point itself included), optionally only the
  *  nearest setMaxNeighbors(n) of them.
  *
+ *  Search: without setSearchMethod (or with a pcl_dise::search::Grid) the neighbourhoods come from
+ *  the grid search (pcl_dise/grid_search.h): exact, every point's neighbours found in one parallel
+ *  pass. A search method the user sets (a pcl::search::KdTree, an OrganizedNeighbor) is used as
+ *  given, one query per point.
+ *
  *  Every iteration runs over all finite points of the search surface, because each point's
  *  iteration reads its neighbours' previous normals; setIndices only chooses which normals are
  *  returned. With setIterations(0) the result is PCL's PCA and no model is needed.
@@ -172,10 +177,14 @@ class DeepIterativeNormalEstimation : public Feature<PointInT, PointOutT> {
   /** Node positions (nodes x 3) relative to the surface's centroid, so that float keeps the
    *  precision of georeferenced coordinates. */
   std::vector<float> centredPositions(const Nodes& nodes) const;
-  /** Each node's neighbourhood as node indices (all nodes when iterating, the output points for
-   *  plain PCA), searched in `order` (the nodes along a Morton curve, which the forward pass
-   *  visits them in too). */
-  pcl_dise::Neighborhoods searchNeighborhoods(const Nodes& nodes, const std::vector<std::int32_t>& order) const;
+  /** Each node's neighbourhood as node indices, nearest first (all nodes when iterating, the
+   *  output points for plain PCA): by the grid search on `positions`, or by the user's search
+   *  method in `order` (the nodes along a Morton curve, which the forward pass visits them in too). */
+  pcl_dise::Neighborhoods searchNeighborhoods(const Nodes& nodes, const std::vector<float>& positions,
+                                              const std::vector<std::int32_t>& order) const;
+  /** The same with the grid search on the surface nodes' positions. */
+  pcl_dise::Neighborhoods gridNeighborhoods(const Nodes& nodes, const std::vector<float>& positions,
+                                            const std::vector<std::uint8_t>& needed) const;
   /** The whole cloud's edge scale over the surface nodes' 16 nearest neighbours plus themselves. */
   float cloudEdgeScale(const Nodes& nodes, const std::vector<float>& positions,
                        const pcl_dise::Neighborhoods& neighborhoods) const;

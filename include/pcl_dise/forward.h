@@ -2,9 +2,11 @@
 // The DISE forward pass on neighbourhood index arrays, free of PCL: the Feature fills the
 // arrays from PCL search, the trainer from nanoflann, and every backend runs from here.
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <vector>
 
+#include "pcl_dise/edge_scale.h"
 #include "pcl_dise/model.h"
 #include "pcl_dise/neighborhoods.h"
 
@@ -28,12 +30,14 @@ std::string nativeInstructionSet();
 /** What the forward pass works on.
  *  points: M x 3 row-major node positions in a local frame (an origin subtracted, so that float
  *  keeps the precision of georeferenced data); neighborhoods: N(i) for every node, the node
- *  itself included, neighbour indices in [0, M); edge_scale: s of docs/algorithm.md (see edgeScale). */
+ *  itself included, neighbour indices in [0, M). */
 struct ForwardInput {
   const float* points = nullptr;
   std::size_t num_points = 0;
   const Neighborhoods* neighborhoods = nullptr;
-  float edge_scale = 1.f;
+  /// s of docs/algorithm.md (edge_scale.h). NaN (the default): the forward pass measures it on
+  /// these points; a caller that holds part of a larger cloud (a tile) passes the whole cloud's.
+  float edge_scale = std::numeric_limits<float>::quiet_NaN();
   /// The order in which to visit the points (num_points indices, a permutation), where the
   /// caller has one already; nullptr: the forward pass sorts them along a Morton curve itself.
   const std::int32_t* visit_order = nullptr;
@@ -61,11 +65,6 @@ struct ForwardResult {
   Neighborhoods kernel_neighborhoods;  ///< the neighbourhoods of iterations >= 1 (points without a normal removed)
   std::vector<float> kernel_weights;   ///< per entry of kernel_neighborhoods: the last iteration's weights
 };
-
-/** s = 0.2 / stddev, stddev = sqrt(mean |p_j - p_i|^2 / 3) over every entry of `knn` (each
- *  point's 16 nearest neighbours plus itself, self entries counted). points: M x 3 row-major.
- *  Returns 1 where the statistic is zero or not finite (every point at one place). */
-float edgeScale(const float* points, const Neighborhoods& knn);
 
 /** Runs iteration 0 (PCA) and `options.iterations` DISE iterations of `model` on `backend`.
  *  Per-point failures follow PCL: a point whose neighbourhood has fewer than 3 points or no

@@ -11,7 +11,9 @@
 #include <pcl/common/point_tests.h>
 
 #include "pcl_dise/deep_iterative_normal_estimation.h"
+#include "pcl_dise/grid_search.h"
 #include "pcl_dise/plane_fit.h"
+#include "pcl_dise/search/grid.h"
 #include "pcl_dise/spatial_order.h"
 
 namespace pcl {
@@ -82,6 +84,7 @@ bool DeepIterativeNormalEstimation<PointInT, PointOutT>::initCompute() {
   output_nodes_.clear();
   node_to_surface_.clear();
   last_result_ = pcl_dise::ForwardResult{};
+  if (!tree_) tree_.reset(new pcl_dise::search::Grid<PointInT>);  // cheap: Feature::initCompute indexes nothing
   if (!Feature<PointInT, PointOutT>::initCompute()) return false;
   auto fail = [this](const std::string& why) {
     PCL_ERROR("[pcl::%s::compute] %s\n", getClassName().c_str(), why.c_str());
@@ -131,7 +134,7 @@ void DeepIterativeNormalEstimation<PointInT, PointOutT>::computeFeature(PointClo
   const std::vector<float> positions = centredPositions(nodes);
   // One Morton order for the searches and the iterations: neighbours stay close in memory.
   const std::vector<std::int32_t> order = pcl_dise::mortonOrder(positions.data(), nodes.size());
-  const pcl_dise::Neighborhoods neighborhoods = searchNeighborhoods(nodes, order);
+  const pcl_dise::Neighborhoods neighborhoods = searchNeighborhoods(nodes, positions, order);
   const float edge_scale = iterations_ > 0 ? cloudEdgeScale(nodes, positions, neighborhoods) : 1.f;
   if (!runForwardPass(positions, order, neighborhoods, edge_scale)) {
     output.width = output.height = 0;
@@ -188,13 +191,15 @@ std::vector<float> DeepIterativeNormalEstimation<PointInT, PointOutT>::centredPo
 
 template <typename PointInT, typename PointOutT>
 pcl_dise::Neighborhoods DeepIterativeNormalEstimation<PointInT, PointOutT>::searchNeighborhoods(
-    const Nodes& nodes, const std::vector<std::int32_t>& order) const {
+    const Nodes& nodes, const std::vector<float>& positions, const std::vector<std::int32_t>& order) const {
   // Every node when iterating (each iteration reads its neighbours' normals), the output points
   // alone for plain PCA.
   std::vector<std::uint8_t> needed(nodes.size(), iterations_ > 0 ? 1 : 0);
   if (iterations_ == 0)
     for (std::int32_t node : output_nodes_)
       if (node >= 0) needed[node] = 1;
+  if (dynamic_cast<const pcl_dise::search::Grid<PointInT>*>(tree_.get()))
+    return gridNeighborhoods(nodes, positions, needed);
   std::vector<std::vector<std::int32_t>> rows(nodes.size());
   // Searched along a space-filling curve: consecutive searches walk the same branches of the tree.
   const int threads = pcl_dise::detail::resolveThreads(static_cast<int>(threads_));
@@ -216,22 +221,41 @@ pcl_dise::Neighborhoods DeepIterativeNormalEstimation<PointInT, PointOutT>::sear
 }
 
 template <typename PointInT, typename PointOutT>
+pcl_dise::Neighborhoods DeepIterativeNormalEstimation<PointInT, PointOutT>::gridNeighborhoods(
+    const Nodes& nodes, const std::vector<float>& positions, const std::vector<std::uint8_t>& needed) const {
+  // The surface nodes come first in `positions`: the grid's indices are node indices.
+  const pcl_dise::GridSearch grid =
+      k_ > 0 ? pcl_dise::GridSearch::forNearest(positions.data(), nodes.surface_count, k_ + 1)
+             : pcl_dise::GridSearch::forRadius(positions.data(), nodes.surface_count, static_cast<float>(search_radius_));
+  std::vector<float> queries;
+  std::vector<std::int32_t> queried;
+  const bool every_node = std::find(needed.begin(), needed.end(), 0) == needed.end();
+  if (!every_node)
+    for (std::size_t n = 0; n < nodes.size(); ++n)
+      if (needed[n]) {
+        queries.insert(queries.end(), positions.begin() + 3 * n, positions.begin() + 3 * n + 3);
+        queried.push_back(static_cast<std::int32_t>(n));
+      }
+  const float* query_points = every_node ? positions.data() : queries.data();
+  const std::size_t num_queries = every_node ? nodes.size() : queried.size();
+  const int threads = pcl_dise::detail::resolveThreads(static_cast<int>(threads_));
+  pcl_dise::Neighborhoods found =
+      k_ > 0 ? grid.nearest(query_points, num_queries, static_cast<std::size_t>(k_) + 1, threads)
+             : grid.withinRadius(query_points, num_queries, static_cast<float>(search_radius_),
+                                 static_cast<std::size_t>(max_neighbors_), threads);
+  if (every_node) return found;
+  std::vector<std::vector<std::int32_t>> rows(nodes.size());
+  for (std::size_t q = 0; q < queried.size(); ++q) rows[queried[q]].assign(found.begin(q), found.begin(q) + found.size(q));
+  return pcl_dise::Neighborhoods::fromRows(rows);
+}
+
+template <typename PointInT, typename PointOutT>
 float DeepIterativeNormalEstimation<PointInT, PointOutT>::cloudEdgeScale(
     const Nodes& nodes, const std::vector<float>& positions, const pcl_dise::Neighborhoods& neighborhoods) const {
   // A k-NN search of at least 17 points already holds each surface node's 16 nearest plus itself.
   if (k_ > 0 && k_ + 1 >= 17)
     return pcl_dise::edgeScale(positions.data(), neighborhoods.truncated(nodes.surface_count, 17));
-  std::vector<std::vector<std::int32_t>> rows(nodes.surface_count);
-  const int threads = pcl_dise::detail::resolveThreads(static_cast<int>(threads_));
-#pragma omp parallel for num_threads(threads) schedule(dynamic, 256)
-  for (std::int64_t n = 0; n < static_cast<std::int64_t>(nodes.surface_count); ++n) {
-    pcl::Indices neighbors;
-    std::vector<float> distances;
-    tree_->nearestKSearch(*surface_, node_to_surface_[n], 17, neighbors, distances);
-    for (pcl::index_t j : neighbors)
-      if (nodes.of_surface[j] >= 0) rows[n].push_back(nodes.of_surface[j]);
-  }
-  return pcl_dise::edgeScale(positions.data(), pcl_dise::Neighborhoods::fromRows(rows));
+  return pcl_dise::edgeScale(positions.data(), nodes.surface_count, static_cast<int>(threads_));
 }
 
 template <typename PointInT, typename PointOutT>
