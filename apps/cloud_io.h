@@ -1,6 +1,8 @@
 #pragma once
 // Reading and writing point clouds and normals for the command-line tools.
+#include <array>
 #include <string>
+#include <vector>
 
 #include <pcl/point_cloud.h>
 #include <pcl/point_types.h>
@@ -11,19 +13,36 @@ namespace io {
 /** Lower-case extension of `path` including the dot (".pcd"), or "" where there is none. */
 std::string extension(const std::string& path);
 
-/** Reads the x y z of a .pcd, .ply or .xyz (text "x y z" per line) file, keeping an organized
- *  cloud's layout and its NaN points. Throws std::runtime_error naming the file and the problem
+/** Coordinates of at least this magnitude (float's step there: about 1 mm) are read relative to an
+ *  offset: a pcl::PointXYZ holds floats, whose step at UTM-sized coordinates (5e6 m) is 0.5 m. */
+constexpr double kOffsetFromMagnitude = 1e4;
+
+/** A cloud as the tools hold it: float coordinates in a local frame; the file's coordinates are
+ *  these plus `offset`, in double. */
+struct LocalCloud {
+  pcl::PointCloud<pcl::PointXYZ>::Ptr cloud;  ///< coordinates minus offset; the PCD viewpoint too
+  std::array<double, 3> offset{0, 0, 0};      ///< zero unless a finite coordinate reaches kOffsetFromMagnitude
+  /// The file's coordinates (cloud->size() points), kept where offset is not zero: writers put
+  /// them back unchanged, so a round trip loses nothing.
+  std::vector<std::array<double, 3>> file_coordinates;
+  bool hasOffset() const { return offset[0] != 0 || offset[1] != 0 || offset[2] != 0; }
+};
+
+/** Reads the x y z of a .pcd, .ply or .xyz (text "x y z" per line) file in double, keeping an
+ *  organized cloud's layout and its NaN points; where the coordinates are large (see
+ *  kOffsetFromMagnitude) it subtracts the finite points' bounding-box centre, rounded to whole
+ *  units, before they become floats. Throws std::runtime_error naming the file and the problem
  *  (unreadable, unknown extension, no x/y/z fields, malformed lines). */
-pcl::PointCloud<pcl::PointXYZ>::Ptr readCloud(const std::string& path);
+LocalCloud readCloud(const std::string& path);
 
 /** Reads a .normals file (text "nx ny nz" per line): N x 3. Throws std::runtime_error. */
 pcl::PointCloud<pcl::Normal>::Ptr readNormals(const std::string& path);
 
 /** Writes normals by the extension of `path`: .pcd / .ply (points with normal_x/y/z and
  *  curvature) or .normals (text "nx ny nz" per point, "nan nan nan" where none). `points` and
- *  `normals` have the same size. Throws std::runtime_error. */
-void writeNormals(const std::string& path, const pcl::PointCloud<pcl::PointXYZ>& points,
-                  const pcl::PointCloud<pcl::Normal>& normals);
+ *  `normals` have the same size. A cloud read with an offset is written with its file
+ *  coordinates, as double fields (PCD `F 8`, PLY `double`). Throws std::runtime_error. */
+void writeNormals(const std::string& path, const LocalCloud& points, const pcl::PointCloud<pcl::Normal>& normals);
 
 }  // namespace io
 }  // namespace pcl_dise

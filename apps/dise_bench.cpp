@@ -18,10 +18,13 @@
 #include <immintrin.h>
 
 #include <pcl/features/normal_3d_omp.h>
+#include <pcl/io/pcd_io.h>
 #include <pcl/search/kdtree.h>
 #include <CLI/CLI.hpp>
 
 #include "pcl_dise/deep_iterative_normal_estimation.h"
+#include "pcl_dise/grid_search.h"
+#include "pcl_dise/spatial_order.h"
 
 namespace {
 
@@ -39,6 +42,7 @@ struct Options {
   int k = 64, iterations = 4, repeat = 2;
   double settle = 1.0;  // adaptive mode's settle angle (degrees)
   unsigned threads = 0;
+  std::string write_cloud;  // write the synthetic cloud of the first size there and stop
 };
 
 // A smooth closed surface with sharp-ish detail: a sphere with bumps, n points, deterministic.
@@ -164,6 +168,11 @@ void printRow(const std::string& size, const std::string& what, const Measuremen
 }
 
 int run(const Options& o) {
+  if (!o.write_cloud.empty()) {
+    if (o.sizes.empty() || pcl::io::savePCDFileBinary(o.write_cloud, *syntheticCloud(o.sizes.front())) != 0)
+      throw std::runtime_error("cannot write " + o.write_cloud);
+    return 0;
+  }
   if (o.k < 2 || o.iterations < 1 || o.repeat < 1)
     throw std::runtime_error("need --k >= 2, --iterations >= 1, --repeat >= 1");
   const unsigned threads = o.threads ? o.threads : std::max(1u, std::thread::hardware_concurrency());
@@ -193,6 +202,31 @@ int run(const Options& o) {
         for (long i = 0; i < n; ++i) tree.nearestKSearch((*cloud)[i], o.k + 1, ids[i], d2[i]);
       });
     });
+    // The same k + 1 neighbours of every point, visited along a Morton curve as the feature does
+    // with a user's search method, and by the grid search, the feature's default.
+    const Measurement search_morton = inChild([&] {
+      const auto cloud = syntheticCloud(n);
+      return bestOf(o.repeat, [&] {
+        pcl::search::KdTree<pcl::PointXYZ> tree;
+        tree.setInputCloud(cloud);
+        std::vector<float> points;
+        for (const auto& p : *cloud) points.insert(points.end(), {p.x, p.y, p.z});
+        const std::vector<std::int32_t> order = pcl_dise::mortonOrder(points.data(), n);
+        std::vector<pcl::Indices> ids(n);
+        std::vector<std::vector<float>> d2(n);
+#pragma omp parallel for num_threads(threads) schedule(dynamic, 256)
+        for (long t = 0; t < n; ++t) tree.nearestKSearch((*cloud)[order[t]], o.k + 1, ids[order[t]], d2[order[t]]);
+      });
+    });
+    const Measurement search_grid = inChild([&] {
+      const auto cloud = syntheticCloud(n);
+      return bestOf(o.repeat, [&] {
+        std::vector<float> points;
+        for (const auto& p : *cloud) points.insert(points.end(), {p.x, p.y, p.z});
+        const pcl_dise::Neighborhoods found = pcl_dise::nearestNeighborGraph(points.data(), n, o.k + 1, threads);
+        if (found.numEdges() != std::size_t(n) * (o.k + 1)) throw std::runtime_error("grid search failed");
+      });
+    });
     const Measurement pca = inChild([&] {
       const auto cloud = syntheticCloud(n);
       return bestOf(o.repeat, [&] {
@@ -204,6 +238,8 @@ int run(const Options& o) {
       });
     });
     printRow(size, "kNN search (pcl::search::KdTree, k+1)", search, pca.seconds);
+    printRow(size, "kNN search (pcl::search::KdTree, k+1, Morton order)", search_morton, pca.seconds);
+    printRow(size, "kNN search (pcl_dise::GridSearch, k+1; the default)", search_grid, pca.seconds);
     printRow(size, "PCA (pcl::NormalEstimationOMP)", pca, pca.seconds);
     for (auto backend : backends) {
       auto dise_run = [&](int iterations, double settle = 0) {
@@ -260,6 +296,9 @@ int main(int argc, char** argv) {
   app.add_option("--settle", o.settle, "settle angle of the adaptive-mode row (degrees; 0: no such row)")
       ->capture_default_str();
   app.add_option("--repeat", o.repeat, "runs per measurement, the best counts")->capture_default_str();
+  app.add_option("--write-cloud", o.write_cloud,
+                 "write the synthetic cloud of the first --sizes as binary PCD to this file and stop "
+                 "(the input of scripts/bench_processes.sh)");
   CLI11_PARSE(app, argc, argv);
   try {
     return run(o);

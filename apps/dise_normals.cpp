@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <sstream>
 
 #include <CLI/CLI.hpp>
 
@@ -18,9 +19,17 @@ struct Options {
   unsigned threads = 0;
 };
 
+std::string offsetText(const std::array<double, 3>& offset) {
+  std::ostringstream text;
+  text.precision(15);
+  text << offset[0] << ", " << offset[1] << ", " << offset[2];
+  return text.str();
+}
+
 int run(const Options& o) {
   using Clock = std::chrono::steady_clock;
-  const auto cloud = pcl_dise::io::readCloud(o.input);
+  const pcl_dise::io::LocalCloud local = pcl_dise::io::readCloud(o.input);
+  const auto& cloud = local.cloud;
   if (cloud->empty()) throw std::runtime_error("'" + o.input + "' holds no points");
   if (o.k < 0 || o.radius < 0 || o.iterations < 0 || o.max_neighbors < 0)
     throw std::runtime_error("--k, --radius, --iterations and --max-neighbors must not be negative");
@@ -40,11 +49,12 @@ int run(const Options& o) {
   dise.setNumberOfThreads(o.threads);
   dise.setBackend(pcl_dise::backendFromString(o.backend));
   if (!o.viewpoint.empty()) {
-    float v[3];
+    double v[3];  // in the file's coordinates
     char tail;
-    if (std::sscanf(o.viewpoint.c_str(), "%f,%f,%f%c", &v[0], &v[1], &v[2], &tail) != 3)
+    if (std::sscanf(o.viewpoint.c_str(), "%lf,%lf,%lf%c", &v[0], &v[1], &v[2], &tail) != 3)
       throw std::runtime_error("--viewpoint expects X,Y,Z, got '" + o.viewpoint + "'");
-    dise.setViewPoint(v[0], v[1], v[2]);
+    dise.setViewPoint(static_cast<float>(v[0] - local.offset[0]), static_cast<float>(v[1] - local.offset[1]),
+                      static_cast<float>(v[2] - local.offset[2]));
   }
   const std::string model = pcl_dise::modelPathOrDefault(o.model, k);
   if (o.iterations > 0) {
@@ -59,9 +69,12 @@ int run(const Options& o) {
   if (normals.size() != cloud->size()) throw std::runtime_error("normal estimation failed (see the message above)");
   std::size_t missing = 0;
   for (const auto& n : normals) missing += !std::isfinite(n.normal_x);
-  pcl_dise::io::writeNormals(o.output, *cloud, normals);
+  pcl_dise::io::writeNormals(o.output, local, normals);
 
   std::cout << "dise_normals: " << cloud->size() << " points from " << o.input << "\n"
+            << (local.hasOffset() ? "  coordinates relative to (" + offsetText(local.offset) +
+                                        ") (float keeps their precision; written back in double)\n"
+                                  : std::string())
             << "  neighbourhood: "
             << (k > 0 ? "k = " + std::to_string(k) + " (+ the point itself)"
                       : "radius " + std::to_string(o.radius) +

@@ -16,7 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "pcl_dise/forward.h"
-#include "training/knn_graph.h"
+#include "pcl_dise/grid_search.h"
 #include "training/pcpnet_data.h"
 #include "training/training_engine.h"
 #ifdef PCL_DISE_WITH_TORCH
@@ -46,7 +46,7 @@ struct TrainingCloud {
   std::string name;
   std::vector<float> points, normals;  // N x 3
   float edge_scale;
-  std::unique_ptr<pcl_dise::PointKdTree> tree;
+  std::unique_ptr<pcl_dise::GridSearch> search;
 };
 
 TrainingCloud loadCloud(const std::string& base) {
@@ -64,8 +64,8 @@ TrainingCloud loadCloud(const std::string& base) {
     for (int d = 0; d < 3; ++d) mean[d] += c.points[3 * i + d] / double(n);
   for (std::size_t i = 0; i < n; ++i)
     for (int d = 0; d < 3; ++d) c.points[3 * i + d] -= static_cast<float>(mean[d]);
-  c.tree = std::make_unique<pcl_dise::PointKdTree>(c.points.data(), n);
-  c.edge_scale = pcl_dise::edgeScale(c.points.data(), c.tree->graph(17));
+  c.search = std::make_unique<pcl_dise::GridSearch>(pcl_dise::GridSearch::forNearest(c.points.data(), n, 17));
+  c.edge_scale = pcl_dise::edgeScale(c.points.data(), c.search->nearest(c.points.data(), n, 17));
   return c;
 }
 
@@ -74,13 +74,15 @@ TrainingCloud loadCloud(const std::string& base) {
 pcl_dise::TrainingPatch makePatch(const TrainingCloud& c, int size, int k, std::mt19937_64& rng) {
   const std::size_t n = c.points.size() / 3;
   const std::size_t centre = std::uniform_int_distribution<std::size_t>(0, n - 1)(rng);
-  const std::vector<std::int32_t> ids = c.tree->nearest(&c.points[3 * centre], std::min<std::size_t>(size, n));
+  std::vector<std::int32_t> ids;
+  std::vector<float> dist2;
+  c.search->nearest(&c.points[3 * centre], std::min<std::size_t>(size, n), ids, dist2);
   pcl_dise::TrainingPatch p;
   for (auto i : ids) {
     p.points.insert(p.points.end(), &c.points[3 * i], &c.points[3 * i] + 3);
     p.targets.insert(p.targets.end(), &c.normals[3 * i], &c.normals[3 * i] + 3);
   }
-  p.graph = pcl_dise::PointKdTree(p.points.data(), ids.size()).graph(k + 1);
+  p.graph = pcl_dise::nearestNeighborGraph(p.points.data(), ids.size(), k + 1);
   p.edge_scale = c.edge_scale;
   p.loss_points = ids.size() / 2;
   return p;

@@ -59,7 +59,7 @@ struct Estimate {
 class Scene {
  public:
   explicit Scene(const Options& o) : o_(o) {
-    cloud_ = pcl_dise::io::readCloud(o.input);
+    cloud_ = pcl_dise::io::readCloud(o.input).cloud;  // the local frame is what the viewer shows
     for (std::size_t i = 0; i < cloud_->size(); ++i)
       if (pcl::isFinite((*cloud_)[i])) finite_.push_back(static_cast<pcl::index_t>(i));
     if (finite_.size() < 3) throw std::runtime_error("'" + o.input + "' has fewer than 3 finite points");

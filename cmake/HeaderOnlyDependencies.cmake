@@ -1,4 +1,4 @@
-# Header-only dependencies (Eigen, nlohmann_json, CLI11, nanoflann). Their CMake packages are
+# Header-only dependencies (Eigen, nlohmann_json, CLI11). Their CMake packages are
 # used where installed (Debian); otherwise, e.g. on a GPU machine with just CMake, CUDA and
 # LibTorch, point CMAKE_INCLUDE_PATH at a folder holding their headers.
 function(pcl_dise_header_only_target target header)
@@ -20,5 +20,3 @@ find_package(nlohmann_json QUIET)
 pcl_dise_header_only_target(nlohmann_json::nlohmann_json nlohmann/json.hpp)
 find_package(CLI11 QUIET)
 pcl_dise_header_only_target(CLI11::CLI11 CLI/CLI.hpp)
-find_package(nanoflann QUIET)
-pcl_dise_header_only_target(nanoflann::nanoflann nanoflann.hpp)

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Builds the PCL-free training tools (dise_make_dataset, dise_train) into build-trainer/ on a
 # machine that has only CMake, a C++ compiler and LibTorch (e.g. PyTorch's, with CUDA): no PCL,
-# no Debian packages. Header-only dependencies (Eigen, nlohmann_json, CLI11, nanoflann) are
+# no Debian packages. Header-only dependencies (Eigen, nlohmann_json, CLI11) are
 # taken from their installed CMake packages, or from the folder PCL_DISE_HEADERS (holding
-# eigen3/, nlohmann/, CLI/ and nanoflann.hpp). LibTorch is found through TORCH_PREFIX, else
+# eigen3/, nlohmann/, and CLI/). LibTorch is found through TORCH_PREFIX, else
 # through the python3 that has torch. Extra arguments go to CMake.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"

@@ -8,7 +8,7 @@ set -euo pipefail
 packages=(
   build-essential cmake ccache pkg-config git
   libpcl-dev libeigen3-dev libflann-dev libboost-all-dev
-  libtorch-dev libopenblas0-openmp libgtest-dev libnanoflann-dev
+  libtorch-dev libopenblas0-openmp libgtest-dev
   nlohmann-json3-dev libcli11-dev libcgal-dev
   xvfb libpng-dev clang libclang-rt-14-dev clang-format
   ros-core-dev libroscpp-dev libsensor-msgs-dev libpcl-conversions-dev python3-rosmaster

@@ -26,8 +26,7 @@ float edgeScale(const float* points, const Neighborhoods& knn) {
 }
 
 float edgeScale(const float* points, std::size_t num_points, int threads) {
-  const GridSearch grid = GridSearch::forNearest(points, num_points, kEdgeScaleNeighbors);
-  return edgeScale(points, grid.nearest(points, num_points, kEdgeScaleNeighbors, threads));
+  return edgeScale(points, nearestNeighborGraph(points, num_points, kEdgeScaleNeighbors, threads));
 }
 
 }  // namespace pcl_dise

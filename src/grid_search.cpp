@@ -86,7 +86,7 @@ PCL_DISE_VECTOR_CLONES void squaredDistances(const float* query, const float* x,
 
 // The keys of the candidates closer than sqrt(limit2), compacted without branches; returns their number.
 PCL_DISE_VECTOR_CLONES std::size_t keysBelow(const float* dist2, const std::int32_t* ids, std::size_t m, float limit2,
-                                            std::uint64_t* keys) {
+                                             std::uint64_t* keys) {
   std::size_t count = 0;
   for (std::size_t j = 0; j < m; ++j) {
     keys[count] = key(dist2[j], ids[j]);
@@ -394,14 +394,17 @@ Neighborhoods GridSearch::withinRadius(const float* queries, std::size_t num_que
   std::vector<std::vector<std::int32_t>> rows(num_queries);
   if (radius > 0 && size() > 0) {
     const float radius2 = squared(radius);
-    forEachQueryCell(queries, num_queries, threads, reachFor(radius),
-                     [&](std::int32_t q, const int*, Scratch& s) {
-                       const std::size_t kept = selectWithin(queries + 3 * std::size_t(q), radius2, max_neighbors, s);
-                       rows[q].resize(kept);
-                       for (std::size_t j = 0; j < kept; ++j) rows[q][j] = keyId(s.sorted[j]);
-                     });
+    forEachQueryCell(queries, num_queries, threads, reachFor(radius), [&](std::int32_t q, const int*, Scratch& s) {
+      const std::size_t kept = selectWithin(queries + 3 * std::size_t(q), radius2, max_neighbors, s);
+      rows[q].resize(kept);
+      for (std::size_t j = 0; j < kept; ++j) rows[q][j] = keyId(s.sorted[j]);
+    });
   }
   return Neighborhoods::fromRows(rows);
+}
+
+Neighborhoods nearestNeighborGraph(const float* points, std::size_t num_points, std::size_t k, int threads) {
+  return GridSearch::forNearest(points, num_points, k).nearest(points, num_points, k, threads);
 }
 
 }  // namespace pcl_dise

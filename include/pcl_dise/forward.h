@@ -1,6 +1,7 @@
 #pragma once
 // The DISE forward pass on neighbourhood index arrays, free of PCL: the Feature fills the
-// arrays from PCL search, the trainer from nanoflann, and every backend runs from here.
+// arrays from its search (grid_search.h or the user's PCL search), the trainer from the grid
+// search, and every backend runs from here.
 #include <cstdint>
 #include <limits>
 #include <string>

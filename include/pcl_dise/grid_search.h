@@ -30,8 +30,8 @@ class GridSearch {
   Neighborhoods nearest(const float* queries, std::size_t num_queries, std::size_t k, int threads = 0) const;
   /** For each query, the points closer than `radius` (squared distance < radius^2, as
    *  pcl::search::KdTree), ordered as nearest(), cut to the first max_neighbors (0: all). */
-  Neighborhoods withinRadius(const float* queries, std::size_t num_queries, float radius,
-                             std::size_t max_neighbors = 0, int threads = 0) const;
+  Neighborhoods withinRadius(const float* queries, std::size_t num_queries, float radius, std::size_t max_neighbors = 0,
+                             int threads = 0) const;
 
   /** One query: its neighbours' indices and squared distances, ordered as above. */
   void nearest(const float* query, std::size_t k, std::vector<std::int32_t>& ids, std::vector<float>& dist2) const;
@@ -69,5 +69,9 @@ class GridSearch {
   std::vector<std::int32_t> ids_;         // original index of each point, in cell order
   std::vector<float> x_, y_, z_;          // coordinates in cell order
 };
+
+/** Every point's k nearest points, itself included, nearest first: a cloud's k-NN graph in the
+ *  forward pass's format. points: num_points x 3 row-major, finite. */
+Neighborhoods nearestNeighborGraph(const float* points, std::size_t num_points, std::size_t k, int threads = 0);
 
 }  // namespace pcl_dise

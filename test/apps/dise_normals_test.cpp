@@ -8,6 +8,8 @@
 
 #include <gtest/gtest.h>
 
+#include "io/pcd_reader.h"
+#include "io/ply_reader.h"
 #include "pcl_dise/text_io.h"
 #include "test_support.h"
 
@@ -72,6 +74,57 @@ TEST(DiseNormals, WritesPcdPlyAndNormals) {
   // Round trip: the .pcd output is a valid input.
   const RunResult again = runTool(dir + "/out.pcd " + dir + "/again.normals --radius 0.3 --iterations 0");
   EXPECT_EQ(again.exit_code, 0) << again.output;
+}
+
+// A LiDAR-like terrain: 0.5 m spacing, a ridge and a step, `offset` added to every coordinate.
+std::vector<std::array<double, 3>> terrain(const std::array<double, 3>& offset) {
+  std::vector<std::array<double, 3>> points;
+  for (int i = 0; i < 60; ++i)
+    for (int j = 0; j < 60; ++j) {
+      const double x = 0.5 * i, y = 0.5 * j;
+      const double z = 3.0 * std::exp(-0.02 * (x - 15) * (x - 15)) + (y > 20 ? 1.5 : 0.0) + 0.2 * std::sin(0.7 * x);
+      points.push_back({x + offset[0], y + offset[1], z + offset[2]});
+    }
+  return points;
+}
+
+void writeXyz(const std::string& path, const std::vector<std::array<double, 3>>& points) {
+  std::ofstream out(path);
+  out.precision(17);
+  for (const auto& p : points) out << p[0] << ' ' << p[1] << ' ' << p[2] << '\n';
+}
+
+TEST(DiseNormals, GeoreferencedCoordinatesKeepTheirPrecision) {
+  // UTM-sized coordinates give the same normals as the cloud at the origin, and the output holds
+  // the input's coordinates unchanged (in double).
+  const std::string dir = temporaryDir("cli_georeferenced");
+  const std::string model = randomModelFile(4);
+  const std::vector<std::array<double, 3>> local = terrain({0, 0, 0}), far = terrain({512345.0, 5412345.0, 312.0});
+  writeXyz(dir + "/local.xyz", local);
+  writeXyz(dir + "/far.xyz", far);
+  for (const std::string name : {"local", "far"})
+    for (const std::string ext : {".normals", ".ply", ".pcd"}) {
+      const RunResult r = runTool(dir + "/" + name + ".xyz " + dir + "/" + name + ext + " --k 16 --model " + model);
+      ASSERT_EQ(r.exit_code, 0) << r.output;
+      if (name == std::string("far") && ext == std::string(".normals")) {
+        EXPECT_NE(r.output.find("coordinates relative to (512360, 5412360, 314)"), std::string::npos) << r.output;
+      }
+    }
+  const auto at_origin = pcl_dise::readTextTriples(dir + "/local.normals");
+  const auto georeferenced = pcl_dise::readTextTriples(dir + "/far.normals");
+  ASSERT_EQ(at_origin.size(), georeferenced.size());
+  std::vector<double> errors;
+  for (std::size_t i = 0; i < at_origin.size(); ++i)
+    errors.push_back(unorientedAngleDeg(at_origin[i].data(), georeferenced[i].data()));
+  EXPECT_GE(std::count_if(errors.begin(), errors.end(), [](double e) { return e <= 1; }), 0.99 * errors.size());
+  EXPECT_LT(percentile(errors, 50), 0.05);
+  // Written back in double, unchanged: PLY `double` properties, PCD `F 8` fields.
+  EXPECT_EQ(pcl_dise::io::readPly(dir + "/far.ply").vertices, far);
+  EXPECT_EQ(pcl_dise::io::readPcd(dir + "/far.pcd").xyz, far);
+  // Clouds near the origin are written as before, in float.
+  std::ifstream ply(dir + "/local.ply");
+  const std::string header((std::istreambuf_iterator<char>(ply)), std::istreambuf_iterator<char>());
+  EXPECT_NE(header.find("property float x"), std::string::npos);
 }
 
 TEST(DiseNormals, ClearErrors) {

@@ -8,7 +8,7 @@
 
 #include "dise_cuda.h"
 #include "iteration_zero.h"
-#include "training/knn_graph.h"
+#include "pcl_dise/grid_search.h"
 #include "wavy_surface.h"
 
 int main() {
@@ -19,8 +19,7 @@ int main() {
   std::vector<float> points = pcl_dise::test::wavySurface(20000, 5);
   for (int i = 0; i < 40; ++i) points.insert(points.end(), {3.f, 3.f, 3.f});  // degenerate cluster
   const std::size_t m = points.size() / 3;
-  const pcl_dise::PointKdTree tree(points.data(), m);
-  const pcl_dise::Neighborhoods knn = tree.graph(33);
+  const pcl_dise::Neighborhoods knn = pcl_dise::nearestNeighborGraph(points.data(), m, 33);
   pcl_dise::ForwardInput input;
   input.points = points.data();
   input.num_points = m;

@@ -12,9 +12,9 @@
 
 #include "cuda_graph.h"
 #include "dise_cuda.h"
+#include "pcl_dise/grid_search.h"
 #include "pcl_dise/model.h"
 #include "pcl_dise/text_io.h"
-#include "training/knn_graph.h"
 
 namespace {
 
@@ -32,13 +32,12 @@ bool checkCase(const pcl_dise::Model& model, const std::string& base) {
   std::vector<float> points;
   for (const auto& p : pcl_dise::readTextTriples(base + ".xyz")) points.insert(points.end(), p.begin(), p.end());
   const std::size_t m = points.size() / 3;
-  const pcl_dise::PointKdTree tree(points.data(), m);
-  const pcl_dise::Neighborhoods knn = tree.graph(65);
+  const pcl_dise::Neighborhoods knn = pcl_dise::nearestNeighborGraph(points.data(), m, 65);
   pcl_dise::ForwardInput input;
   input.points = points.data();
   input.num_points = m;
   input.neighborhoods = &knn;
-  input.edge_scale = pcl_dise::edgeScale(points.data(), tree.graph(17));
+  input.edge_scale = pcl_dise::edgeScale(points.data(), m);
   const pcl_dise::detail::PreparedGraph g = pcl_dise::detail::prepareGraph(input, 0);
 
   std::vector<float> normals, curvature, weights = g.initial_weights;

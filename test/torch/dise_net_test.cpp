@@ -3,9 +3,9 @@
 #include <gtest/gtest.h>
 
 #include "pcl_dise/forward.h"
+#include "pcl_dise/grid_search.h"
 #include "pcl_dise/torch/dise_net.h"
 #include "test_support.h"
-#include "training/knn_graph.h"
 
 namespace {
 
@@ -65,8 +65,8 @@ TEST(DiseNet, BlockAndScatterPathsAgree) {
   const auto cloud = test::boxCloud(300, 1.f, 4);
   std::vector<float> points;
   for (const auto& p : *cloud) points.insert(points.end(), {p.x, p.y, p.z});
-  const PointKdTree tree(points.data(), cloud->size());
-  const TorchGraph block = TorchGraph::build(points.data(), cloud->size(), tree.graph(17), 3.f);
+  const TorchGraph block =
+      TorchGraph::build(points.data(), cloud->size(), nearestNeighborGraph(points.data(), cloud->size(), 17), 3.f);
   ASSERT_EQ(block.degree, 17);
   TorchGraph scatter = block;
   scatter.degree = 0;
@@ -116,9 +116,9 @@ TEST(Training, AFewStepsLowerTheLoss) {
       if (p.data[c] == 0.f || p.data[c] == 1.f) n[c] = 1.f;
     normals.insert(normals.end(), n, n + 3);
   }
-  const PointKdTree tree(points.data(), cloud->size());
   const TorchGraph graph =
-      TorchGraph::build(points.data(), cloud->size(), tree.graph(17), edgeScale(points.data(), tree.graph(17)));
+      TorchGraph::build(points.data(), cloud->size(), nearestNeighborGraph(points.data(), cloud->size(), 17),
+                        edgeScale(points.data(), cloud->size()));
   const torch::Tensor target = torch::from_blob(normals.data(), {static_cast<int64_t>(cloud->size()), 3}).clone();
   DiseNet net;
   torch::optim::RMSprop optimizer(net->parameters(), torch::optim::RMSpropOptions(5e-4));

@@ -225,8 +225,9 @@ pcl_dise::Neighborhoods DeepIterativeNormalEstimation<PointInT, PointOutT>::grid
     const Nodes& nodes, const std::vector<float>& positions, const std::vector<std::uint8_t>& needed) const {
   // The surface nodes come first in `positions`: the grid's indices are node indices.
   const pcl_dise::GridSearch grid =
-      k_ > 0 ? pcl_dise::GridSearch::forNearest(positions.data(), nodes.surface_count, k_ + 1)
-             : pcl_dise::GridSearch::forRadius(positions.data(), nodes.surface_count, static_cast<float>(search_radius_));
+      k_ > 0
+          ? pcl_dise::GridSearch::forNearest(positions.data(), nodes.surface_count, k_ + 1)
+          : pcl_dise::GridSearch::forRadius(positions.data(), nodes.surface_count, static_cast<float>(search_radius_));
   std::vector<float> queries;
   std::vector<std::int32_t> queried;
   const bool every_node = std::find(needed.begin(), needed.end(), 0) == needed.end();
@@ -245,7 +246,8 @@ pcl_dise::Neighborhoods DeepIterativeNormalEstimation<PointInT, PointOutT>::grid
                                  static_cast<std::size_t>(max_neighbors_), threads);
   if (every_node) return found;
   std::vector<std::vector<std::int32_t>> rows(nodes.size());
-  for (std::size_t q = 0; q < queried.size(); ++q) rows[queried[q]].assign(found.begin(q), found.begin(q) + found.size(q));
+  for (std::size_t q = 0; q < queried.size(); ++q)
+    rows[queried[q]].assign(found.begin(q), found.begin(q) + found.size(q));
   return pcl_dise::Neighborhoods::fromRows(rows);
 }
 

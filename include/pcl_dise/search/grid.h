@@ -81,10 +81,10 @@ class Grid : public pcl::search::Search<PointT> {
       else
         for (std::size_t i = 0; i < cloud.size(); ++i) add(static_cast<pcl::index_t>(i));
       const std::size_t n = cloud_index.size();
-      std::atomic_store(&index_, std::make_shared<const Index>(Index{
-                                     k > 0 ? GridSearch::forNearest(points.data(), n, k)
-                                           : GridSearch::forRadius(points.data(), n, radius),
-                                     std::move(cloud_index)}));
+      std::atomic_store(&index_,
+                        std::make_shared<const Index>(Index{k > 0 ? GridSearch::forNearest(points.data(), n, k)
+                                                                  : GridSearch::forRadius(points.data(), n, radius),
+                                                            std::move(cloud_index)}));
     }
     return index_;
   }
