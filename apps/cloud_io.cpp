@@ -13,6 +13,7 @@
 #include <pcl/io/ply_io.h>
 #include <pcl/register_point_struct.h>
 
+#include "io/las_format.h"
 #include "io/pcd_reader.h"
 #include "io/ply_reader.h"
 #include "pcl_dise/text_io.h"
@@ -89,8 +90,13 @@ LocalCloud readCloud(const std::string& path) {
         Eigen::Quaternionf(pcd.viewpoint[3], pcd.viewpoint[4], pcd.viewpoint[5], pcd.viewpoint[6]);
   } else if (ext == ".ply") {
     xyz = readPly(path).vertices;
+  } else if (ext == ".las") {
+    LasCloud las = readLas(path);
+    xyz = std::move(las.xyz);
+    local.las_scale = las.scale;
+    local.las_offset = las.offset;
   } else {
-    fail(path, "unknown extension '" + ext + "' (expected .pcd, .ply or .xyz)");
+    fail(path, "unknown extension '" + ext + "' (expected .pcd, .ply, .las or .xyz)");
   }
   local.offset = localOffset(xyz);
   cloud.points.resize(xyz.size());
@@ -132,8 +138,19 @@ void writeNormals(const std::string& path, const LocalCloud& local, const pcl::P
     if (!out) fail(path, "could not be written completely");
     return;
   }
+  if (ext == ".las") {
+    std::vector<std::array<double, 3>> xyz = local.file_coordinates;
+    if (!local.hasOffset())
+      for (const auto& p : points) xyz.push_back({p.x, p.y, p.z});
+    std::vector<NormalWithCurvature> values;
+    for (const auto& n : normals) values.push_back({n.normal_x, n.normal_y, n.normal_z, n.curvature});
+    std::array<double, 3> scale = local.las_scale, offset = local.las_offset;
+    if (scale[0] == 0) chooseQuantization(xyz, scale, offset);
+    writeLas(path, xyz, values, scale, offset);
+    return;
+  }
   if (ext != ".pcd" && ext != ".ply")
-    fail(path, "unknown output extension '" + ext + "' (expected .pcd, .ply or .normals)");
+    fail(path, "unknown output extension '" + ext + "' (expected .pcd, .ply, .las or .normals)");
   int status;
   if (local.hasOffset()) {
     pcl::PointCloud<FilePointNormal> merged;

@@ -25,10 +25,12 @@ struct LocalCloud {
   /// The file's coordinates (cloud->size() points), kept where offset is not zero: writers put
   /// them back unchanged, so a round trip loses nothing.
   std::vector<std::array<double, 3>> file_coordinates;
+  /// A LAS input's scale and offset (las_scale[0] == 0: not read from LAS); a LAS output reuses them.
+  std::array<double, 3> las_scale{0, 0, 0}, las_offset{0, 0, 0};
   bool hasOffset() const { return offset[0] != 0 || offset[1] != 0 || offset[2] != 0; }
 };
 
-/** Reads the x y z of a .pcd, .ply or .xyz (text "x y z" per line) file in double, keeping an
+/** Reads the x y z of a .pcd, .ply, .las or .xyz (text "x y z" per line) file in double, keeping an
  *  organized cloud's layout and its NaN points; where the coordinates are large (see
  *  kOffsetFromMagnitude) it subtracts the finite points' bounding-box centre, rounded to whole
  *  units, before they become floats. Throws std::runtime_error naming the file and the problem
@@ -39,9 +41,11 @@ LocalCloud readCloud(const std::string& path);
 pcl::PointCloud<pcl::Normal>::Ptr readNormals(const std::string& path);
 
 /** Writes normals by the extension of `path`: .pcd / .ply (points with normal_x/y/z and
- *  curvature) or .normals (text "nx ny nz" per point, "nan nan nan" where none). `points` and
- *  `normals` have the same size. A cloud read with an offset is written with its file
- *  coordinates, as double fields (PCD `F 8`, PLY `double`). Throws std::runtime_error. */
+ *  curvature), .las (LAS 1.4, the normal and curvature as extra bytes; las_format.h) or .normals
+ *  (text "nx ny nz" per point, "nan nan nan" where none). `points` and `normals` have the same
+ *  size. A cloud read with an offset is written with its file coordinates, as double fields (PCD
+ *  `F 8`, PLY `double`); a LAS input's points keep their scale and offset in a LAS output.
+ *  Throws std::runtime_error (LAS: also for points with non-finite coordinates). */
 void writeNormals(const std::string& path, const LocalCloud& points, const pcl::PointCloud<pcl::Normal>& normals);
 
 }  // namespace io

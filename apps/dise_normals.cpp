@@ -92,11 +92,12 @@ int run(const Options& o) {
 int main(int argc, char** argv) {
   CLI::App app{
       "Estimates surface normals with DISE (Deep Iterative Surface Normal Estimation).\n"
-      "Input: .pcd, .ply or .xyz. Output by extension: .pcd/.ply (points + normals + curvature)\n"
-      "or .normals (nx ny nz per input point, nan where none)."};
+      "Input: .pcd, .ply, .las or .xyz. Output by extension: .pcd/.ply (points + normals + curvature),\n"
+      ".las (LAS 1.4, normals and curvature as extra bytes) or .normals (nx ny nz per input point,\n"
+      "nan where none)."};
   Options o;
-  app.add_option("input", o.input, "input cloud (.pcd, .ply, .xyz)")->required();
-  app.add_option("output", o.output, "output file (.pcd, .ply, .normals)")->required();
+  app.add_option("input", o.input, "input cloud (.pcd, .ply, .las, .xyz)")->required();
+  app.add_option("output", o.output, "output file (.pcd, .ply, .las, .normals)")->required();
   app.add_option("--model", o.model,
                  "model file (.safetensors; default: the shipped model for --k, k = 64 for --radius)");
   auto* k = app.add_option("--k", o.k, "neighbours per point, the point itself not counted (default 64)");

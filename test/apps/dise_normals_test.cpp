@@ -8,6 +8,7 @@
 
 #include <gtest/gtest.h>
 
+#include "io/las_format.h"
 #include "io/pcd_reader.h"
 #include "io/ply_reader.h"
 #include "pcl_dise/text_io.h"
@@ -103,7 +104,7 @@ TEST(DiseNormals, GeoreferencedCoordinatesKeepTheirPrecision) {
   writeXyz(dir + "/local.xyz", local);
   writeXyz(dir + "/far.xyz", far);
   for (const std::string name : {"local", "far"})
-    for (const std::string ext : {".normals", ".ply", ".pcd"}) {
+    for (const std::string ext : {".normals", ".ply", ".pcd", ".las"}) {
       const RunResult r = runTool(dir + "/" + name + ".xyz " + dir + "/" + name + ext + " --k 16 --model " + model);
       ASSERT_EQ(r.exit_code, 0) << r.output;
       if (name == std::string("far") && ext == std::string(".normals")) {
@@ -121,6 +122,20 @@ TEST(DiseNormals, GeoreferencedCoordinatesKeepTheirPrecision) {
   // Written back in double, unchanged: PLY `double` properties, PCD `F 8` fields.
   EXPECT_EQ(pcl_dise::io::readPly(dir + "/far.ply").vertices, far);
   EXPECT_EQ(pcl_dise::io::readPcd(dir + "/far.pcd").xyz, far);
+  // LAS: stored to its scale (here 1e-8: the cloud's reach from the offset fits int32 at it), and
+  // read back as input, a LAS file gives the same normals.
+  const pcl_dise::io::LasCloud las = pcl_dise::io::readLas(dir + "/far.las");
+  ASSERT_EQ(las.xyz.size(), far.size());
+  for (std::size_t i = 0; i < far.size(); ++i)
+    for (int c = 0; c < 3; ++c) ASSERT_NEAR(las.xyz[i][c], far[i][c], 1e-7);
+  const RunResult from_las = runTool(dir + "/far.las " + dir + "/from_las.normals --k 16 --model " + model);
+  ASSERT_EQ(from_las.exit_code, 0) << from_las.output;
+  const auto las_normals = pcl_dise::readTextTriples(dir + "/from_las.normals");
+  ASSERT_EQ(las_normals.size(), georeferenced.size());
+  std::size_t close = 0;
+  for (std::size_t i = 0; i < las_normals.size(); ++i)
+    close += unorientedAngleDeg(las_normals[i].data(), georeferenced[i].data()) <= 0.1;
+  EXPECT_GE(close, 0.99 * las_normals.size());
   // Clouds near the origin are written as before, in float.
   std::ifstream ply(dir + "/local.ply");
   const std::string header((std::istreambuf_iterator<char>(ply)), std::istreambuf_iterator<char>());
