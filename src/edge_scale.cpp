@@ -1,6 +1,7 @@
 #include "pcl_dise/edge_scale.h"
 
 #include <cmath>
+#include <vector>
 
 #include "pcl_dise/grid_search.h"
 
@@ -10,19 +11,29 @@ namespace {
 constexpr std::size_t kEdgeScaleNeighbors = 17;  // 16 nearest plus the point itself
 }
 
-float edgeScale(const float* points, const Neighborhoods& knn) {
+double edgeScaleTerm(const float* points, const Neighborhoods& knn, std::size_t i) {
   double sum = 0.0;
-  for (std::size_t i = 0; i < knn.numNodes(); ++i) {
-    const float* p = points + 3 * i;
-    for (const std::int32_t* j = knn.begin(i); j != knn.begin(i) + knn.size(i); ++j) {
-      const float* q = points + 3 * static_cast<std::size_t>(*j);
-      for (int c = 0; c < 3; ++c) sum += (double(q[c]) - p[c]) * (double(q[c]) - p[c]);
-    }
+  const float* p = points + 3 * i;
+  for (const std::int32_t* j = knn.begin(i); j != knn.begin(i) + knn.size(i); ++j) {
+    const float* q = points + 3 * static_cast<std::size_t>(*j);
+    for (int c = 0; c < 3; ++c) sum += (double(q[c]) - p[c]) * (double(q[c]) - p[c]);
   }
-  const double entries = static_cast<double>(knn.numEdges()) * 3.0;
-  const double stddev = entries > 0 ? std::sqrt(sum / entries) : 0.0;
+  return sum;
+}
+
+float edgeScaleFromTerms(const double* terms, std::size_t num_points, std::size_t entries) {
+  double sum = 0.0;
+  for (std::size_t i = 0; i < num_points; ++i) sum += terms[i];
+  const double values = static_cast<double>(entries) * 3.0;
+  const double stddev = values > 0 ? std::sqrt(sum / values) : 0.0;
   if (!(stddev > 0) || !std::isfinite(stddev)) return 1.f;
   return static_cast<float>(0.2 / stddev);
+}
+
+float edgeScale(const float* points, const Neighborhoods& knn) {
+  std::vector<double> terms(knn.numNodes());
+  for (std::size_t i = 0; i < knn.numNodes(); ++i) terms[i] = edgeScaleTerm(points, knn, i);
+  return edgeScaleFromTerms(terms.data(), terms.size(), knn.numEdges());
 }
 
 float edgeScale(const float* points, std::size_t num_points, int threads) {

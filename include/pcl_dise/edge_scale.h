@@ -12,6 +12,12 @@ namespace pcl_dise {
  *  Returns 1 where the statistic is zero or not finite (every point at one place). */
 float edgeScale(const float* points, const Neighborhoods& knn);
 
+/** The statistic in parts, for a cloud held in pieces (tiled_forward.h): point i's term is the
+ *  sum of |p_j - p_i|^2 over its entries (in double); edgeScaleFromTerms sums the terms of all
+ *  num_points points in index order over `entries` entries, as edgeScale does. */
+double edgeScaleTerm(const float* points, const Neighborhoods& knn, std::size_t i);
+float edgeScaleFromTerms(const double* terms, std::size_t num_points, std::size_t entries);
+
 /** The same, searching each point's 16 nearest neighbours itself (GridSearch, exact).
  *  points: num_points x 3 row-major, finite; threads <= 0: all hardware threads. */
 float edgeScale(const float* points, std::size_t num_points, int threads = 0);
