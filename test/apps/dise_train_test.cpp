@@ -4,6 +4,7 @@
 #include <sys/wait.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -214,7 +215,15 @@ TEST_F(DiseTrain, ASignalStopsAfterThePatchWithACheckpoint) {
   const std::string base = binaryDir() + "/apps/dise_train " + *dir_ + "/data/train_all.txt --k 12 --iterations 2 " +
                            "--patch 200 --patches-per-cloud 1 --threads 1 --seed 5 --epochs 100000 --checkpoints " +
                            *dir_ + "/ckpt_t --out " + *dir_ + "/t.safetensors --log " + *dir_ + "/t.csv";
-  EXPECT_EQ(run("timeout --preserve-status -s TERM 1.5 " + base, &output), 0) << output;
+  // The signal goes once the first loss is logged: a loaded machine may take seconds to start the
+  // trainer (LibTorch's libraries), and a signal before main() would only kill it.
+  const std::string log = *dir_ + "/t.csv";
+  std::remove(log.c_str());
+  EXPECT_EQ(run("bash -c '" + base + " & pid=$!; until grep -q \"^0,\" " + log +
+                    " 2> /dev/null || ! kill -0 $pid 2> /dev/null; do sleep 0.05; done; kill -TERM $pid; wait $pid'",
+                &output),
+            0)
+      << output;
   const std::string marker = "stopped by a signal after patch ";
   const auto at = output.find(marker);
   ASSERT_NE(at, std::string::npos) << output;
