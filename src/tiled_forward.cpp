@@ -16,120 +16,49 @@ namespace {
 constexpr std::size_t kEdgeScaleNeighbors = 17;  // edge_scale.h: 16 nearest plus the point itself
 constexpr double kHaloGrowth = 1.5;
 constexpr std::size_t kRadiusSamples = 64;
+// Distances are compared in float: a point outside the loaded region is provably farther than
+// a neighbour when the region's room exceeds the neighbour's distance by more than float rounding.
+constexpr double kRoundingAllowance = 1e-5;
 
-struct Box {
-  double lo[3], hi[3];
+// One neighbourhood rule, as the tile applies it to its load.
+struct NeighborhoodRule {
+  std::size_t neighbors;  // k + 1 (radius == 0)
+  float radius;
+  std::size_t max_neighbors;
+
+  Neighborhoods graph(const float* points, std::size_t n, int threads) const {
+    if (radius <= 0) return nearestNeighborGraph(points, n, neighbors, threads);
+    return GridSearch::forRadius(points, n, radius).withinRadius(points, n, radius, max_neighbors, threads);
+  }
 };
 
-// The cloud cut into boxes of a grid, about tile_points points each; members by global index.
-struct Tiling {
-  Box cloud;
-  std::vector<Box> boxes;
-  std::vector<std::vector<std::int32_t>> members;
-};
-
-Tiling makeTiles(const float* points, std::size_t n, std::size_t tile_points) {
-  Tiling t;
-  for (int a = 0; a < 3; ++a) t.cloud.lo[a] = t.cloud.hi[a] = n > 0 ? points[a] : 0.0;
-  for (std::size_t i = 0; i < n; ++i)
-    for (int a = 0; a < 3; ++a) {
-      t.cloud.lo[a] = std::min(t.cloud.lo[a], double(points[3 * i + a]));
-      t.cloud.hi[a] = std::max(t.cloud.hi[a], double(points[3 * i + a]));
-    }
-  // Cubes whose count over the box is about n / tile_points (more where the cloud is a surface).
-  const double extent[3] = {t.cloud.hi[0] - t.cloud.lo[0], t.cloud.hi[1] - t.cloud.lo[1],
-                            t.cloud.hi[2] - t.cloud.lo[2]};
-  const double target = std::max(1.0, std::ceil(double(n) / double(tile_points)));
-  const double largest = std::max({extent[0], extent[1], extent[2]});
-  double side = largest > 0 ? largest * 1.000001 : 1.0;
-  auto tilesAt = [&](double s) {
-    double count = 1;
-    for (double e : extent) count *= std::floor(e / s) + 1;
-    return count;
-  };
-  while (side > largest * 1e-6 && tilesAt(side / 1.1) <= target) side /= 1.1;
-  int dims[3];
-  for (int a = 0; a < 3; ++a) dims[a] = static_cast<int>(std::floor(extent[a] / side)) + 1;
-  std::vector<std::vector<std::int32_t>> by_cell(std::size_t(dims[0]) * dims[1] * dims[2]);
-  for (std::size_t i = 0; i < n; ++i) {
-    int c[3];
-    for (int a = 0; a < 3; ++a)
-      c[a] = std::min(dims[a] - 1, static_cast<int>(std::floor((points[3 * i + a] - t.cloud.lo[a]) / side)));
-    by_cell[c[0] + std::size_t(dims[0]) * (c[1] + std::size_t(dims[1]) * c[2])].push_back(std::int32_t(i));
-  }
-  for (std::size_t cell = 0; cell < by_cell.size(); ++cell) {
-    if (by_cell[cell].empty()) continue;
-    const int c[3] = {int(cell % dims[0]), int((cell / dims[0]) % dims[1]),
-                      int(cell / (std::size_t(dims[0]) * dims[1]))};
-    Box b;
-    for (int a = 0; a < 3; ++a) {
-      b.lo[a] = t.cloud.lo[a] + side * c[a];
-      b.hi[a] = t.cloud.lo[a] + side * (c[a] + 1);
-    }
-    t.boxes.push_back(b);
-    t.members.push_back(std::move(by_cell[cell]));
-  }
-  return t;
-}
-
-// A tile's loaded points: its own (core) and every other point within `margin` of its box, in
-// global order, so that ties in distance break as in the whole cloud.
-struct Load {
-  std::vector<std::int32_t> global;  // loaded point -> global index, ascending
-  std::vector<float> positions;      // loaded x 3
-  std::vector<std::int32_t> core;    // loaded indices of the tile's own points
-  Box region;                        // the box grown by the margin
-};
-
-Load loadTile(const float* points, std::size_t n, const Tiling& tiling, std::size_t tile, double margin) {
-  Load load;
-  const Box& box = tiling.boxes[tile];
-  for (int a = 0; a < 3; ++a) {
-    load.region.lo[a] = box.lo[a] - margin;
-    load.region.hi[a] = box.hi[a] + margin;
-  }
-  const std::vector<std::int32_t>& own = tiling.members[tile];
-  std::size_t next_own = 0;
-  for (std::size_t i = 0; i < n; ++i) {
-    const float* p = points + 3 * i;
-    const bool is_own = next_own < own.size() && own[next_own] == std::int32_t(i);
-    bool inside = true;
-    for (int a = 0; a < 3; ++a) inside = inside && p[a] >= load.region.lo[a] && p[a] <= load.region.hi[a];
-    if (!is_own && !inside) continue;
-    if (is_own) {
-      load.core.push_back(std::int32_t(load.global.size()));
-      ++next_own;
-    }
-    load.global.push_back(std::int32_t(i));
-    load.positions.insert(load.positions.end(), p, p + 3);
-  }
-  return load;
-}
-
-// Where a loaded point's neighbourhood is surely the whole cloud's: the ball out to its last
-// neighbour lies inside the loaded region (faces beyond the cloud's own box hold no points).
-std::vector<std::uint8_t> completeNeighborhoods(const Load& load, const Neighborhoods& knn, const Box& cloud) {
+// Where a loaded point's neighbourhood is surely the whole cloud's: the ball that holds it (out
+// to the last neighbour; the whole radius for radius search) lies inside the loaded region, faces
+// beyond the cloud's own bounds aside (no points there).
+std::vector<std::uint8_t> completeNeighborhoods(const TileLoad& load, const Neighborhoods& graph,
+                                                const NeighborhoodRule& rule, const Box& bounds) {
   std::vector<std::uint8_t> complete(load.global.size());
   for (std::size_t i = 0; i < complete.size(); ++i) {
     const float* p = load.positions.data() + 3 * i;
     double room = std::numeric_limits<double>::infinity();
     for (int a = 0; a < 3; ++a) {
-      if (load.region.lo[a] > cloud.lo[a]) room = std::min(room, p[a] - load.region.lo[a]);
-      if (load.region.hi[a] < cloud.hi[a]) room = std::min(room, load.region.hi[a] - p[a]);
+      if (load.region.lo[a] > bounds.lo[a]) room = std::min(room, p[a] - load.region.lo[a]);
+      if (load.region.hi[a] < bounds.hi[a]) room = std::min(room, load.region.hi[a] - p[a]);
     }
-    double reach2 = 0;
-    if (knn.size(i) > 0) {
-      const float* q = load.positions.data() + 3 * std::size_t(knn.begin(i)[knn.size(i) - 1]);
+    double reach2 = double(rule.radius) * rule.radius;
+    if (rule.radius <= 0 && graph.size(i) > 0) {
+      const float* q = load.positions.data() + 3 * std::size_t(graph.begin(i)[graph.size(i) - 1]);
+      reach2 = 0;
       for (int a = 0; a < 3; ++a) reach2 += (double(q[a]) - p[a]) * (double(q[a]) - p[a]);
     }
-    complete[i] = room > 0 && room * room > reach2 * (1 + 1e-9) + 1e-30;
+    complete[i] = room > 0 && room * room > reach2 * (1 + kRoundingAllowance) + 1e-30;
   }
   return complete;
 }
 
 // Whether every point within `hops` neighbourhood hops of the tile's own points has a complete
 // neighbourhood: then the tile's own results are the whole cloud's.
-bool provesTile(const Load& load, const Neighborhoods& knn, const std::vector<std::uint8_t>& complete, int hops) {
+bool provesTile(const TileLoad& load, const Neighborhoods& graph, const std::vector<std::uint8_t>& complete, int hops) {
   std::vector<std::uint8_t> seen(load.global.size(), 0);
   std::vector<std::int32_t> frontier = load.core, next;
   for (std::int32_t i : frontier) seen[i] = 1;
@@ -139,7 +68,7 @@ bool provesTile(const Load& load, const Neighborhoods& knn, const std::vector<st
     if (hop == hops) return true;
     next.clear();
     for (std::int32_t i : frontier)
-      for (const std::int32_t* j = knn.begin(i); j != knn.begin(i) + knn.size(i); ++j)
+      for (const std::int32_t* j = graph.begin(i); j != graph.begin(i) + graph.size(i); ++j)
         if (!seen[*j]) {
           seen[*j] = 1;
           next.push_back(*j);
@@ -148,19 +77,21 @@ bool provesTile(const Load& load, const Neighborhoods& knn, const std::vector<st
   }
 }
 
-// A first margin: `hops` + 1 times the typical distance to the k-th neighbour among the tile's own points.
-double firstMargin(const float* points, const std::vector<std::int32_t>& own, std::size_t k, int hops) {
+// A first margin: hops + 1 neighbourhood reaches (the radius, or the typical distance to the
+// k-th neighbour among the tile's own points).
+double firstMargin(const TileLoad& own, const NeighborhoodRule& rule, int hops) {
+  if (rule.radius > 0) return (hops + 1) * double(rule.radius);
   std::vector<float> positions;
-  for (std::int32_t i : own)
-    positions.insert(positions.end(), points + 3 * std::size_t(i), points + 3 * std::size_t(i) + 3);
-  const GridSearch search = GridSearch::forNearest(positions.data(), own.size(), k);
+  for (std::int32_t i : own.core)
+    positions.insert(positions.end(), own.positions.begin() + 3 * i, own.positions.begin() + 3 * i + 3);
+  const std::size_t n = own.core.size();
+  const GridSearch search = GridSearch::forNearest(positions.data(), n, rule.neighbors);
   std::vector<std::int32_t> ids;
   std::vector<float> dist2;
   std::vector<double> reach;
-  const std::size_t samples = std::min(own.size(), kRadiusSamples);
+  const std::size_t samples = std::min(n, kRadiusSamples);
   for (std::size_t s = 0; s < samples; ++s) {
-    const float* p = positions.data() + 3 * (s * own.size() / samples);
-    search.nearest(p, k, ids, dist2);
+    search.nearest(positions.data() + 3 * (s * n / samples), rule.neighbors, ids, dist2);
     if (!dist2.empty()) reach.push_back(std::sqrt(double(dist2.back())));
   }
   if (reach.empty()) return 0;
@@ -168,15 +99,20 @@ double firstMargin(const float* points, const std::vector<std::int32_t>& own, st
   return (hops + 1) * reach[reach.size() / 2];
 }
 
-// Loads the tile with a halo that grows until it proves the tile; returns the load and its graph.
-Load provenLoad(const float* points, std::size_t n, const Tiling& tiling, std::size_t tile, std::size_t k, int hops,
-                int threads, Neighborhoods& knn, TiledForwardReport& report) {
-  double margin = firstMargin(points, tiling.members[tile], k, hops);
+// The tile with a halo that grows until it proves the tile; returns the load and its graph.
+TileLoad provenLoad(const TiledCloud& cloud, std::size_t tile, const TileLoad& own, const NeighborhoodRule& rule, int hops,
+                    const TiledForwardOptions& options, Neighborhoods& graph, TiledForwardReport& report) {
+  const Box& box = cloud.tiles().tileBox(tile);
+  double margin = firstMargin(own, rule, hops);
   for (;;) {
-    Load load = loadTile(points, n, tiling, tile, margin);
-    knn = nearestNeighborGraph(load.positions.data(), load.global.size(), k, threads);
-    const bool whole_cloud = load.global.size() == n;
-    if (whole_cloud || provesTile(load, knn, completeNeighborhoods(load, knn, tiling.cloud), hops)) {
+    TileLoad load = cloud.load(tile, box.grown(margin));
+    if (options.max_load > 0 && load.global.size() > options.max_load)
+      throw std::runtime_error("tiled forward pass: tile " + std::to_string(tile) + " needs " +
+                               std::to_string(load.global.size()) + " points with its halo, more than the " +
+                               std::to_string(options.max_load) + " the memory budget allows");
+    graph = rule.graph(load.positions.data(), load.global.size(), options.threads);
+    const bool whole_cloud = load.global.size() == cloud.size();
+    if (whole_cloud || provesTile(load, graph, completeNeighborhoods(load, graph, rule, cloud.tiles().bounds()), hops)) {
       report.largest_load = std::max(report.largest_load, load.global.size());
       return load;
     }
@@ -187,53 +123,69 @@ Load provenLoad(const float* points, std::size_t n, const Tiling& tiling, std::s
 
 }  // namespace
 
+TiledForwardReport runTiledForward(const Model& model, const TiledCloud& cloud, const TiledForwardOptions& options,
+                                   const TiledResultSink& sink, Backend backend) {
+  if ((options.radius <= 0 && options.neighbors == 0) || !(options.radius >= 0) || options.tile_points == 0 ||
+      options.iterations < 0)
+    throw std::invalid_argument(
+        "tiled forward pass: neighbors (or a radius) and tile_points must be positive, iterations >= 0");
+  TiledForwardReport report;
+  const std::size_t n = cloud.size();
+  if (n == 0) return report;
+  Neighborhoods graph;
+
+  // First pass: the edge scale's per-point terms, each tile's own points with their 16 nearest.
+  const NeighborhoodRule scale_rule{std::min(kEdgeScaleNeighbors, n), 0.f, 0};
+  std::vector<double> terms(n);
+  for (std::size_t tile = 0; tile < cloud.tiles().size(); ++tile) {
+    const TileLoad own = cloud.load(tile, cloud.tiles().tileBox(tile));
+    if (own.core.empty()) continue;
+    ++report.tiles;
+    const TileLoad load = provenLoad(cloud, tile, own, scale_rule, 0, options, graph, report);
+    for (std::int32_t i : load.core) terms[load.global[i]] = edgeScaleTerm(load.positions.data(), graph, std::size_t(i));
+  }
+  report.edge_scale = edgeScaleFromTerms(terms.data(), n, n * scale_rule.neighbors);
+  terms = std::vector<double>();
+
+  // Second pass: each tile's forward pass, its halo L + 1 hops deep.
+  const NeighborhoodRule rule{std::min(options.neighbors, n), options.radius, options.max_neighbors};
+  ForwardOptions forward;
+  forward.iterations = options.iterations;
+  forward.threads = options.threads;
+  for (std::size_t tile = 0; tile < cloud.tiles().size(); ++tile) {
+    const TileLoad own = cloud.load(tile, cloud.tiles().tileBox(tile));
+    if (own.core.empty()) continue;
+    const TileLoad load = provenLoad(cloud, tile, own, rule, options.iterations + 1, options, graph, report);
+    ForwardInput input;
+    input.points = load.positions.data();
+    input.num_points = load.global.size();
+    input.neighborhoods = &graph;
+    input.edge_scale = report.edge_scale;
+    const ForwardResult result = runForward(model, input, forward, backend);
+    for (std::int32_t i : load.core)
+      sink(load.global[i], result.normals.data() + 3 * std::size_t(i), result.curvature[std::size_t(i)]);
+  }
+  return report;
+}
+
 TiledForwardReport runTiledForward(const Model& model, const float* points, std::size_t num_points,
                                    const TiledForwardOptions& options, std::vector<float>& normals,
                                    std::vector<float>& curvature, Backend backend) {
-  if (options.neighbors == 0 || options.tile_points == 0 || options.iterations < 0)
-    throw std::invalid_argument("tiled forward pass: neighbors and tile_points must be positive, iterations >= 0");
   for (std::size_t i = 0; i < 3 * num_points; ++i)
     if (!std::isfinite(points[i]))
       throw std::invalid_argument("tiled forward pass: point " + std::to_string(i / 3) +
                                   " has a non-finite coordinate");
-  TiledForwardReport report;
+  if (options.tile_points == 0) throw std::invalid_argument("tiled forward pass: tile_points must be positive");
   normals.assign(3 * num_points, std::numeric_limits<float>::quiet_NaN());
   curvature.assign(num_points, std::numeric_limits<float>::quiet_NaN());
-  if (num_points == 0) return report;
-  const Tiling tiling = makeTiles(points, num_points, options.tile_points);
-  report.tiles = tiling.boxes.size();
-
-  // First pass: the edge scale's per-point terms, each tile's own points with their 16 nearest.
-  const std::size_t scale_k = std::min(kEdgeScaleNeighbors, num_points);
-  std::vector<double> terms(num_points);
-  Neighborhoods knn;
-  for (std::size_t tile = 0; tile < tiling.boxes.size(); ++tile) {
-    const Load load = provenLoad(points, num_points, tiling, tile, scale_k, 0, options.threads, knn, report);
-    for (std::int32_t i : load.core) terms[load.global[i]] = edgeScaleTerm(load.positions.data(), knn, std::size_t(i));
-  }
-  report.edge_scale = edgeScaleFromTerms(terms.data(), num_points, num_points * scale_k);
-
-  // Second pass: each tile's forward pass, its halo L + 1 hops deep.
-  ForwardOptions forward;
-  forward.iterations = options.iterations;
-  forward.threads = options.threads;
-  const std::size_t k = std::min(options.neighbors, num_points);
-  for (std::size_t tile = 0; tile < tiling.boxes.size(); ++tile) {
-    const Load load =
-        provenLoad(points, num_points, tiling, tile, k, options.iterations + 1, options.threads, knn, report);
-    ForwardInput input;
-    input.points = load.positions.data();
-    input.num_points = load.global.size();
-    input.neighborhoods = &knn;
-    input.edge_scale = report.edge_scale;
-    const ForwardResult result = runForward(model, input, forward, backend);
-    for (std::int32_t i : load.core) {
-      const std::size_t g = std::size_t(load.global[i]);
-      std::copy_n(result.normals.begin() + 3 * std::size_t(i), 3, normals.begin() + 3 * g);
-      curvature[g] = result.curvature[std::size_t(i)];
-    }
-  }
-  return report;
+  const TiledCloudInMemory cloud(points, num_points, options.tile_points);
+  return runTiledForward(
+      model, cloud, options,
+      [&](std::uint64_t g, const float* normal, float c) {
+        std::copy_n(normal, 3, normals.begin() + 3 * g);
+        curvature[g] = c;
+      },
+      backend);
 }
 
 }  // namespace pcl_dise

@@ -1,13 +1,17 @@
 // The tiled forward pass (tiled_forward.h) against the whole cloud's: the same normals and
 // curvature bit for bit, on a cloud of uneven density cut into many tiles, for several k and L.
+#include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <filesystem>
 #include <random>
 #include <stdexcept>
 #include <vector>
 
 #include <gtest/gtest.h>
 
+#include "pcl_dise/disk_tiled_cloud.h"
+#include "pcl_dise/edge_scale.h"
 #include "pcl_dise/grid_search.h"
 #include "pcl_dise/model.h"
 #include "pcl_dise/tiled_forward.h"
@@ -92,6 +96,106 @@ TEST(TiledForward, OneTileAndBadInput) {
   EXPECT_THROW(runTiledForward(randomModel(1), bad.data(), 500, options, normals, curvature), std::invalid_argument);
   options.tile_points = 0;
   EXPECT_THROW(runTiledForward(randomModel(1), points.data(), 500, options, normals, curvature), std::invalid_argument);
+}
+
+ForwardResult wholeCloud(const Model& model, const std::vector<float>& points, const Neighborhoods& graph,
+                         int iterations) {
+  ForwardInput input;
+  input.points = points.data();
+  input.num_points = points.size() / 3;
+  input.neighborhoods = &graph;
+  ForwardOptions options;
+  options.iterations = iterations;
+  return runForward(model, input, options);
+}
+
+TEST(TiledForward, RadiusNeighborhoodsGiveTheWholeCloudsNormals) {
+  const std::vector<float> points = unevenCloud(5000);
+  const std::size_t n = points.size() / 3;
+  const Model model = randomModel(6);
+  const float radius = 0.15f;
+  for (std::size_t cap : {0u, 24u}) {
+    SCOPED_TRACE("max_neighbors " + std::to_string(cap));
+    const Neighborhoods graph = GridSearch::forRadius(points.data(), n, radius).withinRadius(points.data(), n, radius, cap);
+    const ForwardResult whole = wholeCloud(model, points, graph, 2);
+    TiledForwardOptions tiled;
+    tiled.radius = radius;
+    tiled.max_neighbors = cap;
+    tiled.iterations = 2;
+    tiled.tile_points = 600;
+    std::vector<float> normals, curvature;
+    const TiledForwardReport report = runTiledForward(model, points.data(), n, tiled, normals, curvature);
+    EXPECT_GE(report.tiles, 8u);
+    EXPECT_TRUE(sameBits(normals, whole.normals));
+    EXPECT_TRUE(sameBits(curvature, whole.curvature));
+  }
+}
+
+TEST(TiledForward, OnDiskGivesTheInMemoryNormals) {
+  const std::vector<float> points = unevenCloud(4000);
+  const std::size_t n = points.size() / 3;
+  const Model model = randomModel(7);
+  TiledForwardOptions options;
+  options.neighbors = 17;
+  options.iterations = 2;
+  options.tile_points = 500;
+  std::vector<float> expected_normals, expected_curvature;
+  runTiledForward(model, points.data(), n, options, expected_normals, expected_curvature);
+
+  DensityHistogram histogram(boundsOf(points.data(), n));
+  for (std::size_t i = 0; i < n; ++i) histogram.add(points.data() + 3 * i);
+  std::string folder;
+  std::vector<float> normals(3 * n, NAN), curvature(n, NAN);
+  {
+    TiledCloudOnDisk cloud(std::filesystem::temp_directory_path().string(), histogram.tiles(options.tile_points));
+    folder = cloud.folder();
+    for (std::size_t i = 0; i < n; ++i) cloud.add(i, points.data() + 3 * i);
+    cloud.finish();
+    EXPECT_EQ(cloud.size(), n);
+    std::vector<int> visits(n, 0);
+    runTiledForward(model, cloud, options, [&](std::uint64_t g, const float* normal, float c) {
+      std::copy_n(normal, 3, normals.begin() + 3 * g);
+      curvature[g] = c;
+      ++visits[g];
+    });
+    EXPECT_EQ(std::count(visits.begin(), visits.end(), 1), std::ptrdiff_t(n));  // each point once
+  }
+  EXPECT_FALSE(std::filesystem::exists(folder));  // the scratch files go with the cloud
+  EXPECT_TRUE(sameBits(normals, expected_normals));
+  EXPECT_TRUE(sameBits(curvature, expected_curvature));
+}
+
+TEST(TiledForward, TilesHoldAtMostTilePoints) {
+  const std::vector<float> points = unevenCloud(6000);
+  const std::size_t n = points.size() / 3;
+  // The blob packs 1,200 points into a few of the 128 x 128 x 128 fine cells: tiles of 800.
+  const TiledCloudInMemory cloud(points.data(), n, 800);
+  std::size_t total = 0;
+  EXPECT_GE(cloud.tiles().size(), 8u);
+  EXPECT_LE(cloud.tiles().size(), 30u);  // tiles follow the density: few of them nearly empty
+  for (std::size_t tile = 0; tile < cloud.tiles().size(); ++tile) {
+    const TileLoad own = cloud.load(tile, cloud.tiles().tileBox(tile));
+    EXPECT_LE(own.core.size(), 800u);
+    EXPECT_TRUE(std::is_sorted(own.global.begin(), own.global.end()));
+    total += own.core.size();
+  }
+  EXPECT_EQ(total, n);  // every point in exactly one tile
+}
+
+TEST(TiledForward, AMemoryBudgetTooSmallForATileAndItsHaloIsAnError) {
+  const std::vector<float> points = unevenCloud(3000);
+  TiledForwardOptions options;
+  options.neighbors = 33;
+  options.iterations = 4;
+  options.tile_points = 300;
+  options.max_load = 320;
+  std::vector<float> normals, curvature;
+  try {
+    runTiledForward(randomModel(1), points.data(), 3000, options, normals, curvature);
+    FAIL() << "no error";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("memory budget"), std::string::npos) << e.what();
+  }
 }
 
 }  // namespace

@@ -2,20 +2,26 @@
 // The forward pass tile by tile, exactly: every tile loads its points plus a halo wide enough that
 // the neighbourhoods its points read, L + 1 hops out, are the whole cloud's, and runs the forward
 // pass on that alone with the whole cloud's edge scale. The normals are the whole cloud's bit for
-// bit; memory follows the tile, not the cloud. This is the driver an out-of-core or distributed
-// run builds on: a tile needs only the points of its box grown by the halo.
+// bit; memory follows the tile, not the cloud. The tiles come from a TiledCloud (tiled_cloud.h):
+// in memory, or on disk for clouds larger than memory (disk_tiled_cloud.h).
 #include <cstddef>
+#include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "pcl_dise/forward.h"
+#include "pcl_dise/tiled_cloud.h"
 
 namespace pcl_dise {
 
 struct TiledForwardOptions {
-  std::size_t neighbors = 65;         ///< k + 1: each point's k nearest plus itself
+  std::size_t neighbors = 65;         ///< k + 1: each point's k nearest plus itself (radius == 0)
+  float radius = 0;                   ///< > 0: every point within radius instead of k nearest
+  std::size_t max_neighbors = 0;      ///< with radius: keep the nearest this many (0: all)
   int iterations = 4;                 ///< L
   int threads = 0;                    ///< 0: all hardware threads
-  std::size_t tile_points = 1 << 20;  ///< points per tile, about (tiles are boxes of a grid)
+  std::size_t tile_points = 1 << 20;  ///< most points a tile holds (its halo not counted)
+  std::size_t max_load = 0;           ///< most points a tile may load with its halo (0: no limit)
 };
 
 struct TiledForwardReport {
@@ -25,11 +31,21 @@ struct TiledForwardReport {
   float edge_scale = 1.f;        ///< the whole cloud's, shared by every tile
 };
 
-/** Normals (num_points x 3, NaN where none) and curvature (num_points) of `points`
- *  (num_points x 3 row-major, finite, in a local frame) with each point's `neighbors` nearest
- *  points (itself included, nearest first, ties by index: nearestNeighborGraph) and the edge
- *  scale of edgeScale(points, num_points): the same values as runForward on the whole cloud.
- *  Throws std::invalid_argument for a non-finite point or bad options. */
+/** Receives each point's results once: its global index, normal (3 floats, NaN where none) and curvature. */
+using TiledResultSink = std::function<void(std::uint64_t global, const float* normal, float curvature)>;
+
+/** The forward pass over `cloud` (finite points in one local frame), tile by tile: each point's
+ *  neighbourhood is its k nearest (options.neighbors, itself included) or those within
+ *  options.radius, nearest first and ties by global index, and the edge scale that of
+ *  edgeScale(points, num_points) over the whole cloud: the values runForward gives on the whole
+ *  cloud (with nearestNeighborGraph or GridSearch::withinRadius). Throws std::invalid_argument for
+ *  bad options and std::runtime_error where a tile with its halo needs more than options.max_load
+ *  points. */
+TiledForwardReport runTiledForward(const Model& model, const TiledCloud& cloud, const TiledForwardOptions& options,
+                                   const TiledResultSink& sink, Backend backend = Backend::Native);
+
+/** The same over points held in memory: normals (num_points x 3) and curvature (num_points).
+ *  points: num_points x 3 row-major; throws std::invalid_argument for a non-finite one. */
 TiledForwardReport runTiledForward(const Model& model, const float* points, std::size_t num_points,
                                    const TiledForwardOptions& options, std::vector<float>& normals,
                                    std::vector<float>& curvature, Backend backend = Backend::Native);

@@ -1,0 +1,111 @@
+#pragma once
+// A cloud cut into tiles, as the tiled forward pass (tiled_forward.h) reads it: boxes that hold
+// at most a given number of points each, and any box's points on request. The points stay where they are (in memory: TiledCloudInMemory; on disk:
+// TiledCloudOnDisk, disk_tiled_cloud.h); a tile loads only its box grown by a halo.
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace pcl_dise {
+
+/** An axis-aligned box, closed on both sides. */
+struct Box {
+  std::array<double, 3> lo{0, 0, 0}, hi{0, 0, 0};
+  bool contains(const float* p) const {
+    return p[0] >= lo[0] && p[0] <= hi[0] && p[1] >= lo[1] && p[1] <= hi[1] && p[2] >= lo[2] && p[2] <= hi[2];
+  }
+  Box grown(double margin) const;
+};
+
+/** Boxes that cut a cloud's bounds into tiles of at most a given number of points: a k-d tree
+ *  over a fine grid (128 cells along the longest side), split at the median of the points along
+ *  a box's longest side until each box holds few enough (or is one fine cell). Tiles follow the
+ *  density: a dense blob gets small tiles, sparse parts large ones. */
+class TileTree {
+ public:
+  std::size_t size() const { return boxes_.size(); }
+  const Box& bounds() const { return bounds_; }
+  const Box& tileBox(std::size_t tile) const { return boxes_[tile]; }
+  /** Points the histogram counted in the tile. */
+  std::size_t tilePoints(std::size_t tile) const { return counts_[tile]; }
+  /** The tile holding p (points on the bounds' far faces fall in the last tiles). */
+  std::size_t tileOf(const float* p) const;
+  /** Every tile whose box meets `region`. */
+  std::vector<std::size_t> tilesMeeting(const Box& region) const;
+
+ private:
+  friend class DensityHistogram;
+  struct Node {
+    int axis = -1;  // -1: a leaf, tile `split`
+    int split = 0;  // fine cells below split go to child[0]
+    std::int32_t child[2] = {-1, -1};
+  };
+  std::array<int, 3> fineCell(const float* p) const;
+
+  Box bounds_;
+  double fine_side_ = 1;
+  std::array<int, 3> fine_dims_{1, 1, 1};
+  std::vector<Node> nodes_;
+  std::vector<Box> boxes_;
+  std::vector<std::size_t> counts_;
+};
+
+/** Counts of points on the fine grid over known bounds, from which tiles() builds the TileTree.
+ *  One pass over the points, 8 MB at most. */
+class DensityHistogram {
+ public:
+  explicit DensityHistogram(const Box& bounds);
+  void add(const float* p);
+  /** Tiles of at most tile_points points each, where one fine cell does not hold more. */
+  TileTree tiles(std::size_t tile_points) const;
+
+ private:
+  TileTree grid_;  // the fine grid, no nodes yet
+  std::vector<std::uint32_t> counts_;
+};
+
+/** What a tile loads: its own points and every other point inside `region`, ascending by
+ *  global index (so that ties in distance break as in the whole cloud). */
+struct TileLoad {
+  std::vector<std::uint64_t> global;  ///< loaded point -> global index
+  std::vector<float> positions;       ///< loaded points x 3
+  std::vector<std::int32_t> core;     ///< loaded indices of the tile's own points
+  Box region;
+};
+
+/** A cloud of `size()` finite points (float, one local frame, global indices 0..size()-1) cut
+ *  into the tiles of a TileTree. */
+class TiledCloud {
+ public:
+  virtual ~TiledCloud() = default;
+  std::size_t size() const { return size_; }
+  const TileTree& tiles() const { return tiles_; }
+  /** Loads tile `tile` with every point inside `region`, a box that holds the tile's. */
+  TileLoad load(std::size_t tile, const Box& region) const;
+
+ protected:
+  /** Appends the points of tile `tile` (ascending global index) to global and positions. */
+  virtual void readTile(std::size_t tile, std::vector<std::uint64_t>& global, std::vector<float>& positions) const = 0;
+
+  std::size_t size_ = 0;
+  TileTree tiles_;
+};
+
+/** A tiled view of points held in memory. points: num_points x 3 row-major, finite (checked by
+ *  the caller), kept by pointer: they must outlive this object. */
+class TiledCloudInMemory : public TiledCloud {
+ public:
+  TiledCloudInMemory(const float* points, std::size_t num_points, std::size_t tile_points);
+
+ private:
+  void readTile(std::size_t tile, std::vector<std::uint64_t>& global, std::vector<float>& positions) const override;
+
+  const float* points_;
+  std::vector<std::vector<std::uint32_t>> members_;  // per tile, ascending
+};
+
+/** The bounding box of num_points finite points (x 3, row-major); an empty box at 0 for none. */
+Box boundsOf(const float* points, std::size_t num_points);
+
+}  // namespace pcl_dise
