@@ -8,30 +8,11 @@
 #include <sstream>
 #include <stdexcept>
 
-#include <pcl/common/io.h>
-#include <pcl/io/pcd_io.h>
-#include <pcl/io/ply_io.h>
-#include <pcl/register_point_struct.h>
-
 #include "io/las_format.h"
+#include "io/normals_writer.h"
 #include "io/pcd_reader.h"
 #include "io/ply_reader.h"
 #include "pcl_dise/text_io.h"
-
-namespace pcl_dise {
-namespace io {
-// A point with double coordinates and float normal, for writing a georeferenced cloud back.
-struct FilePointNormal {
-  double x, y, z;
-  float normal_x, normal_y, normal_z, curvature;
-};
-}  // namespace io
-}  // namespace pcl_dise
-
-POINT_CLOUD_REGISTER_POINT_STRUCT(pcl_dise::io::FilePointNormal,
-                                  (double, x, x)(double, y, y)(double, z, z)(float, normal_x, normal_x)(
-                                      float, normal_y, normal_y)(float, normal_z, normal_z)(float, curvature,
-                                                                                            curvature))
 
 namespace pcl_dise {
 namespace io {
@@ -41,33 +22,22 @@ namespace {
   throw std::runtime_error("'" + path + "': " + problem);
 }
 
-// The finite points' bounding-box centre rounded to whole units, where a coordinate is large
-// enough for float to lose precision; zero otherwise (the floats are then the file's values).
-std::array<double, 3> localOffset(const std::vector<std::array<double, 3>>& xyz) {
-  double lo[3], hi[3], largest = 0;
-  for (int c = 0; c < 3; ++c) lo[c] = hi[c] = std::numeric_limits<double>::quiet_NaN();
+// The offset of local_frame.h for the finite points.
+std::array<double, 3> finiteOffset(const std::vector<std::array<double, 3>>& xyz) {
+  std::array<double, 3> lo, hi;
+  bool any = false;
   for (const auto& p : xyz) {
     if (!std::isfinite(p[0]) || !std::isfinite(p[1]) || !std::isfinite(p[2])) continue;
     for (int c = 0; c < 3; ++c) {
-      lo[c] = std::isnan(lo[c]) ? p[c] : std::min(lo[c], p[c]);
-      hi[c] = std::isnan(hi[c]) ? p[c] : std::max(hi[c], p[c]);
-      largest = std::max(largest, std::fabs(p[c]));
+      lo[c] = any ? std::min(lo[c], p[c]) : p[c];
+      hi[c] = any ? std::max(hi[c], p[c]) : p[c];
     }
+    any = true;
   }
-  if (largest < kOffsetFromMagnitude) return {0, 0, 0};
-  return {std::round(0.5 * (lo[0] + hi[0])), std::round(0.5 * (lo[1] + hi[1])), std::round(0.5 * (lo[2] + hi[2]))};
+  return any ? io::localOffset(lo, hi) : std::array<double, 3>{0, 0, 0};
 }
 
 }  // namespace
-
-std::string extension(const std::string& path) {
-  const auto slash = path.find_last_of('/');
-  const auto dot = path.find_last_of('.');
-  if (dot == std::string::npos || (slash != std::string::npos && dot < slash)) return "";
-  std::string ext = path.substr(dot);
-  std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return std::tolower(c); });
-  return ext;
-}
 
 LocalCloud readCloud(const std::string& path) {
   const std::string ext = extension(path);
@@ -98,7 +68,7 @@ LocalCloud readCloud(const std::string& path) {
   } else {
     fail(path, "unknown extension '" + ext + "' (expected .pcd, .ply, .las or .xyz)");
   }
-  local.offset = localOffset(xyz);
+  local.offset = finiteOffset(xyz);
   cloud.points.resize(xyz.size());
   for (std::size_t i = 0; i < xyz.size(); ++i)
     cloud.points[i] =
@@ -129,47 +99,28 @@ void writeNormals(const std::string& path, const LocalCloud& local, const pcl::P
   if (points.size() != normals.size())
     fail(path, "cannot write " + std::to_string(normals.size()) + " normals for " + std::to_string(points.size()) +
                    " points");
-  const std::string ext = extension(path);
-  if (ext == ".normals") {
-    std::ofstream out(path);
-    if (!out) fail(path, "cannot be written");
-    out.precision(7);
-    for (const auto& n : normals) out << n.normal_x << ' ' << n.normal_y << ' ' << n.normal_z << '\n';
-    if (!out) fail(path, "could not be written completely");
-    return;
+  auto fileCoordinates = [&](std::size_t i) -> std::array<double, 3> {
+    if (local.hasOffset()) return local.file_coordinates[i];
+    return {points[i].x, points[i].y, points[i].z};
+  };
+  NormalsFileLayout layout;
+  layout.points = points.size();
+  if (points.height > 1) layout.width = points.width, layout.height = points.height;
+  for (int c = 0; c < 3; ++c) layout.viewpoint[c] = double(points.sensor_origin_[c]) + local.offset[c];
+  const Eigen::Quaternionf& q = points.sensor_orientation_;
+  layout.viewpoint[3] = q.w(), layout.viewpoint[4] = q.x(), layout.viewpoint[5] = q.y(), layout.viewpoint[6] = q.z();
+  layout.double_coordinates = local.hasOffset();
+  layout.las_scale = local.las_scale;
+  layout.las_offset = local.las_offset;
+  if (extension(path) == ".las" && layout.las_scale[0] == 0) {
+    std::vector<std::array<double, 3>> xyz;
+    for (std::size_t i = 0; i < points.size(); ++i) xyz.push_back(fileCoordinates(i));
+    chooseQuantization(xyz, layout.las_scale, layout.las_offset);
   }
-  if (ext == ".las") {
-    std::vector<std::array<double, 3>> xyz = local.file_coordinates;
-    if (!local.hasOffset())
-      for (const auto& p : points) xyz.push_back({p.x, p.y, p.z});
-    std::vector<NormalWithCurvature> values;
-    for (const auto& n : normals) values.push_back({n.normal_x, n.normal_y, n.normal_z, n.curvature});
-    std::array<double, 3> scale = local.las_scale, offset = local.las_offset;
-    if (scale[0] == 0) chooseQuantization(xyz, scale, offset);
-    writeLas(path, xyz, values, scale, offset);
-    return;
-  }
-  if (ext != ".pcd" && ext != ".ply")
-    fail(path, "unknown output extension '" + ext + "' (expected .pcd, .ply, .las or .normals)");
-  int status;
-  if (local.hasOffset()) {
-    pcl::PointCloud<FilePointNormal> merged;
-    merged.resize(points.size());
-    merged.width = points.width;
-    merged.height = points.height;
-    merged.is_dense = points.is_dense;
-    for (std::size_t i = 0; i < points.size(); ++i) {
-      const auto& p = local.file_coordinates[i];
-      const auto& n = normals[i];
-      merged[i] = {p[0], p[1], p[2], n.normal_x, n.normal_y, n.normal_z, n.curvature};
-    }
-    status = ext == ".pcd" ? pcl::io::savePCDFileBinary(path, merged) : pcl::io::savePLYFileBinary(path, merged);
-  } else {
-    pcl::PointCloud<pcl::PointNormal> merged;
-    pcl::concatenateFields(points, normals, merged);
-    status = ext == ".pcd" ? pcl::io::savePCDFileBinary(path, merged) : pcl::io::savePLYFileBinary(path, merged);
-  }
-  if (status < 0) fail(path, "cannot be written");
+  NormalsWriter writer(path, layout);
+  for (std::size_t i = 0; i < points.size(); ++i)
+    writer.add(fileCoordinates(i), normals[i].normal, normals[i].curvature);
+  writer.finish();
 }
 
 }  // namespace io

@@ -7,15 +7,11 @@
 #include <pcl/point_cloud.h>
 #include <pcl/point_types.h>
 
+#include "io/extension.h"
+#include "io/local_frame.h"
+
 namespace pcl_dise {
 namespace io {
-
-/** Lower-case extension of `path` including the dot (".pcd"), or "" where there is none. */
-std::string extension(const std::string& path);
-
-/** Coordinates of at least this magnitude (float's step there: about 1 mm) are read relative to an
- *  offset: a pcl::PointXYZ holds floats, whose step at UTM-sized coordinates (5e6 m) is 0.5 m. */
-constexpr double kOffsetFromMagnitude = 1e4;
 
 /** A cloud as the tools hold it: float coordinates in a local frame; the file's coordinates are
  *  these plus `offset`, in double. */

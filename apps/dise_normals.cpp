@@ -1,5 +1,6 @@
 // dise_normals: DISE surface normals for a point cloud file.
 #include <chrono>
+#include <csignal>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -8,33 +9,25 @@
 #include <CLI/CLI.hpp>
 
 #include "cloud_io.h"
+#include "normals_command.h"
 #include "pcl_dise/deep_iterative_normal_estimation.h"
 
 namespace {
 
-struct Options {
-  std::string input, output, model, backend = "native", viewpoint;
-  int k = 0, iterations = 4, max_neighbors = 0;
-  double radius = 0.0, settle = 0.0;
-  unsigned threads = 0;
-};
-
-std::string offsetText(const std::array<double, 3>& offset) {
-  std::ostringstream text;
-  text.precision(15);
-  text << offset[0] << ", " << offset[1] << ", " << offset[2];
-  return text.str();
-}
+using namespace pcl_dise::io;
 
 int run(const Options& o) {
   using Clock = std::chrono::steady_clock;
+  const int k = o.neighbors();
+  const std::string model = o.modelPath();
+  if (o.tile_points > 0 || !fitsInMemory(o)) {
+    Collective one_process;
+    return runTiled(o, one_process);
+  }
+
   const pcl_dise::io::LocalCloud local = pcl_dise::io::readCloud(o.input);
   const auto& cloud = local.cloud;
   if (cloud->empty()) throw std::runtime_error("'" + o.input + "' holds no points");
-  if (o.k < 0 || o.radius < 0 || o.iterations < 0 || o.max_neighbors < 0)
-    throw std::runtime_error("--k, --radius, --iterations and --max-neighbors must not be negative");
-  if (o.max_neighbors > 0 && o.radius <= 0) throw std::runtime_error("--max-neighbors needs --radius");
-  const int k = (o.k == 0 && o.radius == 0.0) ? 64 : o.k;
 
   pcl::DeepIterativeNormalEstimation<pcl::PointXYZ, pcl::Normal> dise;
   dise.setInputCloud(cloud);
@@ -49,16 +42,11 @@ int run(const Options& o) {
   dise.setNumberOfThreads(o.threads);
   dise.setBackend(pcl_dise::backendFromString(o.backend));
   if (!o.viewpoint.empty()) {
-    double v[3];  // in the file's coordinates
-    char tail;
-    if (std::sscanf(o.viewpoint.c_str(), "%lf,%lf,%lf%c", &v[0], &v[1], &v[2], &tail) != 3)
-      throw std::runtime_error("--viewpoint expects X,Y,Z, got '" + o.viewpoint + "'");
+    const std::array<double, 3> v = parseViewpoint(o.viewpoint);  // in the file's coordinates
     dise.setViewPoint(static_cast<float>(v[0] - local.offset[0]), static_cast<float>(v[1] - local.offset[1]),
                       static_cast<float>(v[2] - local.offset[2]));
   }
-  const std::string model = pcl_dise::modelPathOrDefault(o.model, k);
   if (o.iterations > 0) {
-    if (!std::ifstream(model).good()) throw std::runtime_error(pcl_dise::missingModelHelp(model));
     dise.setModel(std::make_shared<const pcl_dise::Model>(pcl_dise::loadModel(model)));
   }
 
@@ -96,23 +84,11 @@ int main(int argc, char** argv) {
       ".las (LAS 1.4, normals and curvature as extra bytes) or .normals (nx ny nz per input point,\n"
       "nan where none)."};
   Options o;
-  app.add_option("input", o.input, "input cloud (.pcd, .ply, .las, .xyz)")->required();
-  app.add_option("output", o.output, "output file (.pcd, .ply, .las, .normals)")->required();
-  app.add_option("--model", o.model,
-                 "model file (.safetensors; default: the shipped model for --k, k = 64 for --radius)");
-  auto* k = app.add_option("--k", o.k, "neighbours per point, the point itself not counted (default 64)");
-  auto* r = app.add_option("--radius", o.radius, "radius neighbourhoods instead of k nearest");
-  k->excludes(r);
-  app.add_option("--max-neighbors", o.max_neighbors, "with --radius: keep at most the nearest N points");
-  app.add_option("--iterations", o.iterations, "DISE iterations after the PCA (0: plain PCA)")->capture_default_str();
-  app.add_option("--settle", o.settle,
-                 "adaptive mode: a point stops iterating once its normal turns by less than this (degrees; 0: exact)")
-      ->capture_default_str();
-  app.add_option("--threads", o.threads, "threads (0: all)")->capture_default_str();
-  app.add_option("--viewpoint", o.viewpoint, "flip normals towards X,Y,Z (default: the cloud's sensor origin)");
-  app.add_option("--backend", o.backend, "native, torch or cuda")->capture_default_str();
+  addNormalsOptions(app, o);
   CLI11_PARSE(app, argc, argv);
+  std::signal(SIGXFSZ, SIG_IGN);  // a file-size limit then fails the write with a message, as a full disk does
   try {
+    o.check();
     return run(o);
   } catch (const std::exception& e) {
     std::cerr << "dise_normals: error: " << e.what() << "\n";

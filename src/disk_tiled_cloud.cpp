@@ -14,7 +14,7 @@ namespace pcl_dise {
 namespace {
 
 constexpr std::size_t kRecordSize = sizeof(std::uint64_t) + 3 * sizeof(float);  // global index, x, y, z
-constexpr std::size_t kBufferLimit = 32u << 20;                                   // all cells together
+constexpr std::size_t kBufferLimit = 32u << 20;                                 // all cells together
 
 [[noreturn]] void fail(const std::string& what) {
   throw std::runtime_error("tiled cloud on disk: " + what + ": " + std::strerror(errno));

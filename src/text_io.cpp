@@ -28,6 +28,27 @@ bool parseNumber(const char* first, const char* last, Real& value) {
   return token_end != token.c_str() && *token_end == '\0';
 }
 
+// The values of one line [p, line_end): 0 for a blank line, else exactly 3 (or it throws).
+template <typename Real>
+int parseLine(const char* p, const char* line_end, std::array<Real, 3>& row, const std::string& path,
+              std::size_t number) {
+  auto fail = [&](const std::string& problem) {
+    throw std::runtime_error("'" + path + "': line " + std::to_string(number) + ": " + problem);
+  };
+  int count = 0;
+  while (true) {
+    while (p < line_end && isBlank(*p)) ++p;
+    if (p == line_end) break;
+    const char* token_end = p;
+    while (token_end < line_end && !isBlank(*token_end)) ++token_end;
+    if (count == 3) fail("more than 3 values");
+    if (!parseNumber(p, token_end, row[count++])) fail("'" + std::string(p, token_end) + "' is not a number");
+    p = token_end;
+  }
+  if (count > 0 && count != 3) fail(std::to_string(count) + " values, expected 3");
+  return count;
+}
+
 template <typename Real>
 std::vector<std::array<Real, 3>> readTriples(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -35,9 +56,6 @@ std::vector<std::array<Real, 3>> readTriples(const std::string& path) {
   std::ostringstream buffer;
   buffer << in.rdbuf();
   const std::string text = buffer.str();
-  auto fail = [&](std::size_t line, const std::string& problem) {
-    throw std::runtime_error("'" + path + "': line " + std::to_string(line) + ": " + problem);
-  };
   std::vector<std::array<Real, 3>> rows;
   const char* p = text.data();
   const char* const end = p + text.size();
@@ -45,18 +63,7 @@ std::vector<std::array<Real, 3>> readTriples(const std::string& path) {
     const char* line_end = p;
     while (line_end < end && *line_end != '\n') ++line_end;
     std::array<Real, 3> row{};
-    int count = 0;
-    while (true) {
-      while (p < line_end && isBlank(*p)) ++p;
-      if (p == line_end) break;
-      const char* token_end = p;
-      while (token_end < line_end && !isBlank(*token_end)) ++token_end;
-      if (count == 3) fail(number, "more than 3 values");
-      if (!parseNumber(p, token_end, row[count++])) fail(number, "'" + std::string(p, token_end) + "' is not a number");
-      p = token_end;
-    }
-    if (count > 0 && count != 3) fail(number, std::to_string(count) + " values, expected 3");
-    if (count == 3) rows.push_back(row);
+    if (parseLine(p, line_end, row, path, number) == 3) rows.push_back(row);
     p = line_end + 1;
   }
   return rows;
@@ -68,6 +75,18 @@ std::vector<std::array<float, 3>> readTextTriples(const std::string& path) { ret
 
 std::vector<std::array<double, 3>> readTextTriplesInDouble(const std::string& path) {
   return readTriples<double>(path);
+}
+
+TextTripleStream::TextTripleStream(const std::string& path) : in_(path, std::ios::binary), path_(path) {
+  if (!in_) throw std::runtime_error("'" + path + "': cannot be opened");
+}
+
+bool TextTripleStream::next(std::array<double, 3>& row) {
+  while (std::getline(in_, line_)) {
+    if (parseLine(line_.data(), line_.data() + line_.size(), row, path_, ++line_number_) == 3) return true;
+  }
+  if (in_.bad()) throw std::runtime_error("'" + path_ + "': cannot be read");
+  return false;
 }
 
 }  // namespace pcl_dise

@@ -100,8 +100,8 @@ double firstMargin(const TileLoad& own, const NeighborhoodRule& rule, int hops) 
 }
 
 // The tile with a halo that grows until it proves the tile; returns the load and its graph.
-TileLoad provenLoad(const TiledCloud& cloud, std::size_t tile, const TileLoad& own, const NeighborhoodRule& rule, int hops,
-                    const TiledForwardOptions& options, Neighborhoods& graph, TiledForwardReport& report) {
+TileLoad provenLoad(const TiledCloud& cloud, std::size_t tile, const TileLoad& own, const NeighborhoodRule& rule,
+                    int hops, const TiledForwardOptions& options, Neighborhoods& graph, TiledForwardReport& report) {
   const Box& box = cloud.tiles().tileBox(tile);
   double margin = firstMargin(own, rule, hops);
   for (;;) {
@@ -112,7 +112,8 @@ TileLoad provenLoad(const TiledCloud& cloud, std::size_t tile, const TileLoad& o
                                std::to_string(options.max_load) + " the memory budget allows");
     graph = rule.graph(load.positions.data(), load.global.size(), options.threads);
     const bool whole_cloud = load.global.size() == cloud.size();
-    if (whole_cloud || provesTile(load, graph, completeNeighborhoods(load, graph, rule, cloud.tiles().bounds()), hops)) {
+    if (whole_cloud ||
+        provesTile(load, graph, completeNeighborhoods(load, graph, rule, cloud.tiles().bounds()), hops)) {
       report.largest_load = std::max(report.largest_load, load.global.size());
       return load;
     }
@@ -129,6 +130,10 @@ TiledForwardReport runTiledForward(const Model& model, const TiledCloud& cloud, 
       options.iterations < 0)
     throw std::invalid_argument(
         "tiled forward pass: neighbors (or a radius) and tile_points must be positive, iterations >= 0");
+  if (options.parts < 1 || options.part < 0 || options.part >= options.parts ||
+      (options.parts > 1 && !options.share_terms))
+    throw std::invalid_argument("tiled forward pass: part must lie in [0, parts), and parts > 1 needs share_terms");
+  auto ours = [&](std::size_t tile) { return tile % std::size_t(options.parts) == std::size_t(options.part); };
   TiledForwardReport report;
   const std::size_t n = cloud.size();
   if (n == 0) return report;
@@ -138,12 +143,15 @@ TiledForwardReport runTiledForward(const Model& model, const TiledCloud& cloud, 
   const NeighborhoodRule scale_rule{std::min(kEdgeScaleNeighbors, n), 0.f, 0};
   std::vector<double> terms(n);
   for (std::size_t tile = 0; tile < cloud.tiles().size(); ++tile) {
+    if (!ours(tile)) continue;
     const TileLoad own = cloud.load(tile, cloud.tiles().tileBox(tile));
     if (own.core.empty()) continue;
     ++report.tiles;
     const TileLoad load = provenLoad(cloud, tile, own, scale_rule, 0, options, graph, report);
-    for (std::int32_t i : load.core) terms[load.global[i]] = edgeScaleTerm(load.positions.data(), graph, std::size_t(i));
+    for (std::int32_t i : load.core)
+      terms[load.global[i]] = edgeScaleTerm(load.positions.data(), graph, std::size_t(i));
   }
+  if (options.parts > 1) options.share_terms(terms);
   report.edge_scale = edgeScaleFromTerms(terms.data(), n, n * scale_rule.neighbors);
   terms = std::vector<double>();
 
@@ -153,6 +161,7 @@ TiledForwardReport runTiledForward(const Model& model, const TiledCloud& cloud, 
   forward.iterations = options.iterations;
   forward.threads = options.threads;
   for (std::size_t tile = 0; tile < cloud.tiles().size(); ++tile) {
+    if (!ours(tile)) continue;
     const TileLoad own = cloud.load(tile, cloud.tiles().tileBox(tile));
     if (own.core.empty()) continue;
     const TileLoad load = provenLoad(cloud, tile, own, rule, options.iterations + 1, options, graph, report);

@@ -2,10 +2,13 @@
 // curvature bit for bit, on a cloud of uneven density cut into many tiles, for several k and L.
 #include <algorithm>
 #include <cmath>
+#include <condition_variable>
 #include <cstring>
 #include <filesystem>
+#include <mutex>
 #include <random>
 #include <stdexcept>
+#include <thread>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -116,7 +119,8 @@ TEST(TiledForward, RadiusNeighborhoodsGiveTheWholeCloudsNormals) {
   const float radius = 0.15f;
   for (std::size_t cap : {0u, 24u}) {
     SCOPED_TRACE("max_neighbors " + std::to_string(cap));
-    const Neighborhoods graph = GridSearch::forRadius(points.data(), n, radius).withinRadius(points.data(), n, radius, cap);
+    const Neighborhoods graph =
+        GridSearch::forRadius(points.data(), n, radius).withinRadius(points.data(), n, radius, cap);
     const ForwardResult whole = wholeCloud(model, points, graph, 2);
     TiledForwardOptions tiled;
     tiled.radius = radius;
@@ -196,6 +200,61 @@ TEST(TiledForward, AMemoryBudgetTooSmallForATileAndItsHaloIsAnError) {
   } catch (const std::runtime_error& e) {
     EXPECT_NE(std::string(e.what()).find("memory budget"), std::string::npos) << e.what();
   }
+}
+
+TEST(TiledForward, PartsTogetherGiveTheWholeCloudsNormals) {
+  // Two processes (here threads) share the tiles; their edge-scale terms are summed as MPI would.
+  const std::vector<float> points = unevenCloud(3000);
+  const std::size_t n = points.size() / 3;
+  const Model model = randomModel(8);
+  TiledForwardOptions options;
+  options.neighbors = 17;
+  options.iterations = 2;
+  options.tile_points = 400;
+  std::vector<float> expected_normals, expected_curvature;
+  runTiledForward(model, points.data(), n, options, expected_normals, expected_curvature);
+
+  const TiledCloudInMemory cloud(points.data(), n, options.tile_points);
+  std::vector<double> shared(n, 0.0);
+  std::mutex mutex;
+  std::condition_variable changed;
+  int arrived = 0, generation = 0;
+  auto barrier = [&](std::unique_lock<std::mutex>& lock) {
+    const int mine = generation;
+    if (++arrived == 2) {
+      arrived = 0;
+      ++generation;
+      changed.notify_all();
+    } else {
+      changed.wait(lock, [&] { return generation != mine; });
+    }
+  };
+  std::vector<float> normals(3 * n, NAN), curvature(n, NAN);
+  std::vector<int> visits(n, 0);
+  auto part = [&](int p) {
+    TiledForwardOptions mine = options;
+    mine.part = p;
+    mine.parts = 2;
+    mine.share_terms = [&](std::vector<double>& terms) {
+      std::unique_lock<std::mutex> lock(mutex);
+      for (std::size_t i = 0; i < n; ++i) shared[i] += terms[i];
+      barrier(lock);
+      terms = shared;
+      barrier(lock);
+    };
+    runTiledForward(model, cloud, mine, [&](std::uint64_t g, const float* normal, float c) {
+      std::lock_guard<std::mutex> lock(mutex);
+      std::copy_n(normal, 3, normals.begin() + 3 * g);
+      curvature[g] = c;
+      ++visits[g];
+    });
+  };
+  std::thread first(part, 0), second(part, 1);
+  first.join();
+  second.join();
+  EXPECT_EQ(std::count(visits.begin(), visits.end(), 1), std::ptrdiff_t(n));
+  EXPECT_TRUE(sameBits(normals, expected_normals));
+  EXPECT_TRUE(sameBits(curvature, expected_curvature));
 }
 
 }  // namespace

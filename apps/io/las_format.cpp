@@ -46,45 +46,64 @@ void writeText(std::string& bytes, std::size_t at, const std::string& text, std:
 
 }  // namespace
 
-LasCloud parseLas(const std::string& bytes, const std::string& path) {
+LasHeader parseLasHeader(const std::string& bytes, const std::string& path, std::uint64_t file_size) {
   if (bytes.size() < kHeaderSize12 || bytes.compare(0, 4, "LASF") != 0)
     fail(path, "not a LAS file (no 'LASF' signature and " + std::to_string(kHeaderSize12) + "-byte header)");
-  LasCloud las;
+  LasHeader las;
   las.version_minor = readAt<std::uint8_t>(bytes, kVersionMinorAt);
   const auto header_size = readAt<std::uint16_t>(bytes, kHeaderSizeAt);
-  const auto point_data = readAt<std::uint32_t>(bytes, kPointDataAt);
+  las.point_data = readAt<std::uint32_t>(bytes, kPointDataAt);
   const auto format_byte = readAt<std::uint8_t>(bytes, kPointFormatAt);
-  const auto record_length = readAt<std::uint16_t>(bytes, kRecordLengthAt);
+  las.record_length = readAt<std::uint16_t>(bytes, kRecordLengthAt);
   if (format_byte & 0xC0)
     fail(path, "compressed LAS (LAZ) is not supported; decompress it first (e.g. laszip -i in.laz -o out.las)");
   las.point_format = format_byte;
   if (las.point_format > 10) fail(path, "unknown point data record format " + std::to_string(las.point_format));
-  if (record_length < kMinRecordLength[las.point_format])
-    fail(path, "point records of " + std::to_string(record_length) + " bytes are too short for format " +
+  if (las.record_length < kMinRecordLength[las.point_format])
+    fail(path, "point records of " + std::to_string(las.record_length) + " bytes are too short for format " +
                    std::to_string(las.point_format) + " (at least " +
                    std::to_string(kMinRecordLength[las.point_format]) + ")");
-  if (header_size < kHeaderSize12 || header_size > bytes.size() || point_data < header_size)
-    fail(path, "header size " + std::to_string(header_size) + " and point data offset " + std::to_string(point_data) +
-                   " do not fit a file of " + std::to_string(bytes.size()) + " bytes");
-  std::uint64_t count = readAt<std::uint32_t>(bytes, kLegacyCountAt);
+  if (header_size < kHeaderSize12 || header_size > bytes.size() || las.point_data < header_size)
+    fail(path, "header size " + std::to_string(header_size) + " and point data offset " +
+                   std::to_string(las.point_data) + " do not fit a file of " + std::to_string(file_size) + " bytes");
+  las.count = readAt<std::uint32_t>(bytes, kLegacyCountAt);
   if (las.version_minor >= 4 && header_size >= kHeaderSize14) {
     const auto count64 = readAt<std::uint64_t>(bytes, kPointCountAt);
-    if (count64 != 0) count = count64;
+    if (count64 != 0) las.count = count64;
   }
-  if (point_data > bytes.size() || count > (bytes.size() - point_data) / record_length)
-    fail(path, "the header promises " + std::to_string(count) + " points of " + std::to_string(record_length) +
-                   " bytes from byte " + std::to_string(point_data) + ", more than the file holds");
+  if (las.point_data > file_size || las.count > (file_size - las.point_data) / las.record_length)
+    fail(path, "the header promises " + std::to_string(las.count) + " points of " + std::to_string(las.record_length) +
+                   " bytes from byte " + std::to_string(las.point_data) + ", more than the file holds");
   for (int c = 0; c < 3; ++c) {
     las.scale[c] = readAt<double>(bytes, kScaleAt + 8 * c);
     las.offset[c] = readAt<double>(bytes, kOffsetAt + 8 * c);
     if (!std::isfinite(las.scale[c]) || las.scale[c] == 0 || !std::isfinite(las.offset[c]))
       fail(path, "scale and offset must be finite and the scale not zero");
   }
+  return las;
+}
+
+std::array<double, 3> lasCoordinates(const LasHeader& header, const char* record) {
+  std::array<double, 3> xyz;
+  for (int c = 0; c < 3; ++c) {
+    std::int32_t stored;
+    std::memcpy(&stored, record + 4 * c, sizeof stored);
+    xyz[c] = stored * header.scale[c] + header.offset[c];
+  }
+  return xyz;
+}
+
+LasCloud parseLas(const std::string& bytes, const std::string& path) {
+  const LasHeader header = parseLasHeader(bytes, path, bytes.size());
+  LasCloud las;
+  las.version_minor = header.version_minor;
+  las.point_format = header.point_format;
+  las.scale = header.scale;
+  las.offset = header.offset;
+  const std::uint64_t count = header.count;
   las.xyz.resize(count);
   for (std::uint64_t i = 0; i < count; ++i) {
-    const std::size_t record = point_data + i * record_length;
-    for (int c = 0; c < 3; ++c)
-      las.xyz[i][c] = readAt<std::int32_t>(bytes, record + 4 * c) * las.scale[c] + las.offset[c];
+    las.xyz[i] = lasCoordinates(header, bytes.data() + header.point_data + i * header.record_length);
   }
   return las;
 }
@@ -109,6 +128,11 @@ void chooseQuantization(const std::vector<std::array<double, 3>>& xyz, std::arra
     }
     any = true;
   }
+  chooseQuantization(lo, hi, scale, offset);
+}
+
+void chooseQuantization(const double lo[3], const double hi[3], std::array<double, 3>& scale,
+                        std::array<double, 3>& offset) {
   for (int c = 0; c < 3; ++c) {
     offset[c] = std::round(0.5 * (lo[c] + hi[c]));
     const double reach = std::max(hi[c] - offset[c], offset[c] - lo[c]);
@@ -117,40 +141,44 @@ void chooseQuantization(const std::vector<std::array<double, 3>>& xyz, std::arra
   }
 }
 
-void writeLas(const std::string& path, const std::vector<std::array<double, 3>>& xyz,
-              const std::vector<NormalWithCurvature>& normals, const std::array<double, 3>& scale,
-              const std::array<double, 3>& offset) {
-  if (xyz.size() != normals.size()) fail(path, "normals and points differ in number");
-  constexpr std::size_t kFormat6Length = 30, kExtraBytes = 4 * sizeof(float);
-  constexpr std::size_t record_length = kFormat6Length + kExtraBytes;
-  constexpr std::size_t vlr_size = kVlrHeaderSize + 4 * kExtraBytesDescriptorSize;
-  constexpr std::size_t point_data = kHeaderSize14 + vlr_size;
-  std::string bytes(point_data + xyz.size() * record_length, '\0');
+namespace {
+constexpr std::size_t kFormat6Length = 30, kExtraBytes = 4 * sizeof(float);
+constexpr std::size_t kWriterRecordLength = kFormat6Length + kExtraBytes;
+constexpr std::size_t kWriterPointData = kHeaderSize14 + kVlrHeaderSize + 4 * kExtraBytesDescriptorSize;
+}  // namespace
 
-  double lo[3], hi[3];
+LasWriter::LasWriter(std::ostream& out, const std::string& path, const std::array<double, 3>& scale,
+                     const std::array<double, 3>& offset)
+    : out_(out), path_(path), scale_(scale), offset_(offset), record_(kWriterRecordLength, '\0') {
   for (int c = 0; c < 3; ++c) {
-    lo[c] = std::numeric_limits<double>::infinity();
-    hi[c] = -lo[c];
+    lo_[c] = std::numeric_limits<double>::infinity();
+    hi_[c] = -lo_[c];
   }
-  for (std::size_t i = 0; i < xyz.size(); ++i) {
-    const std::size_t record = point_data + i * record_length;
-    for (int c = 0; c < 3; ++c) {
-      const double v = xyz[i][c];
-      if (!std::isfinite(v))
-        fail(path, "point " + std::to_string(i) +
-                       " has a non-finite coordinate, which LAS cannot hold "
-                       "(write .pcd or .ply to keep such points)");
-      const double stored = std::round((v - offset[c]) / scale[c]);
-      if (stored < std::numeric_limits<std::int32_t>::min() || stored > std::numeric_limits<std::int32_t>::max())
-        fail(path, "point " + std::to_string(i) + " does not fit the LAS scale and offset");
-      writeAt(bytes, record + 4 * c, static_cast<std::int32_t>(stored));
-      lo[c] = std::min(lo[c], v);
-      hi[c] = std::max(hi[c], v);
-    }
-    writeAt<std::uint8_t>(bytes, record + 14, 0x11);  // return 1 of 1
-    std::memcpy(&bytes[record + kFormat6Length], normals[i].data(), kExtraBytes);
-  }
+  out_.write(std::string(kWriterPointData, '\0').data(), kWriterPointData);  // the header, once the bounds are known
+  writeAt<std::uint8_t>(record_, 14, 0x11);                                  // return 1 of 1
+}
 
+void LasWriter::add(const std::array<double, 3>& xyz, const NormalWithCurvature& normal) {
+  for (int c = 0; c < 3; ++c) {
+    const double v = xyz[c];
+    if (!std::isfinite(v))
+      fail(path_, "point " + std::to_string(count_) +
+                      " has a non-finite coordinate, which LAS cannot hold "
+                      "(write .pcd or .ply to keep such points)");
+    const double stored = std::round((v - offset_[c]) / scale_[c]);
+    if (stored < std::numeric_limits<std::int32_t>::min() || stored > std::numeric_limits<std::int32_t>::max())
+      fail(path_, "point " + std::to_string(count_) + " does not fit the LAS scale and offset");
+    writeAt(record_, 4 * c, static_cast<std::int32_t>(stored));
+    lo_[c] = std::min(lo_[c], v);
+    hi_[c] = std::max(hi_[c], v);
+  }
+  std::memcpy(&record_[kFormat6Length], normal.data(), kExtraBytes);
+  out_.write(record_.data(), kWriterRecordLength);
+  ++count_;
+}
+
+void LasWriter::finish() {
+  std::string bytes(kWriterPointData, '\0');
   writeText(bytes, 0, "LASF", 4);
   writeAt<std::uint16_t>(bytes, 6, 0x10);  // global encoding: WKT (required for formats 6-10)
   writeAt<std::uint8_t>(bytes, 24, 1);
@@ -158,18 +186,18 @@ void writeLas(const std::string& path, const std::vector<std::array<double, 3>>&
   writeText(bytes, 26, "pcl_dise", 32);
   writeText(bytes, 58, "pcl_dise dise_normals", 32);
   writeAt<std::uint16_t>(bytes, kHeaderSizeAt, kHeaderSize14);
-  writeAt<std::uint32_t>(bytes, kPointDataAt, point_data);
+  writeAt<std::uint32_t>(bytes, kPointDataAt, kWriterPointData);
   writeAt<std::uint32_t>(bytes, kVlrCountAt, 1);
   writeAt<std::uint8_t>(bytes, kPointFormatAt, 6);
-  writeAt<std::uint16_t>(bytes, kRecordLengthAt, record_length);  // legacy counts stay 0 (format 6)
+  writeAt<std::uint16_t>(bytes, kRecordLengthAt, kWriterRecordLength);  // legacy counts stay 0 (format 6)
   for (int c = 0; c < 3; ++c) {
-    writeAt(bytes, kScaleAt + 8 * c, scale[c]);
-    writeAt(bytes, kOffsetAt + 8 * c, offset[c]);
-    writeAt(bytes, kBoundsAt + 16 * c, xyz.empty() ? 0.0 : hi[c]);
-    writeAt(bytes, kBoundsAt + 16 * c + 8, xyz.empty() ? 0.0 : lo[c]);
+    writeAt(bytes, kScaleAt + 8 * c, scale_[c]);
+    writeAt(bytes, kOffsetAt + 8 * c, offset_[c]);
+    writeAt(bytes, kBoundsAt + 16 * c, count_ == 0 ? 0.0 : hi_[c]);
+    writeAt(bytes, kBoundsAt + 16 * c + 8, count_ == 0 ? 0.0 : lo_[c]);
   }
-  writeAt<std::uint64_t>(bytes, kPointCountAt, xyz.size());
-  writeAt<std::uint64_t>(bytes, kPointCountAt + 8, xyz.size());  // all first returns
+  writeAt<std::uint64_t>(bytes, kPointCountAt, count_);
+  writeAt<std::uint64_t>(bytes, kPointCountAt + 8, count_);  // all first returns
 
   // The Extra Bytes VLR describing the four floats after each record.
   const std::size_t vlr = kHeaderSize14;
@@ -184,11 +212,20 @@ void writeLas(const std::string& path, const std::vector<std::array<double, 3>>&
     writeText(bytes, d + 4, names[e], 32);
     writeText(bytes, d + 160, e < 3 ? "unit surface normal (DISE)" : "surface variation (DISE)", 32);
   }
+  out_.seekp(0);
+  out_.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+}
 
+void writeLas(const std::string& path, const std::vector<std::array<double, 3>>& xyz,
+              const std::vector<NormalWithCurvature>& normals, const std::array<double, 3>& scale,
+              const std::array<double, 3>& offset) {
+  if (xyz.size() != normals.size()) fail(path, "normals and points differ in number");
   std::ofstream out(path, std::ios::binary);
   if (!out) fail(path, "cannot be written");
-  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-  if (!out) fail(path, "could not be written completely");
+  LasWriter writer(out, path, scale, offset);
+  for (std::size_t i = 0; i < xyz.size(); ++i) writer.add(xyz[i], normals[i]);
+  writer.finish();
+  if (!out.flush()) fail(path, "could not be written completely");
 }
 
 }  // namespace io

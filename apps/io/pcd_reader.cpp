@@ -15,16 +15,10 @@ namespace {
   throw std::runtime_error("'" + path + "': " + problem);
 }
 
-struct Field {
-  std::string name;
-  int size = 4;
-  char type = 'F';
-  std::uint32_t count = 1;
-  std::size_t offset = 0;  // bytes into a binary point
-};
-
 // One value of a field from its bytes, in double.
-double valueOf(const Field& f, const char* p) {
+}  // namespace
+
+double valueOf(const PcdField& f, const char* p) {
   auto as = [&](auto v) {
     std::memcpy(&v, p, sizeof v);
     return static_cast<double>(v);
@@ -43,6 +37,8 @@ double valueOf(const Field& f, const char* p) {
                            : as(std::uint64_t());
   }
 }
+
+namespace {
 
 // LZF decompression (PCL's binary_compressed); false where the data are corrupt.
 bool lzfDecompress(const unsigned char* in, std::size_t in_size, unsigned char* out, std::size_t out_size) {
@@ -85,12 +81,12 @@ T number(const std::string& token, const std::string& what, const std::string& p
 
 }  // namespace
 
-PcdCloud parsePcd(const std::string& bytes, const std::string& path) {
-  std::vector<Field> fields;
-  PcdCloud cloud;
+PcdHeader parsePcdHeader(const std::string& bytes, const std::string& path) {
+  PcdHeader header;
+  std::vector<PcdField>& fields = header.fields;
   std::uint64_t points = 0;
   bool have_width = false, have_height = false, have_points = false;
-  std::string data;
+  std::string& data = header.data;
   std::size_t at = 0;
   while (data.empty()) {
     if (at >= bytes.size()) fail(path, "the header ends before its DATA line");
@@ -109,7 +105,7 @@ PcdCloud parsePcd(const std::string& bytes, const std::string& path) {
     if (key == "VERSION") continue;
     if (key == "FIELDS" || key == "COLUMNS") {
       if (values.empty()) fail(path, "header FIELDS names no field");
-      fields.assign(values.size(), Field{});
+      fields.assign(values.size(), PcdField{});
       for (std::size_t i = 0; i < values.size(); ++i) fields[i].name = values[i];
     } else if (key == "SIZE") {
       perField("SIZE");
@@ -135,12 +131,12 @@ PcdCloud parsePcd(const std::string& bytes, const std::string& path) {
     } else if (key == "WIDTH" || key == "HEIGHT" || key == "POINTS") {
       if (values.size() != 1) fail(path, "header " + key + " needs one value");
       const auto v = number<std::uint64_t>(values[0], key, path);
-      if (key == "WIDTH") cloud.width = static_cast<std::uint32_t>(v), have_width = v <= 0xffffffffu;
-      if (key == "HEIGHT") cloud.height = static_cast<std::uint32_t>(v), have_height = v <= 0xffffffffu;
+      if (key == "WIDTH") header.width = static_cast<std::uint32_t>(v), have_width = v <= 0xffffffffu;
+      if (key == "HEIGHT") header.height = static_cast<std::uint32_t>(v), have_height = v <= 0xffffffffu;
       if (key == "POINTS") points = v, have_points = true;
     } else if (key == "VIEWPOINT") {
       if (values.size() != 7) fail(path, "header VIEWPOINT needs 7 values");
-      for (int i = 0; i < 7; ++i) cloud.viewpoint[i] = number<double>(values[i], "VIEWPOINT", path);
+      for (int i = 0; i < 7; ++i) header.viewpoint[i] = number<double>(values[i], "VIEWPOINT", path);
     } else if (key == "DATA") {
       if (values.size() != 1) fail(path, "header DATA needs one value");
       data = values[0];
@@ -152,14 +148,14 @@ PcdCloud parsePcd(const std::string& bytes, const std::string& path) {
   }
   if (fields.empty()) fail(path, "has no FIELDS line");
   if (!have_width) fail(path, "has no valid WIDTH line");
-  if (!have_height) cloud.height = 1;
-  if (have_points && points != std::uint64_t(cloud.width) * cloud.height)
+  if (!have_height) header.height = 1;
+  if (have_points && points != std::uint64_t(header.width) * header.height)
     fail(path, "POINTS " + std::to_string(points) + " is not WIDTH x HEIGHT");
-  points = std::uint64_t(cloud.width) * cloud.height;
-  int xyz[3] = {-1, -1, -1};
-  std::size_t point_size = 0, values_per_point = 0;
+  int* xyz = header.xyz;
+  std::size_t& point_size = header.point_size;
+  std::size_t& values_per_point = header.values_per_point;
   for (std::size_t i = 0; i < fields.size(); ++i) {
-    Field& f = fields[i];
+    PcdField& f = fields[i];
     if (f.type == 'F' && f.size != 4 && f.size != 8)
       fail(path, "field '" + f.name + "' is a float of " + std::to_string(f.size) + " bytes");
     f.offset = point_size;
@@ -169,6 +165,21 @@ PcdCloud parsePcd(const std::string& bytes, const std::string& path) {
       if (f.name == std::string(1, "xyz"[c]) && f.count == 1) xyz[c] = static_cast<int>(i);
   }
   if (xyz[0] < 0 || xyz[1] < 0 || xyz[2] < 0) fail(path, "has no x, y and z fields");
+  header.data_at = at;
+  return header;
+}
+
+PcdCloud parsePcd(const std::string& bytes, const std::string& path) {
+  const PcdHeader header = parsePcdHeader(bytes, path);
+  const std::vector<PcdField>& fields = header.fields;
+  const std::string& data = header.data;
+  const std::size_t at = header.data_at, point_size = header.point_size, values_per_point = header.values_per_point;
+  const int* xyz = header.xyz;
+  const std::uint64_t points = header.points();
+  PcdCloud cloud;
+  cloud.width = header.width;
+  cloud.height = header.height;
+  cloud.viewpoint = header.viewpoint;
   // A text or binary point takes at least a byte of the file, a compressed one at least 1/88 of a
   // byte per byte it unpacks to (LZF's best ratio): a header claiming more is not believed.
   const std::size_t remaining = bytes.size() - std::min(at, bytes.size());
@@ -223,7 +234,7 @@ PcdCloud parsePcd(const std::string& bytes, const std::string& path) {
     base = block.data();
   }
   for (int axis = 0; axis < 3; ++axis) {
-    const Field& f = fields[xyz[axis]];
+    const PcdField& f = fields[xyz[axis]];
     for (std::uint64_t i = 0; i < points; ++i) {
       // binary: point-major; binary_compressed: field-major (every point's field, field by field).
       const std::size_t offset = data == "binary" ? i * point_size + f.offset : f.offset * points + i * f.size;

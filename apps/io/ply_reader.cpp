@@ -16,16 +16,9 @@ namespace {
   throw std::runtime_error("'" + path + "': " + problem);
 }
 
-struct Property {
-  std::string name, type, count_type;  // count_type set for lists
-};
-struct Element {
-  std::string name;
-  unsigned long long count = 0;
-  std::vector<Property> properties;
-};
+}  // namespace
 
-int typeSize(const std::string& type, const std::string& path) {
+int plyTypeSize(const std::string& type, const std::string& path) {
   if (type == "char" || type == "uchar" || type == "int8" || type == "uint8") return 1;
   if (type == "short" || type == "ushort" || type == "int16" || type == "uint16") return 2;
   if (type == "int" || type == "uint" || type == "int32" || type == "uint32" || type == "float" || type == "float32")
@@ -33,6 +26,26 @@ int typeSize(const std::string& type, const std::string& path) {
   if (type == "double" || type == "float64") return 8;
   fail(path, "unknown PLY type '" + type + "'");
 }
+
+double plyValue(const std::string& type, const char* bytes, bool swap) {
+  const int size = plyTypeSize(type, "");
+  char raw[8];
+  std::memcpy(raw, bytes, size);
+  if (swap) std::reverse(raw, raw + size);
+  auto as = [&](auto v) {
+    std::memcpy(&v, raw, sizeof v);
+    return static_cast<double>(v);
+  };
+  if (type == "char" || type == "int8") return as(std::int8_t());
+  if (type == "uchar" || type == "uint8") return as(std::uint8_t());
+  if (type == "short" || type == "int16") return as(std::int16_t());
+  if (type == "ushort" || type == "uint16") return as(std::uint16_t());
+  if (type == "int" || type == "int32") return as(std::int32_t());
+  if (type == "uint" || type == "uint32") return as(std::uint32_t());
+  return size == 4 ? as(float()) : as(double());
+}
+
+namespace {
 
 // Reads values from the data after the header, as text or as binary of either byte order.
 class Reader {
@@ -42,23 +55,11 @@ class Reader {
 
   double value(const std::string& type) {
     if (!binary_) return text();
-    const int size = typeSize(type, path_);
+    const int size = plyTypeSize(type, path_);
     if (bytes_.size() - at_ < static_cast<std::size_t>(size) || at_ > bytes_.size()) fail(path_, "ends early");
-    char raw[8];
-    std::memcpy(raw, bytes_.data() + at_, size);
+    const double v = plyValue(type, bytes_.data() + at_, swap_);
     at_ += size;
-    if (swap_) std::reverse(raw, raw + size);
-    auto as = [&](auto v) {
-      std::memcpy(&v, raw, sizeof v);
-      return static_cast<double>(v);
-    };
-    if (type == "char" || type == "int8") return as(std::int8_t());
-    if (type == "uchar" || type == "uint8") return as(std::uint8_t());
-    if (type == "short" || type == "int16") return as(std::int16_t());
-    if (type == "ushort" || type == "uint16") return as(std::uint16_t());
-    if (type == "int" || type == "int32") return as(std::int32_t());
-    if (type == "uint" || type == "uint32") return as(std::uint32_t());
-    return size == 4 ? as(float()) : as(double());
+    return v;
   }
 
   std::size_t remaining() const { return at_ < bytes_.size() ? bytes_.size() - at_ : 0; }
@@ -84,12 +85,13 @@ class Reader {
 
 }  // namespace
 
-PlyData parsePly(const std::string& bytes, const std::string& path) {
+PlyHeader parsePlyHeader(const std::string& bytes, const std::string& path) {
   if (bytes.compare(0, 3, "ply") != 0) fail(path, "is not a PLY file");
-  std::string format;
-  std::vector<Element> elements;
+  PlyHeader header;
+  std::string& format = header.format;
+  std::vector<PlyElement>& elements = header.elements;
   std::size_t at = 0;
-  for (bool header = true; header;) {
+  for (bool in_header = true; in_header;) {
     if (at >= bytes.size()) fail(path, "the header has no end_header line");
     const std::size_t end = std::min(bytes.find('\n', at), bytes.size());
     std::istringstream line(bytes.substr(at, end - at));
@@ -97,7 +99,7 @@ PlyData parsePly(const std::string& bytes, const std::string& path) {
     std::string word;
     line >> word;
     if (word == "end_header") {
-      header = false;
+      in_header = false;
     } else if (word == "format") {
       line >> format;
     } else if (word == "element") {
@@ -105,21 +107,29 @@ PlyData parsePly(const std::string& bytes, const std::string& path) {
       if (!(line >> elements.back().name >> elements.back().count)) fail(path, "an element line has no name or count");
     } else if (word == "property") {
       if (elements.empty()) fail(path, "a property comes before any element");
-      Property p;
+      PlyProperty p;
       line >> p.type;
       if (p.type == "list") line >> p.count_type >> p.type;
       if (!(line >> p.name)) fail(path, "a property line has no name");
-      typeSize(p.type, path);
-      if (!p.count_type.empty()) typeSize(p.count_type, path);
+      plyTypeSize(p.type, path);
+      if (!p.count_type.empty()) plyTypeSize(p.count_type, path);
       elements.back().properties.push_back(p);
     }
   }
   if (format != "ascii" && format != "binary_little_endian" && format != "binary_big_endian")
     fail(path, "has PLY format '" + format + "' (ascii, binary_little_endian and binary_big_endian are read)");
+  header.data_at = at;
+  return header;
+}
+
+PlyData parsePly(const std::string& bytes, const std::string& path) {
+  const PlyHeader header = parsePlyHeader(bytes, path);
+  const std::string& format = header.format;
+  const std::size_t at = header.data_at;
   const bool binary = format != "ascii";
   Reader reader(bytes, at, binary, format == "binary_big_endian", path);
   PlyData data;
-  for (const auto& element : elements) {
+  for (const auto& element : header.elements) {
     // Every element takes at least a byte of the file: a count beyond that is not believed.
     if (element.count > reader.remaining() + (element.properties.empty() ? element.count : 0))
       fail(path, "element '" + element.name + "' claims " + std::to_string(element.count) +

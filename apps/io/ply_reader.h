@@ -13,6 +13,30 @@ struct PlyData {
   std::vector<std::vector<long>> faces;  ///< vertex_indices (or vertex_index) of each face, unchecked
 };
 
+struct PlyProperty {
+  std::string name, type, count_type;  ///< count_type set for lists
+};
+struct PlyElement {
+  std::string name;
+  unsigned long long count = 0;
+  std::vector<PlyProperty> properties;
+};
+/** A PLY header: what comes before the data. */
+struct PlyHeader {
+  std::string format;  ///< ascii, binary_little_endian or binary_big_endian
+  std::vector<PlyElement> elements;
+  std::size_t data_at = 0;  ///< bytes from the file's start to the data
+};
+
+/** Parses the header at the start of `bytes` (the file's first bytes, through end_header).
+ *  Throws std::runtime_error naming `path` and what is wrong, as parsePly. */
+PlyHeader parsePlyHeader(const std::string& bytes, const std::string& path);
+
+/** Bytes of a PLY scalar type; throws std::runtime_error naming `path` for an unknown one. */
+int plyTypeSize(const std::string& type, const std::string& path);
+/** A value of a (known) PLY scalar type from its bytes, byte-swapped first where `swap`. */
+double plyValue(const std::string& type, const char* bytes, bool swap);
+
 /** Parses PLY data (the whole file's bytes). Throws std::runtime_error naming `path` and what is
  *  wrong: not PLY, an unknown format or type, a vertex element without x, y, z, counts larger than
  *  the file can hold, data that end early or are not numbers. */

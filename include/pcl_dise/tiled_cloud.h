@@ -1,7 +1,7 @@
 #pragma once
 // A cloud cut into tiles, as the tiled forward pass (tiled_forward.h) reads it: boxes that hold
-// at most a given number of points each, and any box's points on request. The points stay where they are (in memory: TiledCloudInMemory; on disk:
-// TiledCloudOnDisk, disk_tiled_cloud.h); a tile loads only its box grown by a halo.
+// at most a given number of points each, and any box's points on request. The points stay where they are (in memory:
+// TiledCloudInMemory; on disk: TiledCloudOnDisk, disk_tiled_cloud.h); a tile loads only its box grown by a halo.
 #include <array>
 #include <cstddef>
 #include <cstdint>

@@ -22,6 +22,11 @@ struct TiledForwardOptions {
   int threads = 0;                    ///< 0: all hardware threads
   std::size_t tile_points = 1 << 20;  ///< most points a tile holds (its halo not counted)
   std::size_t max_load = 0;           ///< most points a tile may load with its halo (0: no limit)
+  /// Several processes sharing one cloud (MPI): this one runs the tiles t with t % parts == part.
+  int part = 0, parts = 1;
+  /// With parts > 1: adds up the processes' edge-scale terms (num_points doubles, each point's
+  /// term given by one process, 0 elsewhere) so that every process holds them all (MPI_Allreduce).
+  std::function<void(std::vector<double>& terms)> share_terms;
 };
 
 struct TiledForwardReport {
@@ -34,7 +39,7 @@ struct TiledForwardReport {
 /** Receives each point's results once: its global index, normal (3 floats, NaN where none) and curvature. */
 using TiledResultSink = std::function<void(std::uint64_t global, const float* normal, float curvature)>;
 
-/** The forward pass over `cloud` (finite points in one local frame), tile by tile: each point's
+/** The forward pass over `cloud` (finite points in one local frame), tile by tile (this part's tiles): each point's
  *  neighbourhood is its k nearest (options.neighbors, itself included) or those within
  *  options.radius, nearest first and ties by global index, and the edge scale that of
  *  edgeScale(points, num_points) over the whole cloud: the values runForward gives on the whole

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 
@@ -167,6 +168,108 @@ TEST(DiseNormals, ClearErrors) {
     EXPECT_NE(r.exit_code, 0) << c.args;
     EXPECT_NE(r.output.find(c.message), std::string::npos) << c.args << "\n" << r.output;
   }
+}
+
+std::string fileText(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+TEST(DiseNormals, TilesGiveTheInMemoryNormals) {
+  // A georeferenced terrain with a NaN point, read as .xyz, binary .ply and .las: in tiles of 400
+  // points (each with its halo read from scratch files) the output is the in-memory output, byte for byte.
+  const std::string dir = temporaryDir("cli_tiles");
+  const std::string model = randomModelFile(5);
+  std::vector<std::array<double, 3>> far = terrain({512345.0, 5412345.0, 312.0});
+  far.insert(far.begin() + 100, {NAN, NAN, NAN});
+  writeXyz(dir + "/in.xyz", far);
+  ASSERT_EQ(runTool(dir + "/in.xyz " + dir + "/in.ply --k 8 --iterations 0").exit_code, 0);
+  far.erase(far.begin() + 100);
+  writeXyz(dir + "/finite.xyz", far);
+  ASSERT_EQ(runTool(dir + "/finite.xyz " + dir + "/in.las --k 8 --iterations 0").exit_code, 0);
+  for (const std::string input : {"in.xyz", "in.ply", "in.las"})
+    for (const std::string neighbourhood : {"--k 16", "--radius 1.3 --max-neighbors 20"}) {
+      SCOPED_TRACE(input + " " + neighbourhood);
+      const std::string args = dir + "/" + input + " " + neighbourhood + " --iterations 2 --model " + model;
+      const RunResult whole = runTool(args + " " + dir + "/whole.ply");
+      ASSERT_EQ(whole.exit_code, 0) << whole.output;
+      const RunResult tiled = runTool(args + " " + dir + "/tiled.ply --tile-points 400");
+      ASSERT_EQ(tiled.exit_code, 0) << tiled.output;
+      EXPECT_NE(tiled.output.find("in tiles"), std::string::npos) << tiled.output;
+      EXPECT_EQ(fileText(dir + "/tiled.ply"), fileText(dir + "/whole.ply"));
+    }
+  // --max-memory tiles a cloud that does not fit, and keeps one that does in memory.
+  const RunResult small =
+      runTool(dir + "/in.las " + dir + "/budget.normals --k 16 --model " + model + " --max-memory 1");
+  EXPECT_NE(small.exit_code, 0);
+  EXPECT_NE(small.output.find("too small"), std::string::npos) << small.output;
+  const RunResult fits =
+      runTool(dir + "/in.las " + dir + "/budget.normals --k 16 --model " + model + " --max-memory 500");
+  EXPECT_EQ(fits.exit_code, 0) << fits.output;
+  EXPECT_EQ(fits.output.find("in tiles"), std::string::npos) << fits.output;
+}
+
+TEST(DiseNormals, TilesRefuseBrokenInputAndLeaveNoOutputBehind) {
+  const std::string dir = temporaryDir("cli_tiles_errors");
+  const std::string model = randomModelFile(5);
+  writeXyz(dir + "/in.xyz", terrain({0, 0, 0}));
+  ASSERT_EQ(runTool(dir + "/in.xyz " + dir + "/in.ply --k 8 --iterations 0").exit_code, 0);
+  ASSERT_EQ(runTool(dir + "/in.xyz " + dir + "/in.las --k 8 --iterations 0").exit_code, 0);
+  const std::string ply = fileText(dir + "/in.ply"), las = fileText(dir + "/in.las");
+  std::ofstream(dir + "/cut.ply", std::ios::binary) << ply.substr(0, ply.size() - 100);
+  std::string lying = las;
+  const std::uint64_t claimed = 1000000;
+  std::memcpy(&lying[247], &claimed, sizeof claimed);  // LAS 1.4's point count
+  std::ofstream(dir + "/lying.las", std::ios::binary) << lying;
+  std::ofstream(dir + "/ascii.pcd") << "VERSION 0.7\nFIELDS x y z\nSIZE 4 4 4\nTYPE F F F\nCOUNT 1 1 1\n"
+                                    << "WIDTH 1\nHEIGHT 1\nPOINTS 1\nDATA ascii\n0 0 0\n";
+  struct Case {
+    std::string input, message;
+  };
+  for (const Case& c : {Case{"cut.ply", "more than the file holds"}, Case{"lying.las", "more than the file holds"},
+                        Case{"ascii.pcd", "convert it to binary"}}) {
+    const RunResult r =
+        runTool(dir + "/" + c.input + " " + dir + "/out.ply --k 8 --model " + model + " --tile-points 500");
+    EXPECT_NE(r.exit_code, 0) << c.input;
+    EXPECT_NE(r.output.find(c.message), std::string::npos) << c.input << "\n" << r.output;
+  }
+  // A disk that fills up (here: a file-size limit of 64 kB): an error, and no output file.
+  const std::string command = "ulimit -f 64; " + binaryDir() + "/apps/dise_normals " + dir + "/in.xyz " + dir +
+                              "/full.ply --k 8 --model " + model + " --tile-points 500 > " + dir + "/full.txt 2>&1";
+  const int status = std::system(("bash -c '" + command + "'").c_str());
+  EXPECT_NE(WEXITSTATUS(status), 0);
+  EXPECT_NE(fileText(dir + "/full.txt").find("could not be written completely"), std::string::npos)
+      << fileText(dir + "/full.txt");
+  EXPECT_FALSE(std::ifstream(dir + "/full.ply").good());
+  EXPECT_FALSE(std::ifstream(dir + "/full.ply.partial").good());
+}
+
+TEST(DiseNormalsMpi, TwoRanksGiveTheOneProcessOutput) {
+#ifndef PCL_DISE_MPIEXEC
+  GTEST_SKIP() << "built without MPI (Debian: libopenmpi-dev)";
+#else
+  const std::string dir = temporaryDir("cli_mpi");
+  const std::string model = randomModelFile(5);
+  std::vector<std::array<double, 3>> far = terrain({512345.0, 5412345.0, 312.0});
+  far.insert(far.begin() + 7, {NAN, NAN, NAN});
+  writeXyz(dir + "/in.xyz", far);
+  const std::string args = dir + "/in.xyz --k 16 --iterations 2 --threads 1 --model " + model;
+  const RunResult one = runTool(args + " " + dir + "/one.ply");
+  ASSERT_EQ(one.exit_code, 0) << one.output;
+  // OpenMPI refuses root unless told; oversubscribe: CI machines may have fewer cores than ranks.
+  const std::string mpirun = std::string("OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 ") +
+                             PCL_DISE_MPIEXEC + " --oversubscribe -np 2 " + binaryDir() + "/apps/dise_normals_mpi ";
+  const std::string log = dir + "/mpi.txt";
+  const int status = std::system((mpirun + args + " " + dir + "/two.ply --tile-points 700 > " + log + " 2>&1").c_str());
+  ASSERT_EQ(WEXITSTATUS(status), 0) << fileText(log);
+  EXPECT_NE(fileText(log).find("on 2 processes"), std::string::npos) << fileText(log);
+  EXPECT_EQ(fileText(dir + "/two.ply"), fileText(dir + "/one.ply"));
+  // An error on the ranks ends them all with a message, no hang.
+  const int bad = std::system(
+      (mpirun + dir + "/missing.xyz " + dir + "/bad.ply --k 16 --model " + model + " > " + log + " 2>&1").c_str());
+  EXPECT_NE(WEXITSTATUS(bad), 0);
+  EXPECT_NE(fileText(log).find("cannot be opened"), std::string::npos) << fileText(log);
+#endif
 }
 
 }  // namespace

@@ -3,7 +3,8 @@
 # and the thin structures, 18,000 patches of 16,384 points. Makes its training data where it is
 # missing (deterministic: the same clouds on every machine), then trains from the checkpoint in
 # data/models/runs/P/checkpoints (or from the start). Stop it at any time; run it again to go on.
-# Extra arguments go to dise_train (e.g. --minutes 120).
+# Extra arguments go to dise_train (e.g. --minutes 120); PCL_DISE_STOP_AT=N stops after patch N
+# (where rule (a) must read a checkpoint before the schedule goes on).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../../../.." && pwd)"
 run="$root/data/models/runs/P"
@@ -25,6 +26,6 @@ if [ ! -f "$ds/trainingset_p.txt" ]; then
 fi
 OPENBLAS_NUM_THREADS=1 OMP_WAIT_POLICY=PASSIVE "$bin/dise_train" "$ds/trainingset_p.txt" --engine native \
   --patch 16384 --patches-per-cloud 1 --epochs 100 --seed 1 --threads 2 \
-  --lr 5e-4 --lr-final 5e-5 --decay-start 14000 --decay-end 18000 --average-from 16500 --stop-at 18000 \
+  --lr 5e-4 --lr-final 5e-5 --decay-start 14000 --decay-end 18000 --average-from 16500 --stop-at "${PCL_DISE_STOP_AT:-18000}" \
   --checkpoints "$run/checkpoints" --checkpoint-minutes 10 --snapshot-every 2000 --out "$run/dise_k64.safetensors" --log "$run/train_log.csv" \
   --resume "$@"

@@ -1,0 +1,25 @@
+#pragma once
+// The frame the tools compute in: a pcl::PointXYZ holds floats, whose step at UTM-sized
+// coordinates (5e6 m) is 0.5 m, so large coordinates are read in double and moved near the origin
+// by a whole-unit offset before they become floats. One rule for the in-memory and tiled paths.
+#include <array>
+#include <cmath>
+
+namespace pcl_dise {
+namespace io {
+
+/** Coordinates of at least this magnitude (float's step there: about 1 mm) are read relative to an offset. */
+constexpr double kOffsetFromMagnitude = 1e4;
+
+/** The offset for finite points within [lo, hi] (per axis): the box's centre rounded to whole
+ *  units where a coordinate reaches kOffsetFromMagnitude, zero otherwise (the floats are then the
+ *  file's values). */
+inline std::array<double, 3> localOffset(const std::array<double, 3>& lo, const std::array<double, 3>& hi) {
+  double largest = 0;
+  for (int c = 0; c < 3; ++c) largest = std::fmax(largest, std::fmax(std::fabs(lo[c]), std::fabs(hi[c])));
+  if (!(largest >= kOffsetFromMagnitude)) return {0, 0, 0};
+  return {std::round(0.5 * (lo[0] + hi[0])), std::round(0.5 * (lo[1] + hi[1])), std::round(0.5 * (lo[2] + hi[2]))};
+}
+
+}  // namespace io
+}  // namespace pcl_dise

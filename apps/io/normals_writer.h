@@ -1,0 +1,54 @@
+#pragma once
+// Points with their normals, written point by point in input order, so that a cloud larger than
+// memory can be written as its tiles finish. By extension: .normals (text "nx ny nz"), .pcd and
+// .ply (binary: x y z, normal_x normal_y normal_z curvature) and .las (LAS 1.4, las_format.h).
+// The file appears under its name only when finish() succeeds: a failed or interrupted write
+// (a full disk, an error elsewhere) leaves no file that looks complete. Plain C++, no PCL.
+#include <array>
+#include <cstdint>
+#include <fstream>
+#include <memory>
+#include <string>
+
+#include "io/las_format.h"
+
+namespace pcl_dise {
+namespace io {
+
+struct NormalsFileLayout {
+  std::uint64_t points = 0;
+  std::uint32_t width = 0, height = 1;                   ///< PCD: an organized cloud's layout (width 0: points x 1)
+  std::array<double, 7> viewpoint{0, 0, 0, 1, 0, 0, 0};  ///< PCD: VIEWPOINT, in the file's coordinates
+  bool double_coordinates = false;                       ///< PCD, PLY: x y z as double (georeferenced)
+  std::array<double, 3> las_scale{0, 0, 0}, las_offset{0, 0, 0};  ///< LAS: the quantization
+};
+
+class NormalsWriter {
+ public:
+  /** Opens `path` + ".partial" for layout.points points. Throws std::runtime_error naming `path`
+   *  for an unknown extension or a file that cannot be made. */
+  NormalsWriter(const std::string& path, const NormalsFileLayout& layout);
+  /** Removes the partial file unless finish() succeeded. */
+  ~NormalsWriter();
+  NormalsWriter(const NormalsWriter&) = delete;
+  NormalsWriter& operator=(const NormalsWriter&) = delete;
+
+  /** The next point: its coordinates in the file's frame, its normal (NaN where none) and curvature. */
+  void add(const std::array<double, 3>& xyz, const float* normal, float curvature);
+  /** Checks the count, completes the file and gives it its name. Throws std::runtime_error where a
+   *  write failed (a full disk) or fewer or more points came than announced. */
+  void finish();
+
+ private:
+  void check();
+
+  std::string path_, partial_, ext_;
+  NormalsFileLayout layout_;
+  std::ofstream out_;
+  std::unique_ptr<LasWriter> las_;
+  std::uint64_t written_ = 0;
+  bool finished_ = false;
+};
+
+}  // namespace io
+}  // namespace pcl_dise

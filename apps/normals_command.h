@@ -1,0 +1,46 @@
+#pragma once
+// What dise_normals and dise_normals_mpi share: their options, and the run tile by tile.
+// Plain C++, no PCL.
+#include <array>
+#include <cstddef>
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+#include "out_of_core_normals.h"
+
+namespace pcl_dise {
+namespace io {
+
+struct Options {
+  std::string input, output, model, backend = "native", viewpoint, scratch;
+  int k = 0, iterations = 4, max_neighbors = 0;
+  double radius = 0.0, settle = 0.0, max_memory = 0.0;
+  std::size_t tile_points = 0;
+  unsigned threads = 0;
+
+  /** Throws std::runtime_error for values out of range or a model file that is missing. */
+  void check() const;
+  /** k, the point itself not counted (64 without --k or --radius; 0 with --radius). */
+  int neighbors() const { return (k == 0 && radius == 0.0) ? 64 : k; }
+  /** --model, or the shipped model for the neighbourhood. */
+  std::string modelPath() const;
+};
+
+/** Adds the options (input, output, --k, ..., --max-memory) to `app`. */
+void addNormalsOptions(CLI::App& app, Options& o);
+
+/** "x, y, z" with 15 digits. */
+std::string offsetText(const std::array<double, 3>& offset);
+/** X,Y,Z from --viewpoint; throws std::runtime_error otherwise. */
+std::array<double, 3> parseViewpoint(const std::string& text);
+
+/** Whether the in-memory path fits --max-memory (always without it). */
+bool fitsInMemory(const Options& o);
+
+/** The run tile by tile (out_of_core_normals.h) over `processes`; rank 0 prints what it did.
+ *  Returns the exit code; throws std::runtime_error with a message. */
+int runTiled(const Options& o, Collective& processes);
+
+}  // namespace io
+}  // namespace pcl_dise

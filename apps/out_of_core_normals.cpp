@@ -1,0 +1,255 @@
+#include "out_of_core_normals.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <limits>
+#include <stdexcept>
+#include <vector>
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include "io/local_frame.h"
+#include "io/normals_writer.h"
+#include "io/point_stream.h"
+#include "pcl_dise/disk_tiled_cloud.h"
+
+namespace pcl_dise {
+namespace io {
+namespace {
+
+constexpr std::size_t kChunk = 1 << 16;  // points read at a time
+// What a run holds besides its tiles: the model, read and write buffers, the density histogram.
+constexpr double kFixedBytes = 96e6;
+// A tile loads its own points and a halo; tiles get a third of the budget's loaded points.
+constexpr double kHaloRoom = 3;
+
+bool finite(const std::array<double, 3>& p) {
+  return std::isfinite(p[0]) && std::isfinite(p[1]) && std::isfinite(p[2]);
+}
+
+// Calls visit(index, xyz) for every point of the file, in order.
+template <typename Visit>
+void forEachPoint(PointStream& stream, Visit visit) {
+  stream.restart();
+  std::vector<std::array<double, 3>> chunk;
+  std::uint64_t index = 0;
+  for (;;) {
+    chunk.clear();
+    if (stream.read(kChunk, chunk) == 0) return;
+    for (const auto& p : chunk) visit(index++, p);
+  }
+}
+
+// Per finite point, its normal and curvature (4 floats), stored at its finite-point index in a
+// scratch file that every rank writes its tiles' points into; a tile's points come in ascending
+// order, runs of consecutive indices are written at once. Rank 0 makes it and removes it.
+class ResultFile {
+ public:
+  ResultFile(const std::string& folder, Collective& processes) : owner_(processes.rank() == 0) {
+    std::string path = folder + "/pcl_dise_results.XXXXXX";
+    if (owner_) {
+      const int fd = mkstemp(path.data());
+      if (fd < 0) throw std::runtime_error("cannot make a scratch file in '" + folder + "': " + std::strerror(errno));
+      close(fd);
+    }
+    path_ = processes.broadcast(path);
+    fd_ = open(path_.c_str(), O_RDWR);
+    if (fd_ < 0) throw std::runtime_error("cannot open the scratch file '" + path_ + "': " + std::strerror(errno));
+  }
+  ~ResultFile() {
+    close(fd_);
+    if (owner_) std::remove(path_.c_str());
+  }
+  void put(std::uint64_t index, const float* normal, float curvature) {
+    if (!run_.empty() && index != first_ + run_.size() / 4) flush();
+    if (run_.empty()) first_ = index;
+    run_.insert(run_.end(), normal, normal + 3);
+    run_.push_back(curvature);
+    if (run_.size() >= 4 * kChunk) flush();
+  }
+  void flush() {
+    const std::size_t bytes = run_.size() * sizeof(float);
+    if (bytes && pwrite(fd_, run_.data(), bytes, static_cast<off_t>(first_ * 4 * sizeof(float))) != ssize_t(bytes))
+      throw std::runtime_error("cannot write the scratch file '" + path_ + "' (is the disk full?)");
+    run_.clear();
+  }
+  // Reads the results of finite points [first, first + count) into out (4 floats each).
+  void get(std::uint64_t first, std::size_t count, std::vector<float>& out) const {
+    out.resize(4 * count);
+    const std::size_t bytes = out.size() * sizeof(float);
+    if (pread(fd_, out.data(), bytes, static_cast<off_t>(first * 4 * sizeof(float))) != ssize_t(bytes))
+      throw std::runtime_error("cannot read the scratch file '" + path_ + "'");
+  }
+
+ private:
+  bool owner_;
+  int fd_ = -1;
+  std::string path_;
+  std::uint64_t first_ = 0;
+  std::vector<float> run_;
+};
+
+// The frame of the in-memory path: the offset (local_frame.h) and the centroid of the finite
+// points' float coordinates, which the feature centres on.
+struct Frame {
+  std::uint64_t points = 0, finite_points = 0;
+  std::array<double, 3> lo{0, 0, 0}, hi{0, 0, 0}, offset{0, 0, 0}, centroid{0, 0, 0};
+  Box centred_bounds;
+  std::array<float, 3> local(const std::array<double, 3>& p) const {
+    return {static_cast<float>(p[0] - offset[0]), static_cast<float>(p[1] - offset[1]),
+            static_cast<float>(p[2] - offset[2])};
+  }
+  std::array<float, 3> centred(const std::array<float, 3>& local) const {
+    return {static_cast<float>(local[0] - centroid[0]), static_cast<float>(local[1] - centroid[1]),
+            static_cast<float>(local[2] - centroid[2])};
+  }
+};
+
+Frame measureFrame(PointStream& stream) {
+  Frame frame;
+  forEachPoint(stream, [&](std::uint64_t, const std::array<double, 3>& p) {
+    ++frame.points;
+    if (!finite(p)) return;
+    for (int c = 0; c < 3; ++c) {
+      frame.lo[c] = frame.finite_points ? std::min(frame.lo[c], p[c]) : p[c];
+      frame.hi[c] = frame.finite_points ? std::max(frame.hi[c], p[c]) : p[c];
+    }
+    ++frame.finite_points;
+  });
+  frame.offset = localOffset(frame.lo, frame.hi);
+  std::array<double, 3> sum{0, 0, 0};
+  std::array<float, 3> local_lo{}, local_hi{};
+  std::uint64_t seen = 0;
+  forEachPoint(stream, [&](std::uint64_t, const std::array<double, 3>& p) {
+    if (!finite(p)) return;
+    const std::array<float, 3> q = frame.local(p);
+    for (int c = 0; c < 3; ++c) {
+      sum[c] += q[c];
+      local_lo[c] = seen ? std::min(local_lo[c], q[c]) : q[c];
+      local_hi[c] = seen ? std::max(local_hi[c], q[c]) : q[c];
+    }
+    ++seen;
+  });
+  if (seen != frame.finite_points) throw std::runtime_error("the input changed while it was read");
+  for (int c = 0; c < 3; ++c) frame.centroid[c] = seen ? sum[c] / double(seen) : 0.0;
+  // float(x - c) grows with x: the centred bounds are the bounds' images.
+  const std::array<float, 3> lo = frame.centred(local_lo), hi = frame.centred(local_hi);
+  for (int c = 0; c < 3; ++c) frame.centred_bounds.lo[c] = lo[c], frame.centred_bounds.hi[c] = hi[c];
+  return frame;
+}
+
+}  // namespace
+
+double bytesPerLoadedPoint(std::size_t neighbors) { return 200.0 + 12.0 * double(neighbors); }
+double bytesPerPointInMemory(std::size_t neighbors) { return 400.0 + 12.0 * double(neighbors); }
+
+OutOfCoreReport estimateNormalsOutOfCore(const Model& model, const std::string& input, const std::string& output,
+                                         const OutOfCoreOptions& options) {
+  Collective one_process;
+  return estimateNormalsOutOfCore(model, input, output, options, one_process);
+}
+
+OutOfCoreReport estimateNormalsOutOfCore(const Model& model, const std::string& input, const std::string& output,
+                                         const OutOfCoreOptions& options, Collective& processes) {
+  OutOfCoreReport report;
+  PointStream stream(input);
+  const Frame frame = measureFrame(stream);
+  report.points = frame.points;
+  report.offset = frame.offset;
+  if (frame.points == 0) throw std::runtime_error("'" + input + "' holds no points");
+
+  TiledForwardOptions forward = options.forward;
+  const std::size_t neighbors =
+      forward.radius > 0 ? std::max<std::size_t>(forward.max_neighbors, 64) : forward.neighbors;
+  if (options.memory_budget_mb > 0) {
+    // The edge-scale terms (8 bytes per point) are held for the whole cloud.
+    const double for_tiles = options.memory_budget_mb * 1e6 - kFixedBytes - 8.0 * double(frame.finite_points);
+    const double loaded = for_tiles / bytesPerLoadedPoint(neighbors);
+    if (loaded < 1000)
+      throw std::runtime_error("--max-memory " + std::to_string(options.memory_budget_mb) +
+                               " MB is too small for this cloud: its fixed part alone needs about " +
+                               std::to_string(int((kFixedBytes + 8.0 * double(frame.finite_points)) / 1e6) + 1) +
+                               " MB, and a tile with its halo more");
+    forward.max_load = static_cast<std::size_t>(loaded);
+    forward.tile_points = std::min(forward.tile_points, static_cast<std::size_t>(loaded / kHaloRoom));
+  }
+  report.tile_points = forward.tile_points;
+
+  const std::string scratch = !options.scratch_folder.empty()
+                                  ? options.scratch_folder
+                                  : std::filesystem::absolute(std::filesystem::path(output)).parent_path().string();
+  DensityHistogram histogram(frame.centred_bounds);
+  forEachPoint(stream, [&](std::uint64_t, const std::array<double, 3>& p) {
+    if (finite(p)) histogram.add(frame.centred(frame.local(p)).data());
+  });
+  TiledCloudOnDisk cloud(scratch, histogram.tiles(forward.tile_points));
+  std::uint64_t finite_index = 0;
+  forEachPoint(stream, [&](std::uint64_t, const std::array<double, 3>& p) {
+    if (finite(p)) cloud.add(finite_index++, frame.centred(frame.local(p)).data());
+  });
+  cloud.finish();
+
+  ResultFile results(scratch, processes);
+  forward.part = processes.rank();
+  forward.parts = processes.size();
+  forward.share_terms = [&](std::vector<double>& terms) { processes.sum(terms); };
+  report.tiles = runTiledForward(model, cloud, forward, [&](std::uint64_t global, const float* normal, float c) {
+    results.put(global, normal, c);
+  });
+  results.flush();
+  processes.barrier();  // every rank's results are in the file
+  if (processes.rank() != 0) return report;
+
+  // The viewpoint in the float frame, as the in-memory path flips towards it.
+  std::array<double, 3> viewpoint = options.viewpoint;
+  if (!options.has_viewpoint)
+    for (int c = 0; c < 3; ++c) viewpoint[c] = stream.viewpoint()[c];
+  const std::array<float, 3> vp = frame.local(viewpoint);
+
+  NormalsFileLayout layout;
+  layout.points = frame.points;
+  layout.width = stream.width();
+  layout.height = stream.height();
+  layout.viewpoint = stream.viewpoint();
+  layout.double_coordinates = frame.offset[0] != 0 || frame.offset[1] != 0 || frame.offset[2] != 0;
+  layout.las_scale = stream.lasScale();
+  layout.las_offset = stream.lasOffset();
+  if (layout.las_scale[0] == 0)
+    chooseQuantization(frame.lo.data(), frame.hi.data(), layout.las_scale, layout.las_offset);
+  NormalsWriter writer(output, layout);
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const float none[3] = {nan, nan, nan};
+  std::vector<float> block;
+  std::uint64_t block_first = 0, next_finite = 0;
+  forEachPoint(stream, [&](std::uint64_t, const std::array<double, 3>& p) {
+    if (!finite(p)) {
+      ++report.missing;
+      writer.add(p, none, nan);
+      return;
+    }
+    if (next_finite >= block_first + block.size() / 4) {
+      block_first = next_finite;
+      results.get(block_first, std::min<std::uint64_t>(kChunk, frame.finite_points - block_first), block);
+    }
+    const float* r = block.data() + 4 * (next_finite++ - block_first);
+    float normal[3] = {r[0], r[1], r[2]};
+    if (!std::isfinite(normal[0])) {
+      ++report.missing;
+      writer.add(p, none, nan);
+      return;
+    }
+    const std::array<float, 3> q = frame.local(p);
+    if ((vp[0] - q[0]) * normal[0] + (vp[1] - q[1]) * normal[1] + (vp[2] - q[2]) * normal[2] < 0)
+      for (float& v : normal) v = -v;
+    writer.add(p, normal, r[3]);
+  });
+  writer.finish();
+  return report;
+}
+
+}  // namespace io
+}  // namespace pcl_dise

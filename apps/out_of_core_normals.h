@@ -1,0 +1,65 @@
+#pragma once
+// Normals for a cloud file larger than memory, on one machine or several (MPI): the file is read piece by piece
+// (point_stream.h) a few times, its points go to scratch files tile by tile (disk_tiled_cloud.h), each tile runs the
+// forward pass with a halo that makes it exact (tiled_forward.h), and the output is written in input order
+// (normals_writer.h). The results are those of the in-memory path (dise_normals without --max-memory) bit for bit: the
+// same offset, centroid, edge scale and neighbourhoods. Plain C++, no PCL.
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "pcl_dise/model.h"
+#include "pcl_dise/tiled_forward.h"
+
+namespace pcl_dise {
+namespace io {
+
+/** The processes that share one run (MPI ranks; one process by default): rank 0 writes the
+ *  output, every rank runs its share of the tiles. */
+class Collective {
+ public:
+  virtual ~Collective() = default;
+  virtual int rank() const { return 0; }
+  virtual int size() const { return 1; }
+  /** Element-wise sum over the ranks, in place, on every rank. */
+  virtual void sum(std::vector<double>& values) { (void)values; }
+  /** Rank 0's text, on every rank. */
+  virtual std::string broadcast(const std::string& text) { return text; }
+  virtual void barrier() {}
+};
+
+struct OutOfCoreOptions {
+  TiledForwardOptions forward;  ///< neighbourhoods, iterations, threads; tile_points from the budget
+  double memory_budget_mb = 0;  ///< the most memory to use (0: tiles of forward.tile_points)
+  std::string scratch_folder;   ///< where the tiles go ("": beside the output)
+  bool has_viewpoint = false;   ///< flip towards `viewpoint` (file coordinates), else the PCD VIEWPOINT or the origin
+  std::array<double, 3> viewpoint{0, 0, 0};
+};
+
+struct OutOfCoreReport {
+  std::uint64_t points = 0, missing = 0;  ///< points read; points without a normal (NaN)
+  std::array<double, 3> offset{0, 0, 0};  ///< subtracted before the coordinates became floats
+  std::size_t tile_points = 0;
+  TiledForwardReport tiles;
+};
+
+/** The bytes a tile needs per loaded point at `neighbors` neighbours per point (measured; see
+ *  BENCHMARKS.md), and the bytes the in-memory path needs per point. */
+double bytesPerLoadedPoint(std::size_t neighbors);
+double bytesPerPointInMemory(std::size_t neighbors);
+
+/** Reads `input` (.xyz, binary .pcd / .ply, .las), writes `output` (.pcd, .ply, .las, .normals)
+ *  with every input point in input order. Throws std::runtime_error with a message: unreadable
+ *  or truncated input, a budget too small for one tile and its halo, a failed write (no output
+ *  file is left behind then). */
+OutOfCoreReport estimateNormalsOutOfCore(const Model& model, const std::string& input, const std::string& output,
+                                         const OutOfCoreOptions& options);
+/** The same shared by the ranks of `processes`: each reads the input, runs its tiles (tile t on
+ *  rank t % size) and writes their results into a scratch file they share (the scratch folder
+ *  must be one they all see), and rank 0 writes the output. The output is the one-process output. */
+OutOfCoreReport estimateNormalsOutOfCore(const Model& model, const std::string& input, const std::string& output,
+                                         const OutOfCoreOptions& options, Collective& processes);
+
+}  // namespace io
+}  // namespace pcl_dise
