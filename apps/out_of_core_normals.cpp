@@ -22,10 +22,12 @@ namespace io {
 namespace {
 
 constexpr std::size_t kChunk = 1 << 16;  // points read at a time
-// What a run holds besides its tiles: the model, read and write buffers, the density histogram.
-constexpr double kFixedBytes = 96e6;
-// A tile loads its own points and a halo; tiles get a third of the budget's loaded points.
-constexpr double kHaloRoom = 3;
+// What a run holds besides its tiles: the program, the model, read and write buffers, the density
+// histogram (measured: about 40 MB; with room).
+constexpr double kFixedBytes = 64e6;
+// A tile loads its own points and a halo (at k = 64, L = 4, about as many again on a surface):
+// tiles get half the budget's loaded points.
+constexpr double kHaloRoom = 2;
 
 bool finite(const std::array<double, 3>& p) {
   return std::isfinite(p[0]) && std::isfinite(p[1]) && std::isfinite(p[2]);

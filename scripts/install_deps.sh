@@ -11,6 +11,7 @@ packages=(
   libtorch-dev libopenblas0-openmp libgtest-dev
   nlohmann-json3-dev libcli11-dev libcgal-dev
   xvfb libpng-dev clang libclang-rt-14-dev clang-format
+  libopenmpi-dev openmpi-bin
   ros-core-dev libroscpp-dev libsensor-msgs-dev libpcl-conversions-dev python3-rosmaster
 )
 
