@@ -272,4 +272,34 @@ TEST(DiseNormalsMpi, TwoRanksGiveTheOneProcessOutput) {
 #endif
 }
 
+TEST(DiseNormals, FlipsTowardsThePcdViewpoint) {
+  // A plane at z = 0 seen from below (VIEWPOINT 0 0 -10) and from above: the normals face the
+  // sensor, in memory and in tiles; --viewpoint overrides the file's.
+  const std::string dir = temporaryDir("cli_viewpoint");
+  for (const std::string z : {"-10", "10"}) {
+    std::ofstream pcd(dir + "/plane" + z + ".pcd");
+    pcd << "VERSION 0.7\nFIELDS x y z\nSIZE 4 4 4\nTYPE F F F\nCOUNT 1 1 1\nWIDTH 400\nHEIGHT 1\nVIEWPOINT 0 0 " << z
+        << " 1 0 0 0\nPOINTS 400\nDATA ascii\n";
+    for (int i = 0; i < 400; ++i) pcd << 0.05 * (i % 20) << ' ' << 0.05 * (i / 20) << " 0\n";
+  }
+  for (const std::string z : {"-10", "10"})
+    for (const std::string mode : {"", " --tile-points 100"}) {
+      if (!mode.empty()) {  // tiles read binary PCD: convert through a .pcd output first
+        ASSERT_EQ(runTool(dir + "/plane" + z + ".pcd " + dir + "/binary" + z + ".pcd --k 8 --iterations 0").exit_code,
+                  0);
+      }
+      const std::string input = dir + (mode.empty() ? "/plane" : "/binary") + z + ".pcd";
+      const RunResult r = runTool(input + " " + dir + "/n.normals --k 8 --iterations 0" + mode);
+      ASSERT_EQ(r.exit_code, 0) << r.output;
+      const auto normals = pcl_dise::readTextTriples(dir + "/n.normals");
+      ASSERT_EQ(normals.size(), 400u);
+      const float sign = z == "10" ? 1.f : -1.f;
+      for (const auto& n : normals) ASSERT_GT(sign * n[2], 0.99f) << z << mode;
+      const RunResult over = runTool(input + " " + dir + "/o.normals --k 8 --iterations 0 --viewpoint 0,0," +
+                                     (z == "10" ? "-5" : "5") + mode);
+      ASSERT_EQ(over.exit_code, 0) << over.output;
+      for (const auto& n : pcl_dise::readTextTriples(dir + "/o.normals")) ASSERT_LT(sign * n[2], -0.99f) << z << mode;
+    }
+}
+
 }  // namespace
