@@ -23,6 +23,7 @@
 #include <CLI/CLI.hpp>
 
 #include "pcl_dise/deep_iterative_normal_estimation.h"
+#include "pcl_dise/tiled_forward.h"
 #include "pcl_dise/grid_search.h"
 #include "pcl_dise/spatial_order.h"
 
@@ -263,6 +264,25 @@ int run(const Options& o) {
       const Measurement full = dise_run(o.iterations), iteration0 = dise_run(0);
       const std::string name = "DISE " + pcl_dise::toString(backend);
       printRow(size, name + ", end to end", full, pca.seconds);
+      if (backend == pcl_dise::Backend::Native) {
+        // The same forward pass in tiles of an eighth of the cloud, each with its proved halo
+        // (tiled_forward.h; what dise_normals --max-memory runs, here without the disk).
+        const Measurement tiled = inChild([&] {
+          const auto cloud = syntheticCloud(n);
+          std::vector<float> points;
+          for (const auto& p : *cloud) points.insert(points.end(), {p.x, p.y, p.z});
+          return bestOf(o.repeat, [&] {
+            pcl_dise::TiledForwardOptions tiles;
+            tiles.neighbors = static_cast<std::size_t>(o.k) + 1;
+            tiles.iterations = o.iterations;
+            tiles.threads = static_cast<int>(threads);
+            tiles.tile_points = std::max<std::size_t>(1, n / 8);
+            std::vector<float> normals, curvature;
+            pcl_dise::runTiledForward(*model, points.data(), n, tiles, normals, curvature);
+          });
+        });
+        printRow(size, name + ", in tiles of n/8 with halos (exact)", tiled, pca.seconds);
+      }
       if (backend == pcl_dise::Backend::Native && o.settle > 0) {
         std::ostringstream label;
         label << name << ", adaptive (settle " << o.settle << " deg), end to end";

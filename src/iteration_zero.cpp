@@ -39,6 +39,7 @@ PreparedGraph prepareGraph(const ForwardInput& input, int threads) {
 
   PreparedGraph g;
   g.points = input.points;
+  g.last_iteration = input.last_iteration;
   g.num_points = m;
   g.edge_scale = input.edge_scale;
   const float nan = std::numeric_limits<float>::quiet_NaN();

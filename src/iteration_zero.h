@@ -20,6 +20,7 @@ struct PreparedGraph {
   std::vector<float> curvature;           // M, iteration 0
   std::vector<std::uint8_t> active;       // M, 1 where the DISE iterations compute a normal
   std::vector<std::int32_t> visit_order;  // M, the points along a Morton curve (mortonOrder)
+  const std::uint8_t* last_iteration = nullptr;  // M or nullptr: ForwardInput::last_iteration
 };
 
 PreparedGraph prepareGraph(const ForwardInput& input, int threads);

@@ -56,7 +56,7 @@ void runNativeIterations(const Model& model, PreparedGraph& g, const ForwardOpti
         if (!g.active[i]) continue;
         const std::int64_t first = nb.offsets[i], last = nb.offsets[i + 1];
         const float* previous = normals.data() + 3 * i;
-        if (settled[i]) {
+        if (settled[i] || (g.last_iteration && iteration > g.last_iteration[i])) {
           std::copy(previous, previous + 3, normal);
           continue;
         }

@@ -77,6 +77,28 @@ bool provesTile(const TileLoad& load, const Neighborhoods& graph, const std::vec
   }
 }
 
+// Per loaded point, the last iteration the tile's own points read from it: L - hops for points
+// within L hops, 0 (iteration 0, their PCA normal) beyond.
+std::vector<std::uint8_t> lastIterations(const TileLoad& load, const Neighborhoods& graph, int iterations) {
+  std::vector<std::uint8_t> last(load.global.size(), 0);
+  std::vector<std::uint8_t> seen(load.global.size(), 0);
+  std::vector<std::int32_t> frontier = load.core, next;
+  for (std::int32_t i : frontier) seen[i] = 1;
+  for (int hop = 0; hop < iterations && !frontier.empty(); ++hop) {
+    next.clear();
+    for (std::int32_t i : frontier) {
+      last[i] = static_cast<std::uint8_t>(iterations - hop);
+      for (const std::int32_t* j = graph.begin(i); j != graph.begin(i) + graph.size(i); ++j)
+        if (!seen[*j]) {
+          seen[*j] = 1;
+          next.push_back(*j);
+        }
+    }
+    frontier.swap(next);
+  }
+  return last;
+}
+
 // A first margin: hops + 1 neighbourhood reaches (the radius, or the typical distance to the
 // k-th neighbour among the tile's own points).
 double firstMargin(const TileLoad& own, const NeighborhoodRule& rule, int hops) {
@@ -127,9 +149,9 @@ TileLoad provenLoad(const TiledCloud& cloud, std::size_t tile, const TileLoad& o
 TiledForwardReport runTiledForward(const Model& model, const TiledCloud& cloud, const TiledForwardOptions& options,
                                    const TiledResultSink& sink, Backend backend) {
   if ((options.radius <= 0 && options.neighbors == 0) || !(options.radius >= 0) || options.tile_points == 0 ||
-      options.iterations < 0)
+      options.iterations < 0 || options.iterations > 255)
     throw std::invalid_argument(
-        "tiled forward pass: neighbors (or a radius) and tile_points must be positive, iterations >= 0");
+        "tiled forward pass: neighbors (or a radius) and tile_points must be positive, iterations in [0, 255]");
   if (options.parts < 1 || options.part < 0 || options.part >= options.parts ||
       (options.parts > 1 && !options.share_terms))
     throw std::invalid_argument("tiled forward pass: part must lie in [0, parts), and parts > 1 needs share_terms");
@@ -170,6 +192,8 @@ TiledForwardReport runTiledForward(const Model& model, const TiledCloud& cloud, 
     input.num_points = load.global.size();
     input.neighborhoods = &graph;
     input.edge_scale = report.edge_scale;
+    const std::vector<std::uint8_t> last = lastIterations(load, graph, options.iterations);
+    input.last_iteration = last.data();
     const ForwardResult result = runForward(model, input, forward, backend);
     for (std::int32_t i : load.core)
       sink(load.global[i], result.normals.data() + 3 * std::size_t(i), result.curvature[std::size_t(i)]);

@@ -42,6 +42,11 @@ struct ForwardInput {
   /// The order in which to visit the points (num_points indices, a permutation), where the
   /// caller has one already; nullptr: the forward pass sorts them along a Morton curve itself.
   const std::int32_t* visit_order = nullptr;
+  /// Per point, the last iteration whose result the caller reads (0..L); after it the point keeps
+  /// its normal, which its neighbours go on reading. A tile's halo point h hops from the tile's
+  /// own points needs iteration L - h at most. nullptr: every point runs every iteration. The
+  /// native backend skips the rest; the others compute them (the points read are the same).
+  const std::uint8_t* last_iteration = nullptr;
 };
 
 struct ForwardOptions {
