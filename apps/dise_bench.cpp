@@ -23,9 +23,9 @@
 #include <CLI/CLI.hpp>
 
 #include "pcl_dise/deep_iterative_normal_estimation.h"
-#include "pcl_dise/tiled_forward.h"
 #include "pcl_dise/grid_search.h"
 #include "pcl_dise/spatial_order.h"
+#include "pcl_dise/tiled_forward.h"
 
 namespace {
 
