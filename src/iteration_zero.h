@@ -11,15 +11,15 @@ namespace detail {
 
 /** Iteration 0 done, neighbourhoods pruned for the DISE iterations. */
 struct PreparedGraph {
-  const float* points = nullptr;          // M x 3
-  std::size_t num_points = 0;             // M
-  float edge_scale = 1.f;                 // s
-  Neighborhoods neighborhoods;            // N(i) without points that have no normal; empty rows for those
-  std::vector<float> initial_weights;     // per entry of `neighborhoods`: 1 / (K_i - 1)
-  std::vector<float> normals;             // M x 3, iteration 0 (PCA), NaN where none
-  std::vector<float> curvature;           // M, iteration 0
-  std::vector<std::uint8_t> active;       // M, 1 where the DISE iterations compute a normal
-  std::vector<std::int32_t> visit_order;  // M, the points along a Morton curve (mortonOrder)
+  const float* points = nullptr;                 // M x 3
+  std::size_t num_points = 0;                    // M
+  float edge_scale = 1.f;                        // s
+  Neighborhoods neighborhoods;                   // N(i) without points that have no normal; empty rows for those
+  std::vector<float> initial_weights;            // per entry of `neighborhoods`: 1 / (K_i - 1)
+  std::vector<float> normals;                    // M x 3, iteration 0 (PCA), NaN where none
+  std::vector<float> curvature;                  // M, iteration 0
+  std::vector<std::uint8_t> active;              // M, 1 where the DISE iterations compute a normal
+  std::vector<std::int32_t> visit_order;         // M, the points along a Morton curve (mortonOrder)
   const std::uint8_t* last_iteration = nullptr;  // M or nullptr: ForwardInput::last_iteration
 };
 
