@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Run P (data/models/EXPERIMENTS.md): the native engine from scratch on the meshes, the CAD shapes
-# and the thin structures, 18,000 patches of 16,384 points. Makes its training data where it is
+# and the thin structures, 22,000 patches of 16,384 points (18,000 until rule (a) extended the
+# constant rate at patch 14,000; data/models/EXPERIMENTS.md). Makes its training data where it is
 # missing (deterministic: the same clouds on every machine), then trains from the checkpoint in
 # data/models/runs/P/checkpoints (or from the start). Stop it at any time; run it again to go on.
 # Extra arguments go to dise_train (e.g. --minutes 120); PCL_DISE_STOP_AT=N stops after patch N
@@ -26,6 +27,6 @@ if [ ! -f "$ds/trainingset_p.txt" ]; then
 fi
 OPENBLAS_NUM_THREADS=1 OMP_WAIT_POLICY=PASSIVE "$bin/dise_train" "$ds/trainingset_p.txt" --engine native \
   --patch 16384 --patches-per-cloud 1 --epochs 100 --seed 1 --threads 2 \
-  --lr 5e-4 --lr-final 5e-5 --decay-start 14000 --decay-end 18000 --average-from 16500 --stop-at "${PCL_DISE_STOP_AT:-18000}" \
+  --lr 5e-4 --lr-final 5e-5 --decay-start 18000 --decay-end 22000 --average-from 20500 --stop-at "${PCL_DISE_STOP_AT:-22000}" \
   --checkpoints "$run/checkpoints" --checkpoint-minutes 10 --snapshot-every 2000 --out "$run/dise_k64.safetensors" --log "$run/train_log.csv" \
   --resume "$@"
