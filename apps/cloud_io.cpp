@@ -24,17 +24,9 @@ namespace {
 
 // The offset of local_frame.h for the finite points.
 std::array<double, 3> finiteOffset(const std::vector<std::array<double, 3>>& xyz) {
-  std::array<double, 3> lo, hi;
-  bool any = false;
-  for (const auto& p : xyz) {
-    if (!std::isfinite(p[0]) || !std::isfinite(p[1]) || !std::isfinite(p[2])) continue;
-    for (int c = 0; c < 3; ++c) {
-      lo[c] = any ? std::min(lo[c], p[c]) : p[c];
-      hi[c] = any ? std::max(hi[c], p[c]) : p[c];
-    }
-    any = true;
-  }
-  return any ? io::localOffset(lo, hi) : std::array<double, 3>{0, 0, 0};
+  FiniteBounds bounds;
+  for (const auto& p : xyz) bounds.add(p);
+  return io::localOffset(bounds.lo, bounds.hi);
 }
 
 }  // namespace

@@ -99,7 +99,8 @@ class ResultFile {
 // points' float coordinates, which the feature centres on.
 struct Frame {
   std::uint64_t points = 0, finite_points = 0;
-  std::array<double, 3> lo{0, 0, 0}, hi{0, 0, 0}, offset{0, 0, 0}, centroid{0, 0, 0};
+  FiniteBounds bounds;  // in the file's coordinates
+  std::array<double, 3> offset{0, 0, 0}, centroid{0, 0, 0};
   Box centred_bounds;
   std::array<float, 3> local(const std::array<double, 3>& p) const {
     return {static_cast<float>(p[0] - offset[0]), static_cast<float>(p[1] - offset[1]),
@@ -116,13 +117,10 @@ Frame measureFrame(PointStream& stream) {
   forEachPoint(stream, [&](std::uint64_t, const std::array<double, 3>& p) {
     ++frame.points;
     if (!finite(p)) return;
-    for (int c = 0; c < 3; ++c) {
-      frame.lo[c] = frame.finite_points ? std::min(frame.lo[c], p[c]) : p[c];
-      frame.hi[c] = frame.finite_points ? std::max(frame.hi[c], p[c]) : p[c];
-    }
+    frame.bounds.add(p);
     ++frame.finite_points;
   });
-  frame.offset = localOffset(frame.lo, frame.hi);
+  frame.offset = localOffset(frame.bounds.lo, frame.bounds.hi);
   std::array<double, 3> sum{0, 0, 0};
   std::array<float, 3> local_lo{}, local_hi{};
   std::uint64_t seen = 0;
@@ -221,7 +219,7 @@ OutOfCoreReport estimateNormalsOutOfCore(const Model& model, const std::string& 
   layout.las_scale = stream.lasScale();
   layout.las_offset = stream.lasOffset();
   if (layout.las_scale[0] == 0)
-    chooseQuantization(frame.lo.data(), frame.hi.data(), layout.las_scale, layout.las_offset);
+    chooseQuantization(frame.bounds.lo.data(), frame.bounds.hi.data(), layout.las_scale, layout.las_offset);
   NormalsWriter writer(output, layout);
   const float nan = std::numeric_limits<float>::quiet_NaN();
   const float none[3] = {nan, nan, nan};

@@ -1,5 +1,7 @@
 #include "io/las_format.h"
 
+#include "io/local_frame.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -118,17 +120,9 @@ LasCloud readLas(const std::string& path) {
 
 void chooseQuantization(const std::vector<std::array<double, 3>>& xyz, std::array<double, 3>& scale,
                         std::array<double, 3>& offset) {
-  double lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0};
-  bool any = false;
-  for (const auto& p : xyz) {
-    if (!std::isfinite(p[0]) || !std::isfinite(p[1]) || !std::isfinite(p[2])) continue;
-    for (int c = 0; c < 3; ++c) {
-      lo[c] = any ? std::min(lo[c], p[c]) : p[c];
-      hi[c] = any ? std::max(hi[c], p[c]) : p[c];
-    }
-    any = true;
-  }
-  chooseQuantization(lo, hi, scale, offset);
+  FiniteBounds bounds;
+  for (const auto& p : xyz) bounds.add(p);
+  chooseQuantization(bounds.lo.data(), bounds.hi.data(), scale, offset);
 }
 
 void chooseQuantization(const double lo[3], const double hi[3], std::array<double, 3>& scale,

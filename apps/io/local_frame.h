@@ -11,6 +11,20 @@ namespace io {
 /** Coordinates of at least this magnitude (float's step there: about 1 mm) are read relative to an offset. */
 constexpr double kOffsetFromMagnitude = 1e4;
 
+/** The bounding box of the finite points added (lo = hi = 0 while none is). */
+struct FiniteBounds {
+  std::array<double, 3> lo{0, 0, 0}, hi{0, 0, 0};
+  bool any = false;
+  void add(const std::array<double, 3>& p) {
+    if (!std::isfinite(p[0]) || !std::isfinite(p[1]) || !std::isfinite(p[2])) return;
+    for (int c = 0; c < 3; ++c) {
+      lo[c] = any ? std::fmin(lo[c], p[c]) : p[c];
+      hi[c] = any ? std::fmax(hi[c], p[c]) : p[c];
+    }
+    any = true;
+  }
+};
+
 /** The offset for finite points within [lo, hi] (per axis): the box's centre rounded to whole
  *  units where a coordinate reaches kOffsetFromMagnitude, zero otherwise (the floats are then the
  *  file's values). */
