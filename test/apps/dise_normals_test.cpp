@@ -19,19 +19,8 @@ namespace {
 
 using namespace pcl_dise::test;
 
-struct RunResult {
-  int exit_code;
-  std::string output;
-};
-
-RunResult runTool(const std::string& args) {
-  const std::string dir = temporaryDir("cli_out");
-  const std::string command = binaryDir() + "/apps/dise_normals " + args + " > " + dir + "/out.txt 2>&1";
-  const int status = std::system(command.c_str());
-  std::ifstream in(dir + "/out.txt");
-  std::stringstream text;
-  text << in.rdbuf();
-  return {WEXITSTATUS(status), text.str()};
+CommandResult runTool(const std::string& args) {
+  return runCommand(binaryDir() + "/apps/dise_normals " + args);
 }
 
 TEST(DiseNormals, ParityWithThePublishedWeights) {
@@ -39,7 +28,7 @@ TEST(DiseNormals, ParityWithThePublishedWeights) {
     GTEST_SKIP() << "no published weights in " << sharedDir();
   const std::string base = sharedDir() + "/reference/cases/cube_clean";
   const std::string out = temporaryDir("cli_parity") + "/cube.normals";
-  const RunResult r =
+  const CommandResult r =
       runTool(base + ".xyz " + out + " --model " + sharedDir() + "/reference/published_k64.safetensors --k 64");
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("6000 normals"), std::string::npos) << r.output;
@@ -63,7 +52,7 @@ TEST(DiseNormals, WritesPcdPlyAndNormals) {
   }
   const std::string model = randomModelFile(3);
   for (const std::string ext : {".pcd", ".ply", ".normals"}) {
-    const RunResult r =
+    const CommandResult r =
         runTool(dir + "/in.xyz " + dir + "/out" + ext + " --model " + model + " --k 16 --iterations 2 --threads 1");
     ASSERT_EQ(r.exit_code, 0) << r.output;
     EXPECT_NE(r.output.find("1 points without a normal"), std::string::npos) << r.output;
@@ -74,39 +63,22 @@ TEST(DiseNormals, WritesPcdPlyAndNormals) {
   ASSERT_EQ(normals.size(), 301u);
   EXPECT_TRUE(std::isnan(normals[300][0]));
   // Round trip: the .pcd output is a valid input.
-  const RunResult again = runTool(dir + "/out.pcd " + dir + "/again.normals --radius 0.3 --iterations 0");
+  const CommandResult again = runTool(dir + "/out.pcd " + dir + "/again.normals --radius 0.3 --iterations 0");
   EXPECT_EQ(again.exit_code, 0) << again.output;
 }
 
-// A LiDAR-like terrain: 0.5 m spacing, a ridge and a step, `offset` added to every coordinate.
-std::vector<std::array<double, 3>> terrain(const std::array<double, 3>& offset) {
-  std::vector<std::array<double, 3>> points;
-  for (int i = 0; i < 60; ++i)
-    for (int j = 0; j < 60; ++j) {
-      const double x = 0.5 * i, y = 0.5 * j;
-      const double z = 3.0 * std::exp(-0.02 * (x - 15) * (x - 15)) + (y > 20 ? 1.5 : 0.0) + 0.2 * std::sin(0.7 * x);
-      points.push_back({x + offset[0], y + offset[1], z + offset[2]});
-    }
-  return points;
-}
-
-void writeXyz(const std::string& path, const std::vector<std::array<double, 3>>& points) {
-  std::ofstream out(path);
-  out.precision(17);
-  for (const auto& p : points) out << p[0] << ' ' << p[1] << ' ' << p[2] << '\n';
-}
 
 TEST(DiseNormals, GeoreferencedCoordinatesKeepTheirPrecision) {
   // UTM-sized coordinates give the same normals as the cloud at the origin, and the output holds
   // the input's coordinates unchanged (in double).
   const std::string dir = temporaryDir("cli_georeferenced");
   const std::string model = randomModelFile(4);
-  const std::vector<std::array<double, 3>> local = terrain({0, 0, 0}), far = terrain({512345.0, 5412345.0, 312.0});
-  writeXyz(dir + "/local.xyz", local);
-  writeXyz(dir + "/far.xyz", far);
+  const std::vector<std::array<double, 3>> local = terrainPoints({0, 0, 0}), far = terrainPoints({512345.0, 5412345.0, 312.0});
+  writeXyzFile(dir + "/local.xyz", local);
+  writeXyzFile(dir + "/far.xyz", far);
   for (const std::string name : {"local", "far"})
     for (const std::string ext : {".normals", ".ply", ".pcd", ".las"}) {
-      const RunResult r = runTool(dir + "/" + name + ".xyz " + dir + "/" + name + ext + " --k 16 --model " + model);
+      const CommandResult r = runTool(dir + "/" + name + ".xyz " + dir + "/" + name + ext + " --k 16 --model " + model);
       ASSERT_EQ(r.exit_code, 0) << r.output;
       if (name == std::string("far") && ext == std::string(".normals")) {
         EXPECT_NE(r.output.find("coordinates relative to (512360, 5412360, 314)"), std::string::npos) << r.output;
@@ -129,7 +101,7 @@ TEST(DiseNormals, GeoreferencedCoordinatesKeepTheirPrecision) {
   ASSERT_EQ(las.xyz.size(), far.size());
   for (std::size_t i = 0; i < far.size(); ++i)
     for (int c = 0; c < 3; ++c) ASSERT_NEAR(las.xyz[i][c], far[i][c], 1e-7);
-  const RunResult from_las = runTool(dir + "/far.las " + dir + "/from_las.normals --k 16 --model " + model);
+  const CommandResult from_las = runTool(dir + "/far.las " + dir + "/from_las.normals --k 16 --model " + model);
   ASSERT_EQ(from_las.exit_code, 0) << from_las.output;
   const auto las_normals = pcl_dise::readTextTriples(dir + "/from_las.normals");
   ASSERT_EQ(las_normals.size(), georeferenced.size());
@@ -164,46 +136,42 @@ TEST(DiseNormals, ClearErrors) {
       {dir + "/in.xyz " + dir + "/o.normals --model " + model + " --backend opencl", "unknown backend"},
   };
   for (const auto& c : cases) {
-    const RunResult r = runTool(c.args);
+    const CommandResult r = runTool(c.args);
     EXPECT_NE(r.exit_code, 0) << c.args;
     EXPECT_NE(r.output.find(c.message), std::string::npos) << c.args << "\n" << r.output;
   }
 }
 
-std::string fileText(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-}
 
 TEST(DiseNormals, TilesGiveTheInMemoryNormals) {
   // A georeferenced terrain with a NaN point, read as .xyz, binary .ply and .las: in tiles of 400
   // points (each with its halo read from scratch files) the output is the in-memory output, byte for byte.
   const std::string dir = temporaryDir("cli_tiles");
   const std::string model = randomModelFile(5);
-  std::vector<std::array<double, 3>> far = terrain({512345.0, 5412345.0, 312.0});
+  std::vector<std::array<double, 3>> far = terrainPoints({512345.0, 5412345.0, 312.0});
   far.insert(far.begin() + 100, {NAN, NAN, NAN});
-  writeXyz(dir + "/in.xyz", far);
+  writeXyzFile(dir + "/in.xyz", far);
   ASSERT_EQ(runTool(dir + "/in.xyz " + dir + "/in.ply --k 8 --iterations 0").exit_code, 0);
   far.erase(far.begin() + 100);
-  writeXyz(dir + "/finite.xyz", far);
+  writeXyzFile(dir + "/finite.xyz", far);
   ASSERT_EQ(runTool(dir + "/finite.xyz " + dir + "/in.las --k 8 --iterations 0").exit_code, 0);
   for (const std::string input : {"in.xyz", "in.ply", "in.las"})
     for (const std::string neighbourhood : {"--k 16", "--radius 1.3 --max-neighbors 20"}) {
       SCOPED_TRACE(input + " " + neighbourhood);
       const std::string args = dir + "/" + input + " " + neighbourhood + " --iterations 2 --model " + model;
-      const RunResult whole = runTool(args + " " + dir + "/whole.ply");
+      const CommandResult whole = runTool(args + " " + dir + "/whole.ply");
       ASSERT_EQ(whole.exit_code, 0) << whole.output;
-      const RunResult tiled = runTool(args + " " + dir + "/tiled.ply --tile-points 400");
+      const CommandResult tiled = runTool(args + " " + dir + "/tiled.ply --tile-points 400");
       ASSERT_EQ(tiled.exit_code, 0) << tiled.output;
       EXPECT_NE(tiled.output.find("in tiles"), std::string::npos) << tiled.output;
-      EXPECT_EQ(fileText(dir + "/tiled.ply"), fileText(dir + "/whole.ply"));
+      EXPECT_EQ(readFile(dir + "/tiled.ply"), readFile(dir + "/whole.ply"));
     }
   // --max-memory tiles a cloud that does not fit, and keeps one that does in memory.
-  const RunResult small =
+  const CommandResult small =
       runTool(dir + "/in.las " + dir + "/budget.normals --k 16 --model " + model + " --max-memory 1");
   EXPECT_NE(small.exit_code, 0);
   EXPECT_NE(small.output.find("too small"), std::string::npos) << small.output;
-  const RunResult fits =
+  const CommandResult fits =
       runTool(dir + "/in.las " + dir + "/budget.normals --k 16 --model " + model + " --max-memory 500");
   EXPECT_EQ(fits.exit_code, 0) << fits.output;
   EXPECT_EQ(fits.output.find("in tiles"), std::string::npos) << fits.output;
@@ -212,10 +180,10 @@ TEST(DiseNormals, TilesGiveTheInMemoryNormals) {
 TEST(DiseNormals, TilesRefuseBrokenInputAndLeaveNoOutputBehind) {
   const std::string dir = temporaryDir("cli_tiles_errors");
   const std::string model = randomModelFile(5);
-  writeXyz(dir + "/in.xyz", terrain({0, 0, 0}));
+  writeXyzFile(dir + "/in.xyz", terrainPoints({0, 0, 0}));
   ASSERT_EQ(runTool(dir + "/in.xyz " + dir + "/in.ply --k 8 --iterations 0").exit_code, 0);
   ASSERT_EQ(runTool(dir + "/in.xyz " + dir + "/in.las --k 8 --iterations 0").exit_code, 0);
-  const std::string ply = fileText(dir + "/in.ply"), las = fileText(dir + "/in.las");
+  const std::string ply = readFile(dir + "/in.ply"), las = readFile(dir + "/in.las");
   std::ofstream(dir + "/cut.ply", std::ios::binary) << ply.substr(0, ply.size() - 100);
   std::string lying = las;
   const std::uint64_t claimed = 1000000;
@@ -228,7 +196,7 @@ TEST(DiseNormals, TilesRefuseBrokenInputAndLeaveNoOutputBehind) {
   };
   for (const Case& c : {Case{"cut.ply", "more than the file holds"}, Case{"lying.las", "more than the file holds"},
                         Case{"ascii.pcd", "convert it to binary"}}) {
-    const RunResult r =
+    const CommandResult r =
         runTool(dir + "/" + c.input + " " + dir + "/out.ply --k 8 --model " + model + " --tile-points 500");
     EXPECT_NE(r.exit_code, 0) << c.input;
     EXPECT_NE(r.output.find(c.message), std::string::npos) << c.input << "\n" << r.output;
@@ -238,38 +206,10 @@ TEST(DiseNormals, TilesRefuseBrokenInputAndLeaveNoOutputBehind) {
                               "/full.ply --k 8 --model " + model + " --tile-points 500 > " + dir + "/full.txt 2>&1";
   const int status = std::system(("bash -c '" + command + "'").c_str());
   EXPECT_NE(WEXITSTATUS(status), 0);
-  EXPECT_NE(fileText(dir + "/full.txt").find("could not be written completely"), std::string::npos)
-      << fileText(dir + "/full.txt");
+  EXPECT_NE(readFile(dir + "/full.txt").find("could not be written completely"), std::string::npos)
+      << readFile(dir + "/full.txt");
   EXPECT_FALSE(std::ifstream(dir + "/full.ply").good());
   EXPECT_FALSE(std::ifstream(dir + "/full.ply.partial").good());
-}
-
-TEST(DiseNormalsMpi, TwoRanksGiveTheOneProcessOutput) {
-#ifndef PCL_DISE_MPIEXEC
-  GTEST_SKIP() << "built without MPI (Debian: libopenmpi-dev)";
-#else
-  const std::string dir = temporaryDir("cli_mpi");
-  const std::string model = randomModelFile(5);
-  std::vector<std::array<double, 3>> far = terrain({512345.0, 5412345.0, 312.0});
-  far.insert(far.begin() + 7, {NAN, NAN, NAN});
-  writeXyz(dir + "/in.xyz", far);
-  const std::string args = dir + "/in.xyz --k 16 --iterations 2 --threads 1 --model " + model;
-  const RunResult one = runTool(args + " " + dir + "/one.ply");
-  ASSERT_EQ(one.exit_code, 0) << one.output;
-  // OpenMPI refuses root unless told; oversubscribe: CI machines may have fewer cores than ranks.
-  const std::string mpirun = std::string("OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 ") +
-                             PCL_DISE_MPIEXEC + " --oversubscribe -np 2 " + binaryDir() + "/apps/dise_normals_mpi ";
-  const std::string log = dir + "/mpi.txt";
-  const int status = std::system((mpirun + args + " " + dir + "/two.ply --tile-points 700 > " + log + " 2>&1").c_str());
-  ASSERT_EQ(WEXITSTATUS(status), 0) << fileText(log);
-  EXPECT_NE(fileText(log).find("on 2 processes"), std::string::npos) << fileText(log);
-  EXPECT_EQ(fileText(dir + "/two.ply"), fileText(dir + "/one.ply"));
-  // An error on the ranks ends them all with a message, no hang.
-  const int bad = std::system(
-      (mpirun + dir + "/missing.xyz " + dir + "/bad.ply --k 16 --model " + model + " > " + log + " 2>&1").c_str());
-  EXPECT_NE(WEXITSTATUS(bad), 0);
-  EXPECT_NE(fileText(log).find("cannot be opened"), std::string::npos) << fileText(log);
-#endif
 }
 
 TEST(DiseNormals, FlipsTowardsThePcdViewpoint) {
@@ -289,13 +229,13 @@ TEST(DiseNormals, FlipsTowardsThePcdViewpoint) {
                   0);
       }
       const std::string input = dir + (mode.empty() ? "/plane" : "/binary") + z + ".pcd";
-      const RunResult r = runTool(input + " " + dir + "/n.normals --k 8 --iterations 0" + mode);
+      const CommandResult r = runTool(input + " " + dir + "/n.normals --k 8 --iterations 0" + mode);
       ASSERT_EQ(r.exit_code, 0) << r.output;
       const auto normals = pcl_dise::readTextTriples(dir + "/n.normals");
       ASSERT_EQ(normals.size(), 400u);
       const float sign = z == "10" ? 1.f : -1.f;
       for (const auto& n : normals) ASSERT_GT(sign * n[2], 0.99f) << z << mode;
-      const RunResult over = runTool(input + " " + dir + "/o.normals --k 8 --iterations 0 --viewpoint 0,0," +
+      const CommandResult over = runTool(input + " " + dir + "/o.normals --k 8 --iterations 0 --viewpoint 0,0," +
                                      (z == "10" ? "-5" : "5") + mode);
       ASSERT_EQ(over.exit_code, 0) << over.output;
       for (const auto& n : pcl_dise::readTextTriples(dir + "/o.normals")) ASSERT_LT(sign * n[2], -0.99f) << z << mode;

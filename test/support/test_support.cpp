@@ -121,6 +121,23 @@ pcl::PointCloud<pcl::PointXYZ>::Ptr boxCloud(int n, float side, unsigned seed) {
   return cloud;
 }
 
+std::vector<std::array<double, 3>> terrainPoints(const std::array<double, 3>& offset) {
+  std::vector<std::array<double, 3>> points;
+  for (int i = 0; i < 60; ++i)
+    for (int j = 0; j < 60; ++j) {
+      const double x = 0.5 * i, y = 0.5 * j;
+      const double z = 3.0 * std::exp(-0.02 * (x - 15) * (x - 15)) + (y > 20 ? 1.5 : 0.0) + 0.2 * std::sin(0.7 * x);
+      points.push_back({x + offset[0], y + offset[1], z + offset[2]});
+    }
+  return points;
+}
+
+void writeXyzFile(const std::string& path, const std::vector<std::array<double, 3>>& points) {
+  std::ofstream out(path);
+  out.precision(17);
+  for (const auto& p : points) out << p[0] << ' ' << p[1] << ' ' << p[2] << '\n';
+}
+
 double percentile(std::vector<double> values, double pct) {
   if (values.empty()) return 0.0;
   std::sort(values.begin(), values.end());

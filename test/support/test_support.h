@@ -58,6 +58,12 @@ pcl::PointCloud<pcl::PointXYZ>::Ptr sphereCloud(int n, unsigned seed = 1);
 /** Points sampled on the surface of an axis-aligned box of side `side` (deterministic). */
 pcl::PointCloud<pcl::PointXYZ>::Ptr boxCloud(int n, float side = 1.f, unsigned seed = 2);
 
+/** A LiDAR-like terrain, 60×60 points 0.5 m apart with a ridge and a step, `offset` added to
+ *  every coordinate (georeferenced where the offset is UTM-sized). */
+std::vector<std::array<double, 3>> terrainPoints(const std::array<double, 3>& offset);
+/** Writes points as an .xyz file in full double precision. */
+void writeXyzFile(const std::string& path, const std::vector<std::array<double, 3>>& points);
+
 /** Percentile (0..100) of values. */
 double percentile(std::vector<double> values, double pct);
 

@@ -1,0 +1,44 @@
+// dise_normals_mpi end to end: ranks share the tiles and give the one-process output.
+// Its own program (label "mpi"): OpenMPI unloads its components at exit, so LeakSanitizer cannot
+// name their allocations (scripts/run_sanitized_tests.sh).
+#include <sys/wait.h>
+#include <cmath>
+#include <cstdlib>
+
+#include <gtest/gtest.h>
+
+#include "test_support.h"
+
+namespace {
+
+using namespace pcl_dise::test;
+
+TEST(DiseNormalsMpi, TwoRanksGiveTheOneProcessOutput) {
+#ifndef PCL_DISE_MPIEXEC
+  GTEST_SKIP() << "built without MPI (Debian: libopenmpi-dev)";
+#else
+  const std::string dir = temporaryDir("cli_mpi");
+  const std::string model = randomModelFile(5);
+  std::vector<std::array<double, 3>> far = terrainPoints({512345.0, 5412345.0, 312.0});
+  far.insert(far.begin() + 7, {NAN, NAN, NAN});
+  writeXyzFile(dir + "/in.xyz", far);
+  const std::string args = dir + "/in.xyz --k 16 --iterations 2 --threads 1 --model " + model;
+  const CommandResult one = runCommand(binaryDir() + "/apps/dise_normals " + args + " " + dir + "/one.ply");
+  ASSERT_EQ(one.exit_code, 0) << one.output;
+  // OpenMPI refuses root unless told; oversubscribe: CI machines may have fewer cores than ranks.
+  const std::string mpirun = std::string("OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 ") +
+                             PCL_DISE_MPIEXEC + " --oversubscribe -np 2 " + binaryDir() + "/apps/dise_normals_mpi ";
+  const std::string log = dir + "/mpi.txt";
+  const int status = std::system((mpirun + args + " " + dir + "/two.ply --tile-points 700 > " + log + " 2>&1").c_str());
+  ASSERT_EQ(WEXITSTATUS(status), 0) << readFile(log);
+  EXPECT_NE(readFile(log).find("on 2 processes"), std::string::npos) << readFile(log);
+  EXPECT_EQ(readFile(dir + "/two.ply"), readFile(dir + "/one.ply"));
+  // An error on the ranks ends them all with a message, no hang.
+  const int bad = std::system(
+      (mpirun + dir + "/missing.xyz " + dir + "/bad.ply --k 16 --model " + model + " > " + log + " 2>&1").c_str());
+  EXPECT_NE(WEXITSTATUS(bad), 0);
+  EXPECT_NE(readFile(log).find("cannot be opened"), std::string::npos) << readFile(log);
+#endif
+}
+
+}  // namespace
