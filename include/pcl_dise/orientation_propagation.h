@@ -1,0 +1,41 @@
+#pragma once
+// Consistent normal orientation by propagation along a minimum spanning tree (Hoppe et al. 1992),
+// on plain arrays: any cloud of unoriented normals, DISE's or not. pcl::ConsistentNormalOrientation
+// (consistent_normal_orientation.h) is the PCL face of it; docs/orientation.md tells the method.
+#include <array>
+#include <cstddef>
+#include <cstdint>
+
+namespace pcl_dise {
+
+struct OrientationOptions {
+  /** Propagation graph: each point's `neighbors` nearest points. Keep it smaller than the estimation
+   *  neighbourhood: a small graph has fewer edges that reach the other side of a thin sheet. */
+  int neighbors = 10;
+  /** Seeding of every connected part of the graph, first rule that applies: the part holding
+   *  `seed_index` keeps that point's normal as given; with `has_viewpoint`, the part's point
+   *  nearest the viewpoint faces it; otherwise the part's topmost point (largest z) faces +z. */
+  std::int64_t seed_index = -1;
+  bool has_viewpoint = false;
+  std::array<float, 3> viewpoint{0.f, 0.f, 0.f};
+  /** OpenMP threads for the graph (<= 0: all). */
+  int threads = 0;
+};
+
+struct OrientationReport {
+  std::size_t oriented = 0;        ///< points with a finite position and normal: oriented
+  std::size_t without_normal = 0;  ///< points with a non-finite position or normal: left as they were
+  std::size_t flipped = 0;         ///< oriented normals whose sign changed
+  std::size_t parts = 0;           ///< connected parts of the graph, each seeded on its own
+  std::size_t isolated = 0;        ///< parts of one point: oriented by the seed rule alone
+  std::size_t sheet_crossings = 0;  ///< tree edges through the other side of a sheet (no other path joined the two sides)
+};
+
+/** Orients `normals` consistently, in place.
+ *  points [in] N×3 row-major; normals [in,out] N×3 row-major, unit length or not (only signs change).
+ *  A point with a non-finite coordinate or normal is left as it is and counted in without_normal.
+ *  Throws std::invalid_argument for neighbors < 1 or a seed_index outside [-1, N). */
+OrientationReport orientNormals(const float* points, float* normals, std::size_t num_points,
+                                const OrientationOptions& options = {});
+
+}  // namespace pcl_dise

@@ -1,0 +1,254 @@
+#include "pcl_dise/orientation_propagation.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numeric>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "pcl_dise/grid_search.h"
+
+namespace pcl_dise {
+namespace {
+
+// An edge whose chord leaves both end points' tangent planes by more than 30 degrees runs through
+// the other side of a sheet (or a sharp edge): it joins the tree only where nothing else does.
+constexpr float kThroughTheSheet = 0.5f;
+// Edge costs are sorted by counting: 2^16 levels, and crossing edges after all others.
+constexpr std::uint32_t kCostLevels = 1u << 16;
+constexpr std::uint32_t kNoEdge = std::numeric_limits<std::uint32_t>::max();
+
+// The points with a finite position and a finite, non-zero normal, normals scaled to unit length.
+struct FinitePoints {
+  std::vector<std::int64_t> index;  // into the caller's arrays
+  std::vector<float> xyz, normal;   // size() x 3
+  std::size_t size() const { return index.size(); }
+};
+
+FinitePoints finitePoints(const float* points, const float* normals, std::size_t num_points) {
+  FinitePoints finite;
+  for (std::size_t i = 0; i < num_points; ++i) {
+    const float* p = points + 3 * i;
+    const float* n = normals + 3 * i;
+    const float length = std::sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
+    if (!std::isfinite(p[0]) || !std::isfinite(p[1]) || !std::isfinite(p[2]) || !std::isfinite(length) ||
+        length == 0.f)
+      continue;
+    finite.index.push_back(static_cast<std::int64_t>(i));
+    finite.xyz.insert(finite.xyz.end(), p, p + 3);
+    for (int a = 0; a < 3; ++a) finite.normal.push_back(n[a] / length);
+  }
+  return finite;
+}
+
+float dot(const float* a, const float* b) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
+void negate(float* v) {
+  for (int a = 0; a < 3; ++a) v[a] = -v[a];
+}
+
+// How well n_j agrees with n_i carried to p_j: n_i reflected across the plane that bisects the chord
+// p_i -> p_j, which maps a circular arc through both points onto itself, normals included. On a
+// plane this is n_i . n_j (Hoppe's rule); across a sharp edge or a thin sheet it still gives the
+// sign that keeps both sides facing out. The sign says whether n_j must flip, the magnitude how sure
+// that is.
+float agreement(const float* p_i, const float* n_i, const float* p_j, const float* n_j, bool& through_sheet) {
+  const float chord[3] = {p_j[0] - p_i[0], p_j[1] - p_i[1], p_j[2] - p_i[2]};
+  const float length = std::sqrt(dot(chord, chord));
+  through_sheet = false;
+  if (length == 0.f) return dot(n_i, n_j);
+  const float a = dot(n_i, chord) / length, b = dot(n_j, chord) / length;
+  through_sheet = std::abs(a) > kThroughTheSheet && std::abs(b) > kThroughTheSheet;
+  return dot(n_i, n_j) - 2.f * a * b;
+}
+
+// Sort key of each graph edge (kNoEdge for a point's own entry): cost 1 - |agreement| in
+// kCostLevels steps, edges through a sheet after every other.
+std::vector<std::uint32_t> edgeKeys(const FinitePoints& finite, const Neighborhoods& graph, std::size_t stride,
+                                    int threads) {
+  std::vector<std::uint32_t> keys(graph.numEdges());
+  const auto m = static_cast<std::int64_t>(finite.size());
+#pragma omp parallel for schedule(static) num_threads(threads)
+  for (std::int64_t i = 0; i < m; ++i)
+    for (std::size_t s = 0; s < stride; ++s) {
+      const std::size_t e = static_cast<std::size_t>(i) * stride + s;
+      const std::int32_t j = graph.indices[e];
+      if (j == i) {
+        keys[e] = kNoEdge;
+        continue;
+      }
+      bool through_sheet = false;
+      const float sure = std::min(1.f, std::abs(agreement(&finite.xyz[3 * i], &finite.normal[3 * i],
+                                                          &finite.xyz[3 * j], &finite.normal[3 * j], through_sheet)));
+      const auto level = std::min(kCostLevels - 1, static_cast<std::uint32_t>((1.f - sure) * kCostLevels));
+      keys[e] = level + (through_sheet ? kCostLevels : 0u);
+    }
+  return keys;
+}
+
+// Edge ids by increasing key (stable: equal keys keep their order), kNoEdge entries left out.
+std::vector<std::uint32_t> sortedEdges(const std::vector<std::uint32_t>& keys) {
+  std::vector<std::uint32_t> start(2 * kCostLevels + 1, 0);
+  for (const std::uint32_t key : keys)
+    if (key != kNoEdge) ++start[key + 1];
+  std::partial_sum(start.begin(), start.end(), start.begin());
+  std::vector<std::uint32_t> order(start.back());
+  for (std::size_t e = 0; e < keys.size(); ++e)
+    if (keys[e] != kNoEdge) order[start[keys[e]]++] = static_cast<std::uint32_t>(e);
+  return order;
+}
+
+class DisjointSets {
+ public:
+  explicit DisjointSets(std::size_t n) : parent_(n), size_(n, 1) { std::iota(parent_.begin(), parent_.end(), 0); }
+  std::int32_t find(std::int32_t x) {
+    while (parent_[x] != x) x = parent_[x] = parent_[parent_[x]];
+    return x;
+  }
+  bool join(std::int32_t a, std::int32_t b) {
+    a = find(a);
+    b = find(b);
+    if (a == b) return false;
+    if (size_[a] < size_[b]) std::swap(a, b);
+    parent_[b] = a;
+    size_[a] += size_[b];
+    return true;
+  }
+
+ private:
+  std::vector<std::int32_t> parent_, size_;
+};
+
+// The minimum spanning forest (Kruskal) as adjacency lists.
+struct Forest {
+  Neighborhoods adjacency;
+  std::vector<std::int32_t> part;  // a representative point of each point's tree
+  std::size_t through_sheet = 0;
+};
+
+Forest spanningForest(std::size_t m, const Neighborhoods& graph, std::size_t stride,
+                      const std::vector<std::uint32_t>& keys) {
+  DisjointSets sets(m);
+  std::vector<std::int32_t> from, to;
+  Forest forest;
+  for (const std::uint32_t e : sortedEdges(keys)) {
+    const auto i = static_cast<std::int32_t>(e / stride), j = graph.indices[e];
+    if (!sets.join(i, j)) continue;
+    from.push_back(i);
+    to.push_back(j);
+    forest.through_sheet += keys[e] >= kCostLevels;
+    if (from.size() + 1 == m) break;
+  }
+  forest.adjacency.offsets.assign(m + 1, 0);
+  for (std::size_t t = 0; t < from.size(); ++t) ++forest.adjacency.offsets[from[t] + 1], ++forest.adjacency.offsets[to[t] + 1];
+  std::partial_sum(forest.adjacency.offsets.begin(), forest.adjacency.offsets.end(), forest.adjacency.offsets.begin());
+  forest.adjacency.indices.resize(2 * from.size());
+  std::vector<std::int64_t> fill(forest.adjacency.offsets.begin(), forest.adjacency.offsets.end() - 1);
+  for (std::size_t t = 0; t < from.size(); ++t) {
+    forest.adjacency.indices[fill[from[t]]++] = to[t];
+    forest.adjacency.indices[fill[to[t]]++] = from[t];
+  }
+  forest.part.resize(m);
+  for (std::size_t i = 0; i < m; ++i) forest.part[i] = sets.find(static_cast<std::int32_t>(i));
+  return forest;
+}
+
+// One seed per tree (indexed by the tree's representative), by OrientationOptions' rules.
+std::vector<std::int32_t> seeds(const FinitePoints& finite, const Forest& forest, std::int32_t user_seed,
+                                const OrientationOptions& options) {
+  const std::size_t m = finite.size();
+  std::vector<std::int32_t> seed(m, -1);
+  std::vector<float> best(m, -std::numeric_limits<float>::infinity());
+  for (std::size_t i = 0; i < m; ++i) {
+    const float* p = &finite.xyz[3 * i];
+    float score = p[2];  // topmost
+    if (options.has_viewpoint) {
+      const float d[3] = {options.viewpoint[0] - p[0], options.viewpoint[1] - p[1], options.viewpoint[2] - p[2]};
+      score = -dot(d, d);  // nearest the viewpoint
+    }
+    const std::int32_t part = forest.part[i];
+    if (score > best[part]) best[part] = score, seed[part] = static_cast<std::int32_t>(i);
+  }
+  if (user_seed >= 0) seed[forest.part[user_seed]] = user_seed;
+  return seed;
+}
+
+// Whether the seed's normal must flip to face its rule's side.
+bool seedFlips(const FinitePoints& finite, std::int32_t seed, std::int32_t user_seed,
+               const OrientationOptions& options) {
+  if (seed == user_seed) return false;
+  const float* p = &finite.xyz[3 * seed];
+  const float* n = &finite.normal[3 * seed];
+  if (!options.has_viewpoint) return n[2] < 0.f;
+  const float towards[3] = {options.viewpoint[0] - p[0], options.viewpoint[1] - p[1], options.viewpoint[2] - p[2]};
+  return dot(n, towards) < 0.f;
+}
+
+}  // namespace
+
+OrientationReport orientNormals(const float* points, float* normals, std::size_t num_points,
+                                const OrientationOptions& options) {
+  if (options.neighbors < 1)
+    throw std::invalid_argument("orientNormals: neighbors must be at least 1, got " + std::to_string(options.neighbors));
+  if (options.seed_index < -1 || options.seed_index >= static_cast<std::int64_t>(num_points))
+    throw std::invalid_argument("orientNormals: seed index " + std::to_string(options.seed_index) +
+                                " outside a cloud of " + std::to_string(num_points) + " points");
+  FinitePoints finite = finitePoints(points, normals, num_points);
+  OrientationReport report;
+  const std::size_t m = finite.size();
+  report.oriented = m;
+  report.without_normal = num_points - m;
+  if (m == 0) return report;
+
+  const std::size_t stride = std::min<std::size_t>(options.neighbors + 1, m);
+  if (m * stride >= kNoEdge) throw std::length_error("orientNormals: too many graph edges; lower neighbors");
+  const Neighborhoods graph = nearestNeighborGraph(finite.xyz.data(), m, stride, options.threads);
+  const Forest forest = spanningForest(m, graph, stride, edgeKeys(finite, graph, stride, options.threads));
+  report.sheet_crossings = forest.through_sheet;
+
+  std::int32_t user_seed = -1;
+  if (options.seed_index >= 0) {
+    const auto found = std::lower_bound(finite.index.begin(), finite.index.end(), options.seed_index);
+    if (found != finite.index.end() && *found == options.seed_index)
+      user_seed = static_cast<std::int32_t>(found - finite.index.begin());
+  }
+
+  // Breadth-first from each tree's seed; a child flips where it disagrees with its parent.
+  std::vector<char> reached(m, 0);
+  std::vector<std::int32_t> queue;
+  queue.reserve(m);
+  const std::vector<std::int32_t> seed = seeds(finite, forest, user_seed, options);
+  for (std::size_t part = 0; part < m; ++part) {
+    const std::int32_t s = seed[part];
+    if (s < 0) continue;
+    ++report.parts;
+    report.isolated += forest.adjacency.size(s) == 0;
+    if (seedFlips(finite, s, user_seed, options)) negate(&finite.normal[3 * s]);
+    queue.assign(1, s);
+    reached[s] = 1;
+    for (std::size_t head = 0; head < queue.size(); ++head) {
+      const std::int32_t i = queue[head];
+      for (std::int64_t e = forest.adjacency.offsets[i]; e < forest.adjacency.offsets[i + 1]; ++e) {
+        const std::int32_t j = forest.adjacency.indices[e];
+        if (reached[j]) continue;
+        reached[j] = 1;
+        bool through_sheet = false;
+        float* n_j = &finite.normal[3 * j];
+        if (agreement(&finite.xyz[3 * i], &finite.normal[3 * i], &finite.xyz[3 * j], n_j, through_sheet) < 0.f)
+          negate(n_j);
+        queue.push_back(j);
+      }
+    }
+  }
+
+  for (std::size_t i = 0; i < m; ++i) {
+    float* n = normals + 3 * finite.index[i];
+    if (dot(n, &finite.normal[3 * i]) >= 0.f) continue;
+    negate(n);
+    ++report.flipped;
+  }
+  return report;
+}
+
+}  // namespace pcl_dise

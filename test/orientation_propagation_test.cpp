@@ -1,0 +1,245 @@
+// orientNormals on shapes whose outward normals are known: the normals' signs are scrambled and
+// must come back facing out.
+#include <cmath>
+#include <random>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "pcl_dise/orientation_propagation.h"
+
+namespace {
+
+using pcl_dise::OrientationOptions;
+using pcl_dise::OrientationReport;
+using pcl_dise::orientNormals;
+
+// points and their outward normals, N×3 each
+struct Shape {
+  std::vector<float> points, outward;
+  void add(float x, float y, float z, float nx, float ny, float nz) {
+    points.insert(points.end(), {x, y, z});
+    const float length = std::sqrt(nx * nx + ny * ny + nz * nz);
+    outward.insert(outward.end(), {nx / length, ny / length, nz / length});
+  }
+  std::size_t size() const { return points.size() / 3; }
+  void append(const Shape& other, float dx) {
+    for (std::size_t i = 0; i < other.size(); ++i)
+      add(other.points[3 * i] + dx, other.points[3 * i + 1], other.points[3 * i + 2], other.outward[3 * i],
+          other.outward[3 * i + 1], other.outward[3 * i + 2]);
+  }
+};
+
+Shape sphere(int n, unsigned seed = 1) {
+  std::mt19937 random(seed);
+  std::normal_distribution<float> gauss;
+  Shape s;
+  for (int i = 0; i < n; ++i) {
+    float v[3] = {gauss(random), gauss(random), gauss(random)};
+    const float r = std::sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+    s.add(v[0] / r, v[1] / r, v[2] / r, v[0], v[1], v[2]);
+  }
+  return s;
+}
+
+// A box of sides sx × sy × sz centred at the origin, points uniform over its area.
+Shape box(int n, float sx, float sy, float sz, unsigned seed = 2) {
+  std::mt19937 random(seed);
+  std::uniform_real_distribution<float> unit(-0.5f, 0.5f);
+  const float area[3] = {sy * sz, sx * sz, sx * sy};  // faces facing x, y, z
+  std::discrete_distribution<int> face({area[0], area[0], area[1], area[1], area[2], area[2]});
+  Shape s;
+  for (int i = 0; i < n; ++i) {
+    const int f = face(random), axis = f / 2;
+    const float sign = f % 2 ? 1.f : -1.f;
+    float p[3] = {unit(random) * sx, unit(random) * sy, unit(random) * sz};
+    const float half[3] = {sx / 2, sy / 2, sz / 2};
+    p[axis] = sign * half[axis];
+    float n3[3] = {0, 0, 0};
+    n3[axis] = sign;
+    s.add(p[0], p[1], p[2], n3[0], n3[1], n3[2]);
+  }
+  return s;
+}
+
+Shape torus(int n, float major, float minor, unsigned seed = 3) {
+  std::mt19937 random(seed);
+  std::uniform_real_distribution<float> angle(0.f, 6.2831853f);
+  Shape s;
+  for (int i = 0; i < n; ++i) {
+    const float u = angle(random), v = angle(random);
+    const float nx = std::cos(v) * std::cos(u), ny = std::cos(v) * std::sin(u), nz = std::sin(v);
+    s.add(major * std::cos(u) + minor * nx, major * std::sin(u) + minor * ny, minor * nz, nx, ny, nz);
+  }
+  return s;
+}
+
+// The outward normals with random signs.
+std::vector<float> scrambled(const Shape& s, unsigned seed = 7) {
+  std::mt19937 random(seed);
+  std::vector<float> normals = s.outward;
+  for (std::size_t i = 0; i < s.size(); ++i)
+    if (random() % 2)
+      for (int a = 0; a < 3; ++a) normals[3 * i + a] = -normals[3 * i + a];
+  return normals;
+}
+
+double fractionOutward(const Shape& s, const std::vector<float>& normals) {
+  std::size_t out = 0;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    const float* n = &normals[3 * i];
+    const float* o = &s.outward[3 * i];
+    out += n[0] * o[0] + n[1] * o[1] + n[2] * o[2] > 0.f;
+  }
+  return static_cast<double>(out) / s.size();
+}
+
+double orientedOutward(const Shape& s, const OrientationOptions& options = {}, OrientationReport* report = nullptr) {
+  std::vector<float> normals = scrambled(s);
+  const OrientationReport r = orientNormals(s.points.data(), normals.data(), s.size(), options);
+  if (report) *report = r;
+  return fractionOutward(s, normals);
+}
+
+TEST(OrientNormals, SphereFacesOut) {
+  OrientationReport report;
+  EXPECT_EQ(orientedOutward(sphere(3000), {}, &report), 1.0);
+  EXPECT_EQ(report.oriented, 3000u);
+  EXPECT_EQ(report.parts, 1u);
+  EXPECT_EQ(report.without_normal, 0u);
+}
+
+TEST(OrientNormals, BoxWithSharpNormalsFacesOut) {
+  // Sharp normals turn by 90 degrees at the edges, where Hoppe's 1 - |n_i . n_j| cannot tell the sign.
+  EXPECT_EQ(orientedOutward(box(6000, 1.f, 1.5f, 0.7f)), 1.0);
+}
+
+TEST(OrientNormals, TorusFacesOut) { EXPECT_EQ(orientedOutward(torus(8000, 1.f, 0.3f)), 1.0); }
+
+TEST(OrientNormals, SeparateObjectsAreSeededEachOnItsOwn) {
+  Shape two = sphere(2000);
+  two.append(torus(4000, 1.f, 0.3f), 5.f);
+  OrientationReport report;
+  EXPECT_EQ(orientedOutward(two, {}, &report), 1.0);
+  EXPECT_EQ(report.parts, 2u);
+}
+
+TEST(OrientNormals, ThinPlateKeepsItsTwoSidesApart) {
+  // Points about 1.6 cm apart (sqrt(area / n)), the plate 2 cm thick: each point's 10 nearest
+  // reach 2.8 cm and take in points of the other side, whose normals point the other way. (Sheets
+  // thinner than about one point spacing are joined: docs/orientation.md.)
+  const Shape plate = box(8000, 1.f, 1.f, 0.02f);
+  OrientationReport report;
+  EXPECT_EQ(orientedOutward(plate, {}, &report), 1.0);
+  EXPECT_EQ(report.sheet_crossings, 0u);
+}
+
+TEST(OrientNormals, NoisyNormalsOnASphere) {
+  Shape s = sphere(5000, 4);
+  std::mt19937 random(5);
+  std::normal_distribution<float> gauss(0.f, 0.15f);
+  for (float& n : s.outward) n += gauss(random);  // about 10 degrees of error
+  EXPECT_GE(orientedOutward(s), 0.999);
+}
+
+TEST(OrientNormals, HolesAndALargeCoplanarPartFinishAndFaceUp) {
+  Shape plane;
+  for (int i = 0; i < 150; ++i)
+    for (int j = 0; j < 150; ++j) {
+      const float x = i * 0.01f, y = j * 0.01f;
+      const bool in_hole = std::hypot(x - 0.4f, y - 0.4f) < 0.15f || std::hypot(x - 1.1f, y - 0.9f) < 0.2f;
+      if (!in_hole) plane.add(x, y, 0.f, 0.f, 0.f, 1.f);
+    }
+  OrientationReport report;
+  EXPECT_EQ(orientedOutward(plane, {}, &report), 1.0);  // an open surface faces its seed's side: +z
+  EXPECT_EQ(report.parts, 1u);
+}
+
+TEST(OrientNormals, ViewpointSeedsEveryPart) {
+  // Two spheres and a viewpoint below them: the outward side still comes out (the nearest point faces
+  // the viewpoint), where the topmost rule agrees.
+  Shape two = sphere(2000);
+  two.append(sphere(2000, 9), 4.f);
+  OrientationOptions options;
+  options.has_viewpoint = true;
+  options.viewpoint = {2.f, 0.f, -10.f};
+  EXPECT_EQ(orientedOutward(two, options), 1.0);
+  // An open plane seen from below faces down.
+  Shape plane;
+  for (int i = 0; i < 40; ++i)
+    for (int j = 0; j < 40; ++j) plane.add(i * 0.02f, j * 0.02f, 0.f, 0.f, 0.f, -1.f);
+  EXPECT_EQ(orientedOutward(plane, options), 1.0);
+}
+
+TEST(OrientNormals, AUserSeedKeepsItsNormal) {
+  const Shape s = sphere(2000);
+  std::vector<float> normals = scrambled(s);
+  // Point 10's normal as given points inward (or outward): the whole sphere follows it.
+  OrientationOptions options;
+  options.seed_index = 10;
+  const float* o = &s.outward[30];
+  const bool seed_outward = normals[30] * o[0] + normals[31] * o[1] + normals[32] * o[2] > 0.f;
+  orientNormals(s.points.data(), normals.data(), s.size(), options);
+  EXPECT_EQ(fractionOutward(s, normals), seed_outward ? 1.0 : 0.0);
+}
+
+TEST(OrientNormals, NanNormalsAreLeftAndReported) {
+  Shape s = sphere(2000);
+  std::vector<float> normals = scrambled(s);
+  for (int i = 0; i < 2000; i += 100) normals[3 * i] = NAN;
+  s.points[3 * 5 + 1] = INFINITY;
+  OrientationReport report = orientNormals(s.points.data(), normals.data(), s.size());
+  EXPECT_EQ(report.without_normal, 21u);
+  EXPECT_EQ(report.oriented, 1979u);
+  std::size_t out = 0;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    if (i % 100 == 0) {
+      EXPECT_TRUE(std::isnan(normals[3 * i]));
+      continue;
+    }
+    out += normals[3 * i] * s.outward[3 * i] + normals[3 * i + 1] * s.outward[3 * i + 1] +
+               normals[3 * i + 2] * s.outward[3 * i + 2] > 0.f;
+  }
+  EXPECT_EQ(out, 1979u);
+}
+
+TEST(OrientNormals, DegenerateCloudsGiveAReportNotACrash) {
+  OrientationReport report = orientNormals(nullptr, nullptr, 0);
+  EXPECT_EQ(report.oriented + report.without_normal + report.parts, 0u);
+
+  float point[3] = {1, 2, 3}, normal[3] = {0, 0, -2};
+  report = orientNormals(point, normal, 1);
+  EXPECT_EQ(report.parts, 1u);
+  EXPECT_EQ(report.isolated, 1u);
+  EXPECT_EQ(normal[2], 2.f);  // faces +z, length kept
+
+  std::vector<float> points = {0, 0, 0, 1, 1, 1, 2, 2, 2}, nan_normals(9, NAN);
+  report = orientNormals(points.data(), nan_normals.data(), 3);
+  EXPECT_EQ(report.oriented, 0u);
+  EXPECT_EQ(report.without_normal, 3u);
+
+  // Points far apart: every one joins the graph through its nearest others.
+  Shape scattered;
+  for (int i = 0; i < 5; ++i) scattered.add(100.f * i, -50.f * i, 7.f * i * i, 0.f, 0.f, 1.f);
+  EXPECT_EQ(orientedOutward(scattered), 1.0);
+
+  OrientationOptions bad;
+  bad.neighbors = 0;
+  EXPECT_THROW(orientNormals(point, normal, 1, bad), std::invalid_argument);
+  bad.neighbors = 10;
+  bad.seed_index = 1;
+  EXPECT_THROW(orientNormals(point, normal, 1, bad), std::invalid_argument);
+}
+
+TEST(OrientNormals, SameResultOnAnyNumberOfThreads) {
+  const Shape s = torus(5000, 1.f, 0.25f);
+  std::vector<float> one = scrambled(s), two = one;
+  OrientationOptions options;
+  options.threads = 1;
+  orientNormals(s.points.data(), one.data(), s.size(), options);
+  options.threads = 2;
+  orientNormals(s.points.data(), two.data(), s.size(), options);
+  EXPECT_EQ(one, two);
+}
+
+}  // namespace
