@@ -39,7 +39,7 @@ LocalCloud readCloud(const std::string& path) {
   // Every format in double; PCD and PLY by readers of our own (PCL 1.13's crash on malformed
   // files: ../shared/data/bad_inputs, fuzzing).
   std::vector<std::array<double, 3>> xyz;
-  std::array<double, 3> viewpoint{0, 0, 0};
+  std::array<double, 3>& viewpoint = local.viewpoint;
   if (ext == ".xyz") {
     xyz = readTextTriplesInDouble(path);
   } else if (ext == ".pcd") {

@@ -18,6 +18,8 @@ void Options::check() const {
   if (k < 0 || radius < 0 || iterations < 0 || max_neighbors < 0 || max_memory < 0)
     throw std::runtime_error("--k, --radius, --iterations, --max-neighbors and --max-memory must not be negative");
   if (max_neighbors > 0 && radius <= 0) throw std::runtime_error("--max-neighbors needs --radius");
+  if (orient != "viewpoint" && orient != "mst" && orient != "none")
+    throw std::runtime_error("--orient expects viewpoint, mst or none, got '" + orient + "'");
   const std::string model_path = modelPath();
   if (iterations > 0 && !std::ifstream(model_path).good()) throw std::runtime_error(missingModelHelp(model_path));
 }
@@ -39,6 +41,11 @@ void addNormalsOptions(CLI::App& app, Options& o) {
       ->capture_default_str();
   app.add_option("--threads", o.threads, "threads (0: all)")->capture_default_str();
   app.add_option("--viewpoint", o.viewpoint, "flip normals towards X,Y,Z (default: the cloud's sensor origin)");
+  app.add_option("--orient", o.orient,
+                 "viewpoint: flip each normal towards the viewpoint; mst: orient consistently along a minimum "
+                 "spanning tree (closed shapes face outward; seeded at --viewpoint or a PCD VIEWPOINT where one "
+                 "is given, else at the topmost point facing +z); none: the plane fit's own sign")
+      ->capture_default_str();
   app.add_option("--backend", o.backend, "native, torch or cuda")->capture_default_str();
   app.add_option("--max-memory", o.max_memory,
                  "memory budget in MB: a cloud that does not fit is read, computed and written tile by tile, "
@@ -75,6 +82,10 @@ int runTiled(const Options& o, Collective& processes) {
   if (o.settle > 0)
     throw std::runtime_error("--settle (adaptive mode) does not work with tiles; leave out one of them");
   if (o.backend != "native") throw std::runtime_error("tiles run on the native backend (--backend native)");
+  if (o.orient == "mst")
+    throw std::runtime_error(
+        "--orient mst orients the whole cloud at once and needs it in memory: raise --max-memory or leave out "
+        "--tile-points");
   OutOfCoreOptions options;
   options.forward.neighbors = static_cast<std::size_t>(o.neighbors()) + 1;
   options.forward.radius = static_cast<float>(o.radius);
@@ -85,6 +96,7 @@ int runTiled(const Options& o, Collective& processes) {
   options.memory_budget_mb = o.max_memory;
   options.scratch_folder = o.scratch;
   if (!o.viewpoint.empty()) options.has_viewpoint = true, options.viewpoint = parseViewpoint(o.viewpoint);
+  options.flip_towards_viewpoint = o.orient == "viewpoint";
   const std::string model_path = o.modelPath();
   const Model model = o.iterations > 0 ? loadModel(model_path) : Model();
   const auto start = Clock::now();

@@ -14,6 +14,7 @@ namespace io {
 
 struct Options {
   std::string input, output, model, backend = "native", viewpoint, scratch;
+  std::string orient = "viewpoint";  ///< viewpoint, mst or none
   int k = 0, iterations = 4, max_neighbors = 0;
   double radius = 0.0, settle = 0.0, max_memory = 0.0;
   std::size_t tile_points = 0;

@@ -243,7 +243,8 @@ OutOfCoreReport estimateNormalsOutOfCore(const Model& model, const std::string& 
       return;
     }
     const std::array<float, 3> q = frame.local(p);
-    if ((vp[0] - q[0]) * normal[0] + (vp[1] - q[1]) * normal[1] + (vp[2] - q[2]) * normal[2] < 0)
+    if (options.flip_towards_viewpoint &&
+        (vp[0] - q[0]) * normal[0] + (vp[1] - q[1]) * normal[1] + (vp[2] - q[2]) * normal[2] < 0)
       for (float& v : normal) v = -v;
     writer.add(p, normal, r[3]);
   });

@@ -35,6 +35,7 @@ struct OutOfCoreOptions {
   std::string scratch_folder;   ///< where the tiles go ("": beside the output)
   bool has_viewpoint = false;   ///< flip towards `viewpoint` (file coordinates), else the PCD VIEWPOINT or the origin
   std::array<double, 3> viewpoint{0, 0, 0};
+  bool flip_towards_viewpoint = true;  ///< false: the plane fit's own sign
 };
 
 struct OutOfCoreReport {

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <pcl/point_types.h>
 
+#include "pcl_dise/consistent_normal_orientation.h"
 #include "pcl_dise/deep_iterative_normal_estimation.h"
 #include "test_support.h"
 
@@ -16,7 +17,7 @@ POINT_CLOUD_REGISTER_POINT_STRUCT(ScanPoint,
                                   (float, x, x)(float, y, y)(float, z, z)(float, intensity, intensity)(std::uint16_t,
                                                                                                        ring, ring))
 
-TEST(NoPrecompile, CustomPointType) {
+pcl::PointCloud<ScanPoint>::Ptr scanSphere() {
   pcl::PointCloud<ScanPoint>::Ptr cloud(new pcl::PointCloud<ScanPoint>);
   const auto sphere = pcl_dise::test::sphereCloud(200);
   for (const auto& p : *sphere) {
@@ -28,6 +29,11 @@ TEST(NoPrecompile, CustomPointType) {
     q.ring = 0;
     cloud->push_back(q);
   }
+  return cloud;
+}
+
+TEST(NoPrecompile, CustomPointType) {
+  const pcl::PointCloud<ScanPoint>::Ptr cloud = scanSphere();
   pcl::DeepIterativeNormalEstimation<ScanPoint, pcl::Normal> dise;
   dise.setInputCloud(cloud);
   dise.setKSearch(12);
@@ -37,4 +43,18 @@ TEST(NoPrecompile, CustomPointType) {
   ASSERT_EQ(out.size(), 200u);
   for (std::size_t i = 0; i < out.size(); ++i)
     EXPECT_GT(std::fabs(out[i].getNormalVector3fMap().dot((*cloud)[i].getVector3fMap())), 0.9f);
+}
+
+TEST(NoPrecompile, CustomPointTypeOrientation) {
+  const pcl::PointCloud<ScanPoint>::Ptr cloud = scanSphere();
+  pcl::PointCloud<pcl::Normal> normals;
+  for (std::size_t i = 0; i < cloud->size(); ++i) {
+    const Eigen::Vector3f p = (*cloud)[i].getVector3fMap();
+    normals.push_back(pcl::Normal(i % 2 ? p.x() : -p.x(), i % 2 ? p.y() : -p.y(), i % 2 ? p.z() : -p.z()));
+  }
+  pcl::ConsistentNormalOrientation<ScanPoint, pcl::Normal> orientation;
+  orientation.setInputCloud(cloud);
+  ASSERT_TRUE(orientation.orient(normals));
+  for (std::size_t i = 0; i < normals.size(); ++i)
+    EXPECT_GT(normals[i].getNormalVector3fMap().dot((*cloud)[i].getVector3fMap()), 0.f);
 }

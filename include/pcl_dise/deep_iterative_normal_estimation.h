@@ -20,8 +20,8 @@ namespace pcl {
  *  Same API and output as pcl::NormalEstimation: setInputCloud, setIndices, setSearchSurface,
  *  setSearchMethod, setKSearch / setRadiusSearch (exactly one), setViewPoint,
  *  useSensorOriginAsViewPoint, compute. normal_x/y/z and curvature are written; normals are
- *  flipped towards the viewpoint; a point that gets no normal (non-finite, fewer than 3
- *  neighbourhood points, no spread) gets NaN and the output's is_dense is false.
+ *  flipped towards the viewpoint (unless setFlipTowardsViewPoint(false)); a point that gets no normal (non-finite,
+ * fewer than 3 neighbourhood points, no spread) gets NaN and the output's is_dense is false.
  *
  *  Neighbourhoods: setKSearch(k) uses the k nearest neighbours **plus the point itself**, the same
  *  k+1 points as pcl::NormalEstimation::setKSearch(k+1) (the paper's "k = 64" is setKSearch(64)).
@@ -90,6 +90,11 @@ class DeepIterativeNormalEstimation : public Feature<PointInT, PointOutT> {
     vpy = vpy_;
     vpz = vpz_;
   }
+  /** Whether normals are flipped towards the viewpoint (default true, as pcl::NormalEstimation).
+   *  false keeps the plane fit's own sign (docs/algorithm.md), for an orientation step of one's
+   *  own (pcl::ConsistentNormalOrientation). */
+  void setFlipTowardsViewPoint(bool flip) { flip_towards_viewpoint_ = flip; }
+  bool getFlipTowardsViewPoint() const { return flip_towards_viewpoint_; }
   void useSensorOriginAsViewPoint() {
     use_sensor_origin_ = true;
     if (input_)
@@ -206,6 +211,7 @@ class DeepIterativeNormalEstimation : public Feature<PointInT, PointOutT> {
 
   float vpx_ = 0.f, vpy_ = 0.f, vpz_ = 0.f;
   bool use_sensor_origin_ = true;
+  bool flip_towards_viewpoint_ = true;
   std::string model_path_;         // empty: the default model for the k in use
   bool model_in_memory_ = false;   // set by setModel
   std::string loaded_model_path_;  // the file model_ came from

@@ -19,9 +19,7 @@ namespace {
 
 using namespace pcl_dise::test;
 
-CommandResult runTool(const std::string& args) {
-  return runCommand(binaryDir() + "/apps/dise_normals " + args);
-}
+CommandResult runTool(const std::string& args) { return runCommand(binaryDir() + "/apps/dise_normals " + args); }
 
 TEST(DiseNormals, ParityWithThePublishedWeights) {
   if (!sharedFileExists("reference/published_k64.safetensors"))
@@ -67,13 +65,13 @@ TEST(DiseNormals, WritesPcdPlyAndNormals) {
   EXPECT_EQ(again.exit_code, 0) << again.output;
 }
 
-
 TEST(DiseNormals, GeoreferencedCoordinatesKeepTheirPrecision) {
   // UTM-sized coordinates give the same normals as the cloud at the origin, and the output holds
   // the input's coordinates unchanged (in double).
   const std::string dir = temporaryDir("cli_georeferenced");
   const std::string model = randomModelFile(4);
-  const std::vector<std::array<double, 3>> local = terrainPoints({0, 0, 0}), far = terrainPoints({512345.0, 5412345.0, 312.0});
+  const std::vector<std::array<double, 3>> local = terrainPoints({0, 0, 0}),
+                                           far = terrainPoints({512345.0, 5412345.0, 312.0});
   writeXyzFile(dir + "/local.xyz", local);
   writeXyzFile(dir + "/far.xyz", far);
   for (const std::string name : {"local", "far"})
@@ -141,7 +139,6 @@ TEST(DiseNormals, ClearErrors) {
     EXPECT_NE(r.output.find(c.message), std::string::npos) << c.args << "\n" << r.output;
   }
 }
-
 
 TEST(DiseNormals, TilesGiveTheInMemoryNormals) {
   // A georeferenced terrain with a NaN point, read as .xyz, binary .ply and .las: in tiles of 400
@@ -212,6 +209,38 @@ TEST(DiseNormals, TilesRefuseBrokenInputAndLeaveNoOutputBehind) {
   EXPECT_FALSE(std::ifstream(dir + "/full.ply.partial").good());
 }
 
+TEST(DiseNormals, OrientsTowardsTheViewpointConsistentlyOrNotAtAll) {
+  const std::string dir = temporaryDir("cli_orient");
+  std::vector<std::array<double, 3>> sphere;
+  const auto cloud = sphereCloud(3000);
+  for (const auto& p : *cloud) sphere.push_back({p.x, p.y, p.z});
+  writeXyzFile(dir + "/sphere.xyz", sphere);
+  const auto count = [&](const std::string& orient, auto facing) {
+    const CommandResult run = runTool(dir + "/sphere.xyz " + dir + "/out.normals --k 16 --iterations 0" + orient);
+    EXPECT_EQ(run.exit_code, 0) << run.output;
+    const auto normals = pcl_dise::readTextTriples(dir + "/out.normals");
+    std::size_t n = 0;
+    for (std::size_t i = 0; i < normals.size(); ++i) n += facing(sphere[i], normals[i]);
+    return n;
+  };
+  const auto outward = [](const std::array<double, 3>& p, const std::array<float, 3>& n) {
+    return p[0] * n[0] + p[1] * n[1] + p[2] * n[2] > 0;
+  };
+  EXPECT_EQ(count("", outward), 0u);  // towards the viewpoint, the origin: inward
+  EXPECT_EQ(count(" --orient mst", outward), 3000u);
+  const auto sign_rule = [](const std::array<double, 3>&, const std::array<float, 3>& n) {
+    return n[0] + 2 * n[1] + 3 * n[2] >= 0;  // the plane fit's own sign (docs/algorithm.md)
+  };
+  EXPECT_EQ(count(" --orient none", sign_rule), 3000u);
+
+  const CommandResult tiled = runTool(dir + "/sphere.xyz " + dir + "/t.normals --k 16 --orient mst --tile-points 500");
+  EXPECT_NE(tiled.exit_code, 0);
+  EXPECT_NE(tiled.output.find("needs it in memory"), std::string::npos) << tiled.output;
+  const CommandResult bad = runTool(dir + "/sphere.xyz " + dir + "/t.normals --orient outward");
+  EXPECT_NE(bad.exit_code, 0);
+  EXPECT_NE(bad.output.find("--orient expects viewpoint, mst or none"), std::string::npos) << bad.output;
+}
+
 TEST(DiseNormals, FlipsTowardsThePcdViewpoint) {
   // A plane at z = 0 seen from below (VIEWPOINT 0 0 -10) and from above: the normals face the
   // sensor, in memory and in tiles; --viewpoint overrides the file's.
@@ -236,7 +265,7 @@ TEST(DiseNormals, FlipsTowardsThePcdViewpoint) {
       const float sign = z == "10" ? 1.f : -1.f;
       for (const auto& n : normals) ASSERT_GT(sign * n[2], 0.99f) << z << mode;
       const CommandResult over = runTool(input + " " + dir + "/o.normals --k 8 --iterations 0 --viewpoint 0,0," +
-                                     (z == "10" ? "-5" : "5") + mode);
+                                         (z == "10" ? "-5" : "5") + mode);
       ASSERT_EQ(over.exit_code, 0) << over.output;
       for (const auto& n : pcl_dise::readTextTriples(dir + "/o.normals")) ASSERT_LT(sign * n[2], -0.99f) << z << mode;
     }

@@ -310,6 +310,7 @@ void DeepIterativeNormalEstimation<PointInT, PointOutT>::writeOutput(PointCloudO
 template <typename PointInT, typename PointOutT>
 void DeepIterativeNormalEstimation<PointInT, PointOutT>::flipTowardsViewPoint(std::size_t output_index,
                                                                               float* normal) const {
+  if (!flip_towards_viewpoint_) return;
   pcl::flipNormalTowardsViewpoint((*input_)[(*indices_)[output_index]], vpx_, vpy_, vpz_, normal[0], normal[1],
                                   normal[2]);
 }
