@@ -33,8 +33,7 @@ FinitePoints finitePoints(const float* points, const float* normals, std::size_t
     const float* p = points + 3 * i;
     const float* n = normals + 3 * i;
     const float length = std::sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
-    if (!std::isfinite(p[0]) || !std::isfinite(p[1]) || !std::isfinite(p[2]) || !std::isfinite(length) ||
-        length == 0.f)
+    if (!std::isfinite(p[0]) || !std::isfinite(p[1]) || !std::isfinite(p[2]) || !std::isfinite(length) || length == 0.f)
       continue;
     finite.index.push_back(static_cast<std::int64_t>(i));
     finite.xyz.insert(finite.xyz.end(), p, p + 3);
@@ -79,8 +78,8 @@ std::vector<std::uint32_t> edgeKeys(const FinitePoints& finite, const Neighborho
         continue;
       }
       bool through_sheet = false;
-      const float sure = std::min(1.f, std::abs(agreement(&finite.xyz[3 * i], &finite.normal[3 * i],
-                                                          &finite.xyz[3 * j], &finite.normal[3 * j], through_sheet)));
+      const float sure = std::min(1.f, std::abs(agreement(&finite.xyz[3 * i], &finite.normal[3 * i], &finite.xyz[3 * j],
+                                                          &finite.normal[3 * j], through_sheet)));
       const auto level = std::min(kCostLevels - 1, static_cast<std::uint32_t>((1.f - sure) * kCostLevels));
       keys[e] = level + (through_sheet ? kCostLevels : 0u);
     }
@@ -141,7 +140,8 @@ Forest spanningForest(std::size_t m, const Neighborhoods& graph, std::size_t str
     if (from.size() + 1 == m) break;
   }
   forest.adjacency.offsets.assign(m + 1, 0);
-  for (std::size_t t = 0; t < from.size(); ++t) ++forest.adjacency.offsets[from[t] + 1], ++forest.adjacency.offsets[to[t] + 1];
+  for (std::size_t t = 0; t < from.size(); ++t)
+    ++forest.adjacency.offsets[from[t] + 1], ++forest.adjacency.offsets[to[t] + 1];
   std::partial_sum(forest.adjacency.offsets.begin(), forest.adjacency.offsets.end(), forest.adjacency.offsets.begin());
   forest.adjacency.indices.resize(2 * from.size());
   std::vector<std::int64_t> fill(forest.adjacency.offsets.begin(), forest.adjacency.offsets.end() - 1);
@@ -190,7 +190,8 @@ bool seedFlips(const FinitePoints& finite, std::int32_t seed, std::int32_t user_
 OrientationReport orientNormals(const float* points, float* normals, std::size_t num_points,
                                 const OrientationOptions& options) {
   if (options.neighbors < 1)
-    throw std::invalid_argument("orientNormals: neighbors must be at least 1, got " + std::to_string(options.neighbors));
+    throw std::invalid_argument("orientNormals: neighbors must be at least 1, got " +
+                                std::to_string(options.neighbors));
   if (options.seed_index < -1 || options.seed_index >= static_cast<std::int64_t>(num_points))
     throw std::invalid_argument("orientNormals: seed index " + std::to_string(options.seed_index) +
                                 " outside a cloud of " + std::to_string(num_points) + " points");

@@ -198,7 +198,8 @@ TEST(OrientNormals, NanNormalsAreLeftAndReported) {
       continue;
     }
     out += normals[3 * i] * s.outward[3 * i] + normals[3 * i + 1] * s.outward[3 * i + 1] +
-               normals[3 * i + 2] * s.outward[3 * i + 2] > 0.f;
+               normals[3 * i + 2] * s.outward[3 * i + 2] >
+           0.f;
   }
   EXPECT_EQ(out, 1979u);
 }

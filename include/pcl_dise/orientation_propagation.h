@@ -28,7 +28,8 @@ struct OrientationReport {
   std::size_t flipped = 0;         ///< oriented normals whose sign changed
   std::size_t parts = 0;           ///< connected parts of the graph, each seeded on its own
   std::size_t isolated = 0;        ///< parts of one point: oriented by the seed rule alone
-  std::size_t sheet_crossings = 0;  ///< tree edges through the other side of a sheet (no other path joined the two sides)
+  std::size_t sheet_crossings =
+      0;  ///< tree edges through the other side of a sheet (no other path joined the two sides)
 };
 
 /** Orients `normals` consistently, in place.

@@ -19,7 +19,7 @@ TEST(DiseNormalsMpi, TwoRanksGiveTheOneProcessOutput) {
 #else
   const std::string dir = temporaryDir("cli_mpi");
   const std::string model = randomModelFile(5);
-  std::vector<std::array<double, 3>> far = terrainPoints({512345.0, 5412345.0, 312.0});
+  std::vector<std::array<double, 3> > far = terrainPoints({512345.0, 5412345.0, 312.0});
   far.insert(far.begin() + 7, {NAN, NAN, NAN});
   writeXyzFile(dir + "/in.xyz", far);
   const std::string args = dir + "/in.xyz --k 16 --iterations 2 --threads 1 --model " + model;
