@@ -10,37 +10,12 @@
 
 #include "cloud_io.h"
 #include "normals_command.h"
-#include "pcl_dise/consistent_normal_orientation.h"
+#include "orientation_command.h"
 #include "pcl_dise/deep_iterative_normal_estimation.h"
 
 namespace {
 
 using namespace pcl_dise::io;
-
-// --orient mst: the seed at --viewpoint or a PCD VIEWPOINT other than the origin (one that is
-// really known), else each part's topmost point facing +z. Returns what to print.
-std::string orientConsistently(const Options& o, const LocalCloud& local, pcl::PointCloud<pcl::Normal>& normals) {
-  pcl::ConsistentNormalOrientation<pcl::PointXYZ, pcl::Normal> orientation;
-  orientation.setInputCloud(local.cloud);
-  orientation.setNumberOfThreads(o.threads);
-  std::array<double, 3> viewpoint = local.viewpoint;
-  if (!o.viewpoint.empty()) viewpoint = parseViewpoint(o.viewpoint);
-  const bool known = viewpoint != std::array<double, 3>{0, 0, 0} || !o.viewpoint.empty();
-  if (known)
-    orientation.setViewPoint(static_cast<float>(viewpoint[0] - local.offset[0]),
-                             static_cast<float>(viewpoint[1] - local.offset[1]),
-                             static_cast<float>(viewpoint[2] - local.offset[2]));
-  if (!orientation.orient(normals)) throw std::runtime_error("orientation failed (see the message above)");
-  const pcl_dise::OrientationReport& r = orientation.getReport();
-  std::ostringstream text;
-  text << "  orientation: minimum spanning tree over " << orientation.getKSearch() << " neighbours, " << r.parts
-       << (r.parts == 1 ? " part" : " parts") << " seeded "
-       << (known ? "at the point nearest the viewpoint" : "at the topmost point facing +z");
-  if (r.isolated) text << ", " << r.isolated << " isolated points (oriented alone)";
-  if (r.sheet_crossings) text << ", " << r.sheet_crossings << " joins through a thin sheet";
-  text << "\n";
-  return text.str();
-}
 
 int run(const Options& o) {
   using Clock = std::chrono::steady_clock;
@@ -81,7 +56,10 @@ int run(const Options& o) {
   const auto start = Clock::now();
   dise.compute(normals);
   if (normals.size() != cloud->size()) throw std::runtime_error("normal estimation failed (see the message above)");
-  const std::string orientation = o.orient == "mst" ? orientConsistently(o, local, normals) : std::string();
+  OrientationChoice choice;
+  choice.viewpoint = o.viewpoint;
+  choice.threads = o.threads;
+  const std::string orientation = o.orient == "mst" ? orientConsistently(local, choice, normals) : std::string();
   const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
   std::size_t missing = 0;
   for (const auto& n : normals) missing += !std::isfinite(n.normal_x);

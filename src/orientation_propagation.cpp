@@ -13,9 +13,12 @@
 namespace pcl_dise {
 namespace {
 
-// An edge whose chord leaves both end points' tangent planes by more than 30 degrees runs through
-// the other side of a sheet (or a sharp edge): it joins the tree only where nothing else does.
-constexpr float kThroughTheSheet = 0.5f;
+// An edge runs through the other side of a sheet where the two normals are near parallel (within
+// 30 degrees, up to sign) and the chord leaves both tangent planes by more than 30 degrees: it
+// joins the tree only where nothing else does. (Sharp creases, whose normals differ more, keep
+// their edges: the most symmetric of those carry the sign across best.)
+constexpr float kSheetParallel = 0.866f;
+constexpr float kSheetChord = 0.5f;
 // Edge costs are sorted by counting: 2^16 levels, and crossing edges after all others.
 constexpr std::uint32_t kCostLevels = 1u << 16;
 constexpr std::uint32_t kNoEdge = std::numeric_limits<std::uint32_t>::max();
@@ -58,8 +61,9 @@ float agreement(const float* p_i, const float* n_i, const float* p_j, const floa
   through_sheet = false;
   if (length == 0.f) return dot(n_i, n_j);
   const float a = dot(n_i, chord) / length, b = dot(n_j, chord) / length;
-  through_sheet = std::abs(a) > kThroughTheSheet && std::abs(b) > kThroughTheSheet;
-  return dot(n_i, n_j) - 2.f * a * b;
+  const float parallel = dot(n_i, n_j);
+  through_sheet = std::abs(parallel) > kSheetParallel && std::abs(a) > kSheetChord && std::abs(b) > kSheetChord;
+  return parallel - 2.f * a * b;
 }
 
 // Sort key of each graph edge (kNoEdge for a point's own entry): cost 1 - |agreement| in
@@ -154,35 +158,74 @@ Forest spanningForest(std::size_t m, const Neighborhoods& graph, std::size_t str
   return forest;
 }
 
-// One seed per tree (indexed by the tree's representative), by OrientationOptions' rules.
-std::vector<std::int32_t> seeds(const FinitePoints& finite, const Forest& forest, std::int32_t user_seed,
-                                const OrientationOptions& options) {
+// Breadth-first along each tree from any point of it: a child flips where it disagrees with its
+// parent. The seed point of a tree keeps its normal. Returns the parts' representatives.
+std::vector<std::int32_t> propagate(FinitePoints& finite, const Forest& forest, std::int32_t user_seed) {
   const std::size_t m = finite.size();
-  std::vector<std::int32_t> seed(m, -1);
-  std::vector<float> best(m, -std::numeric_limits<float>::infinity());
-  for (std::size_t i = 0; i < m; ++i) {
-    const float* p = &finite.xyz[3 * i];
-    float score = p[2];  // topmost
-    if (options.has_viewpoint) {
-      const float d[3] = {options.viewpoint[0] - p[0], options.viewpoint[1] - p[1], options.viewpoint[2] - p[2]};
-      score = -dot(d, d);  // nearest the viewpoint
+  std::vector<char> reached(m, 0);
+  std::vector<std::int32_t> queue, parts;
+  queue.reserve(m);
+  auto walk = [&](std::int32_t seed) {
+    parts.push_back(forest.part[seed]);
+    queue.assign(1, seed);
+    reached[seed] = 1;
+    for (std::size_t head = 0; head < queue.size(); ++head) {
+      const std::int32_t i = queue[head];
+      for (std::int64_t e = forest.adjacency.offsets[i]; e < forest.adjacency.offsets[i + 1]; ++e) {
+        const std::int32_t j = forest.adjacency.indices[e];
+        if (reached[j]) continue;
+        reached[j] = 1;
+        bool through_sheet = false;
+        float* n_j = &finite.normal[3 * j];
+        if (agreement(&finite.xyz[3 * i], &finite.normal[3 * i], &finite.xyz[3 * j], n_j, through_sheet) < 0.f)
+          negate(n_j);
+        queue.push_back(j);
+      }
     }
-    const std::int32_t part = forest.part[i];
-    if (score > best[part]) best[part] = score, seed[part] = static_cast<std::int32_t>(i);
-  }
-  if (user_seed >= 0) seed[forest.part[user_seed]] = user_seed;
-  return seed;
+  };
+  if (user_seed >= 0) walk(user_seed);
+  for (std::size_t i = 0; i < m; ++i)
+    if (!reached[i]) walk(static_cast<std::int32_t>(i));
+  return parts;
 }
 
-// Whether the seed's normal must flip to face its rule's side.
-bool seedFlips(const FinitePoints& finite, std::int32_t seed, std::int32_t user_seed,
-               const OrientationOptions& options) {
-  if (seed == user_seed) return false;
-  const float* p = &finite.xyz[3 * seed];
-  const float* n = &finite.normal[3 * seed];
-  if (!options.has_viewpoint) return n[2] < 0.f;
-  const float towards[3] = {options.viewpoint[0] - p[0], options.viewpoint[1] - p[1], options.viewpoint[2] - p[2]};
-  return dot(n, towards) < 0.f;
+// Each part's side, by a vote over its cap: the 1% of its points (at least neighbors + 1) nearest
+// the viewpoint, or topmost. Over the surface of a closed shape above any horizontal plane, the
+// outward normals sum to an upward vector (the cap and the disc it stands on close a volume), so
+// the vote holds where single points mislead: at a sharp apex a face can lean down. With a
+// viewpoint, the points nearest it face it. Returns, per representative, whether to flip it.
+std::vector<char> flipsByCapVote(const FinitePoints& finite, const Forest& forest, const OrientationOptions& options) {
+  const std::size_t m = finite.size();
+  std::vector<float> score(m);
+  for (std::size_t i = 0; i < m; ++i) {
+    const float* p = &finite.xyz[3 * i];
+    const float d[3] = {options.viewpoint[0] - p[0], options.viewpoint[1] - p[1], options.viewpoint[2] - p[2]};
+    score[i] = options.has_viewpoint ? -dot(d, d) : p[2];
+  }
+  std::vector<std::int32_t> order(m);
+  std::iota(order.begin(), order.end(), 0);
+  std::sort(order.begin(), order.end(),
+            [&](std::int32_t a, std::int32_t b) { return score[a] > score[b] || (score[a] == score[b] && a < b); });
+  std::vector<std::size_t> size(m, 0), voted(m, 0);
+  for (std::size_t i = 0; i < m; ++i) ++size[forest.part[i]];
+  std::vector<double> vote(m, 0.0);
+  for (const std::int32_t i : order) {
+    const std::int32_t part = forest.part[i];
+    if (voted[part] >= std::max<std::size_t>(options.neighbors + 1, size[part] / 100)) continue;
+    ++voted[part];
+    const float* p = &finite.xyz[3 * i];
+    const float* n = &finite.normal[3 * i];
+    if (!options.has_viewpoint) {
+      vote[part] += n[2];
+      continue;
+    }
+    const float towards[3] = {options.viewpoint[0] - p[0], options.viewpoint[1] - p[1], options.viewpoint[2] - p[2]};
+    const float length = std::sqrt(dot(towards, towards));
+    vote[part] += length > 0.f ? dot(n, towards) / length : 0.f;
+  }
+  std::vector<char> flip(m, 0);
+  for (std::size_t part = 0; part < m; ++part) flip[part] = vote[part] < 0.0;
+  return flip;
 }
 
 }  // namespace
@@ -215,32 +258,14 @@ OrientationReport orientNormals(const float* points, float* normals, std::size_t
       user_seed = static_cast<std::int32_t>(found - finite.index.begin());
   }
 
-  // Breadth-first from each tree's seed; a child flips where it disagrees with its parent.
-  std::vector<char> reached(m, 0);
-  std::vector<std::int32_t> queue;
-  queue.reserve(m);
-  const std::vector<std::int32_t> seed = seeds(finite, forest, user_seed, options);
-  for (std::size_t part = 0; part < m; ++part) {
-    const std::int32_t s = seed[part];
-    if (s < 0) continue;
-    ++report.parts;
-    report.isolated += forest.adjacency.size(s) == 0;
-    if (seedFlips(finite, s, user_seed, options)) negate(&finite.normal[3 * s]);
-    queue.assign(1, s);
-    reached[s] = 1;
-    for (std::size_t head = 0; head < queue.size(); ++head) {
-      const std::int32_t i = queue[head];
-      for (std::int64_t e = forest.adjacency.offsets[i]; e < forest.adjacency.offsets[i + 1]; ++e) {
-        const std::int32_t j = forest.adjacency.indices[e];
-        if (reached[j]) continue;
-        reached[j] = 1;
-        bool through_sheet = false;
-        float* n_j = &finite.normal[3 * j];
-        if (agreement(&finite.xyz[3 * i], &finite.normal[3 * i], &finite.xyz[3 * j], n_j, through_sheet) < 0.f)
-          negate(n_j);
-        queue.push_back(j);
-      }
-    }
+  const std::vector<std::int32_t> parts = propagate(finite, forest, user_seed);
+  report.parts = parts.size();
+  const std::vector<char> flip = flipsByCapVote(finite, forest, options);
+  const std::int32_t user_part = user_seed >= 0 ? forest.part[user_seed] : -1;
+  for (std::size_t i = 0; i < m; ++i) {
+    const std::int32_t part = forest.part[i];
+    report.isolated += forest.adjacency.size(i) == 0;
+    if (part != user_part && flip[part]) negate(&finite.normal[3 * i]);
   }
 
   for (std::size_t i = 0; i < m; ++i) {

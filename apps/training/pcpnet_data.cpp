@@ -8,6 +8,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "outward_normals.h"
 #include "pcl_dise/text_io.h"
 
 namespace pcl_dise {
@@ -47,16 +48,14 @@ Cloud sample(const Mesh& mesh, std::size_t count, Density density, double noise_
   const double largest_side = std::max({hi[0] - lo[0], hi[1] - lo[1], hi[2] - lo[2]});
 
   std::vector<double> weight(mesh.triangles.size());
-  std::vector<std::array<double, 3>> face_normal(mesh.triangles.size());
+  const std::vector<std::array<double, 3>> face_normal = outwardFaceNormals(mesh);
   for (std::size_t f = 0; f < mesh.triangles.size(); ++f) {
     const auto& a = mesh.vertices[mesh.triangles[f][0]];
     const auto& b = mesh.vertices[mesh.triangles[f][1]];
     const auto& c = mesh.vertices[mesh.triangles[f][2]];
     const double u[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]}, w[3] = {c[0] - a[0], c[1] - a[1], c[2] - a[2]};
     const double n[3] = {u[1] * w[2] - u[2] * w[1], u[2] * w[0] - u[0] * w[2], u[0] * w[1] - u[1] * w[0]};
-    const double len = std::sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
-    face_normal[f] = {n[0] / len, n[1] / len, n[2] / len};
-    double area = 0.5 * len;
+    double area = 0.5 * std::sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
     // Position of the face centroid along the bounding box's 1-norm diagonal.
     double f_pos = 0;
     for (int k = 0; k < 3; ++k) f_pos += (a[k] + b[k] + c[k]) / 3.0 - lo[k];
