@@ -16,6 +16,7 @@
 #include <CLI/CLI.hpp>
 
 #include "cloud_io.h"
+#include "orientation_command.h"
 #include "pcl_dise/angle_error.h"
 #include "pcl_dise/deep_iterative_normal_estimation.h"
 #include "viewer/color_maps.h"
@@ -39,7 +40,7 @@ std::string modeName(ColorBy mode) {
 }
 
 struct Options {
-  std::string input, ground_truth, model, color_by = "normal", screenshot;
+  std::string input, ground_truth, model, color_by = "normal", screenshot, orient = "viewpoint";
   int k = 64, iterations = 4, iteration = -1, every = 1, width = 1024, height = 768;
   long pick = -1;
   double scale = 0, max_error = 30;
@@ -59,7 +60,8 @@ struct Estimate {
 class Scene {
  public:
   explicit Scene(const Options& o) : o_(o) {
-    cloud_ = pcl_dise::io::readCloud(o.input).cloud;  // the local frame is what the viewer shows
+    local_ = pcl_dise::io::readCloud(o.input);
+    cloud_ = local_.cloud;  // the local frame is what the viewer shows
     for (std::size_t i = 0; i < cloud_->size(); ++i)
       if (pcl::isFinite((*cloud_)[i])) finite_.push_back(static_cast<pcl::index_t>(i));
     if (finite_.size() < 3) throw std::runtime_error("'" + o.input + "' has fewer than 3 finite points");
@@ -107,6 +109,7 @@ class Scene {
     pca.setInputCloud(cloud_);
     pca.setKSearch(o_.k + 1);  // the same k + 1 points as DISE's k
     pca.compute(e->normals);
+    orient(e->normals);
     // PCA weighs its neighbourhood uniformly.
     e->weights = [this](std::size_t index, pcl::Indices& ids, std::vector<float>& w) {
       std::vector<float> distances;
@@ -129,13 +132,23 @@ class Scene {
     dise->compute(e->normals);
     if (e->normals.size() != cloud_->size())
       throw std::runtime_error("normal estimation failed (see the message above)");
+    orient(e->normals);
     e->weights = [dise](std::size_t index, pcl::Indices& ids, std::vector<float>& w) {
       return dise->getKernelWeights(index, ids, w);
     };
     return e;
   }
 
+  // --orient mst: consistently, outward on closed shapes (both methods, so that they compare).
+  void orient(Normals& normals) const {
+    if (o_.orient != "mst") return;
+    pcl_dise::io::OrientationChoice choice;
+    choice.threads = o_.threads;
+    std::cout << pcl_dise::io::orientConsistently(local_, choice, normals);
+  }
+
   const Options& o_;
+  pcl_dise::io::LocalCloud local_;
   Cloud::Ptr cloud_;
   Normals::Ptr truth_;
   pcl::Indices finite_;
@@ -377,6 +390,11 @@ int main(int argc, char** argv) {
   app.add_option("--max-error", o.max_error, "angle error (degrees) at the top of the colour map")
       ->capture_default_str();
   app.add_flag("--pca", o.pca, "start with PCA instead of DISE");
+  app.add_option("--orient", o.orient,
+                 "viewpoint: normals flipped towards the cloud's sensor origin; mst: oriented consistently "
+                 "(outward on closed shapes)")
+      ->check(CLI::IsMember({"viewpoint", "mst"}))
+      ->capture_default_str();
   app.add_flag("--side-by-side", o.side_by_side, "PCA on the left, DISE on the right");
   app.add_option("--threads", o.threads, "threads (0: all)");
   app.add_option("--screenshot", o.screenshot, "render to this .png and exit (headless: run under xvfb-run -a)");

@@ -81,7 +81,7 @@ def main():
     parser.add_argument("--k", type=int, default=10, help="propagation neighbours (both methods)")
     parser.add_argument("--build", default="build")
     parser.add_argument("--work", default="/tmp/bench_orientation")
-    parser.add_argument("--open3d-timeout", type=float, default=300)
+    parser.add_argument("--open3d-timeout", type=float, default=60)
     args = parser.parse_args()
     with_open3d = importlib.util.find_spec("open3d") is not None
     if not with_open3d:

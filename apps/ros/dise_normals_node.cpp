@@ -1,9 +1,11 @@
 // dise_normals_node: DISE normals for sensor_msgs/PointCloud2 (ROS 1).
 // Subscribes ~input, publishes ~output (x y z normal_x normal_y normal_z curvature, same header
 // and layout). Parameters follow pcl_ros's NormalEstimation (k_search, radius_search) plus
-// iterations, model, threads, max_neighbors and the viewpoint (viewpoint_x/y/z, in the cloud's
+// iterations, model, threads, max_neighbors, the viewpoint (viewpoint_x/y/z, in the cloud's
 // frame; PointCloud2 carries no sensor origin, so the frame's origin, where the sensor usually
-// sits, is the default).
+// sits, is the default) and orient: viewpoint (flip towards it), mst (consistent orientation
+// along a minimum spanning tree, seeded at the viewpoint where one is set, else at the topmost
+// point facing +z) or none (the plane fit's own sign).
 #include <memory>
 
 #include <pcl/point_types.h>
@@ -11,6 +13,7 @@
 #include <ros/ros.h>
 #include <sensor_msgs/PointCloud2.h>
 
+#include "pcl_dise/consistent_normal_orientation.h"
 #include "pcl_dise/deep_iterative_normal_estimation.h"
 
 namespace {
@@ -26,6 +29,11 @@ class DiseNormalsNode {
     private_nh.param("viewpoint_x", viewpoint_[0], 0.0);
     private_nh.param("viewpoint_y", viewpoint_[1], 0.0);
     private_nh.param("viewpoint_z", viewpoint_[2], 0.0);
+    viewpoint_set_ =
+        private_nh.hasParam("viewpoint_x") || private_nh.hasParam("viewpoint_y") || private_nh.hasParam("viewpoint_z");
+    private_nh.param("orient", orient_, std::string("viewpoint"));
+    if (orient_ != "viewpoint" && orient_ != "mst" && orient_ != "none")
+      throw std::runtime_error("~orient must be viewpoint, mst or none, not '" + orient_ + "'");
     std::string model_path;
     private_nh.param("model", model_path, std::string());
     model_path = pcl_dise::modelPathOrDefault(model_path, k_);
@@ -36,8 +44,9 @@ class DiseNormalsNode {
     if (iterations_ > 0) model_ = std::make_shared<const pcl_dise::Model>(pcl_dise::loadModel(model_path));
     publisher_ = private_nh.advertise<sensor_msgs::PointCloud2>("output", 1);
     subscriber_ = private_nh.subscribe("input", 1, &DiseNormalsNode::onCloud, this);
-    ROS_INFO("dise_normals_node: %s = %g, %d iterations, model %s", k_ > 0 ? "k_search" : "radius_search",
-             k_ > 0 ? double(k_) : radius_, iterations_, iterations_ > 0 ? model_path.c_str() : "(none: PCA)");
+    ROS_INFO("dise_normals_node: %s = %g, %d iterations, model %s, orient %s", k_ > 0 ? "k_search" : "radius_search",
+             k_ > 0 ? double(k_) : radius_, iterations_, iterations_ > 0 ? model_path.c_str() : "(none: PCA)",
+             orient_.c_str());
   }
 
  private:
@@ -79,11 +88,13 @@ class DiseNormalsNode {
       dise.setIterations(iterations_);
       dise.setNumberOfThreads(static_cast<unsigned>(threads_));
       dise.setViewPoint(float(viewpoint_[0]), float(viewpoint_[1]), float(viewpoint_[2]));
+      dise.setFlipTowardsViewPoint(orient_ == "viewpoint");
       if (model_) dise.setModel(model_);
       pcl::PointCloud<pcl::Normal> normals;
       dise.compute(normals);
       if (normals.size() != cloud->size())
         throw std::runtime_error("normal estimation failed (see PCL's message above)");
+      if (orient_ == "mst") orientConsistently(cloud, normals);
       for (std::size_t i = 0; i < cloud->size(); ++i) {
         std::copy(normals[i].normal, normals[i].normal + 3, out[i].normal);
         out[i].curvature = normals[i].curvature;
@@ -96,8 +107,19 @@ class DiseNormalsNode {
     return reply;
   }
 
+  void orientConsistently(const pcl::PointCloud<pcl::PointXYZ>::ConstPtr& cloud,
+                          pcl::PointCloud<pcl::Normal>& normals) const {
+    pcl::ConsistentNormalOrientation<pcl::PointXYZ, pcl::Normal> orientation;
+    orientation.setInputCloud(cloud);
+    orientation.setNumberOfThreads(static_cast<unsigned>(threads_));
+    if (viewpoint_set_) orientation.setViewPoint(float(viewpoint_[0]), float(viewpoint_[1]), float(viewpoint_[2]));
+    if (!orientation.orient(normals)) throw std::runtime_error("orientation failed (see PCL's message above)");
+  }
+
   int k_ = 64, max_neighbors_ = 0, iterations_ = 4, threads_ = 0;
   double radius_ = 0, viewpoint_[3] = {0, 0, 0};
+  bool viewpoint_set_ = false;
+  std::string orient_ = "viewpoint";
   std::shared_ptr<const pcl_dise::Model> model_;
   ros::Publisher publisher_;
   ros::Subscriber subscriber_;

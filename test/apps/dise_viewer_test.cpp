@@ -86,6 +86,14 @@ TEST_F(DiseViewer, PicturesDifferWithColouringAndIteration) {
   EXPECT_LT(differingShare(normal, again), 0.001) << "the same arguments should give the same picture";
 }
 
+TEST_F(DiseViewer, OrientedNormalsColourDifferently) {
+  // Colour by normal shows the sign: --orient mst turns the normals that faced the sensor origin.
+  const Image towards = shot("towards", "--color-by normal --iteration 0"),
+              oriented = shot("oriented", "--color-by normal --iteration 0 --orient mst");
+  ASSERT_EQ(oriented.rgb.size(), 400u * 300u * 3u);
+  EXPECT_GT(differingShare(towards, oriented), 0.001);
+}
+
 TEST_F(DiseViewer, ErrorColouringNeedsGroundTruth) {
   // bun0.pcd carries normals: write them as a ground-truth .normals file.
   std::ifstream pcd(std::string(PCL_DISE_SOURCE_DIR) + "/data/clouds/bun0.pcd");

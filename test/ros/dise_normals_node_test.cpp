@@ -1,6 +1,7 @@
 // dise_normals_node against a real ROS master on a free port of 127.0.0.1: its normals equal the
 // library's, an empty cloud gets an empty cloud with the same header, NaN points get NaN normals
-// and is_dense = false, a cloud without x/y/z is logged and skipped, and the node keeps running.
+// and is_dense = false, a cloud without x/y/z is logged and skipped, and the node keeps running; a
+// second node with ~orient mst turns a sphere's normals outward.
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <signal.h>
@@ -76,21 +77,31 @@ class DiseNormalsNode : public ::testing::Test {
     node_ = spawn({binaryDir() + "/apps/dise_normals_node", "__name:=dise", "_k_search:=12", "_iterations:=2",
                    "_model:=" + *model_},
                   *dir_ + "/node.log");
+    mst_node_ = spawn({binaryDir() + "/apps/dise_normals_node", "__name:=dise_mst", "_k_search:=12", "_iterations:=0",
+                       "_orient:=mst"},
+                      *dir_ + "/mst_node.log");
     nh_ = new ros::NodeHandle;
     output_ = new ros::Subscriber(nh_->subscribe("/dise/output", 10, &DiseNormalsNode::onReply));
     input_ = new ros::Publisher(nh_->advertise<sensor_msgs::PointCloud2>("/dise/input", 10));
+    mst_output_ = new ros::Subscriber(nh_->subscribe("/dise_mst/output", 10, &DiseNormalsNode::onReply));
+    mst_input_ = new ros::Publisher(nh_->advertise<sensor_msgs::PointCloud2>("/dise_mst/input", 10));
     for (auto end = Clock::now() + std::chrono::seconds(30);
-         (input_->getNumSubscribers() == 0 || output_->getNumPublishers() == 0) && Clock::now() < end;)
+         (input_->getNumSubscribers() == 0 || output_->getNumPublishers() == 0 ||
+          mst_input_->getNumSubscribers() == 0 || mst_output_->getNumPublishers() == 0) &&
+         Clock::now() < end;)
       std::this_thread::sleep_for(std::chrono::milliseconds(100));
     ASSERT_GT(input_->getNumSubscribers(), 0u) << readFile(*dir_ + "/node.log");
+    ASSERT_GT(mst_input_->getNumSubscribers(), 0u) << readFile(*dir_ + "/mst_node.log");
   }
 
   static void TearDownTestSuite() {
     delete input_;
     delete output_;
+    delete mst_input_;
+    delete mst_output_;
     delete nh_;
     ros::shutdown();
-    for (pid_t pid : {node_, master_})
+    for (pid_t pid : {node_, mst_node_, master_})
       if (pid > 0) {
         kill(pid, SIGTERM);
         waitpid(pid, nullptr, 0);
@@ -100,9 +111,10 @@ class DiseNormalsNode : public ::testing::Test {
   static void onReply(const sensor_msgs::PointCloud2::ConstPtr& reply) { reply_ = reply; }
 
   // Publishes `cloud` and waits for the node's answer (nullptr after 20 s).
-  static sensor_msgs::PointCloud2::ConstPtr ask(const sensor_msgs::PointCloud2& cloud, double seconds = 20) {
+  static sensor_msgs::PointCloud2::ConstPtr ask(const sensor_msgs::PointCloud2& cloud, double seconds = 20,
+                                                ros::Publisher* input = input_) {
     reply_.reset();
-    input_->publish(cloud);
+    input->publish(cloud);
     for (auto end = Clock::now() + std::chrono::duration<double>(seconds); !reply_ && Clock::now() < end;) {
       ros::spinOnce();
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
@@ -120,17 +132,17 @@ class DiseNormalsNode : public ::testing::Test {
   }
 
   static std::string *dir_, *model_;
-  static pid_t master_, node_;
+  static pid_t master_, node_, mst_node_;
   static ros::NodeHandle* nh_;
-  static ros::Subscriber* output_;
-  static ros::Publisher* input_;
+  static ros::Subscriber *output_, *mst_output_;
+  static ros::Publisher *input_, *mst_input_;
   static sensor_msgs::PointCloud2::ConstPtr reply_;
 };
 std::string *DiseNormalsNode::dir_ = nullptr, *DiseNormalsNode::model_ = nullptr;
-pid_t DiseNormalsNode::master_ = -1, DiseNormalsNode::node_ = -1;
+pid_t DiseNormalsNode::master_ = -1, DiseNormalsNode::node_ = -1, DiseNormalsNode::mst_node_ = -1;
 ros::NodeHandle* DiseNormalsNode::nh_ = nullptr;
-ros::Subscriber* DiseNormalsNode::output_ = nullptr;
-ros::Publisher* DiseNormalsNode::input_ = nullptr;
+ros::Subscriber *DiseNormalsNode::output_ = nullptr, *DiseNormalsNode::mst_output_ = nullptr;
+ros::Publisher *DiseNormalsNode::input_ = nullptr, *DiseNormalsNode::mst_input_ = nullptr;
 sensor_msgs::PointCloud2::ConstPtr DiseNormalsNode::reply_;
 
 TEST_F(DiseNormalsNode, NormalsMatchTheLibrary) {
@@ -156,6 +168,17 @@ TEST_F(DiseNormalsNode, NormalsMatchTheLibrary) {
     for (int d = 0; d < 3; ++d) EXPECT_NEAR(got[i].normal[d], expected[i].normal[d], 1e-5) << i;
     EXPECT_NEAR(got[i].curvature, expected[i].curvature, 1e-5);
   }
+}
+
+TEST_F(DiseNormalsNode, OrientMstTurnsASphereOutward) {
+  // Seen from the frame's origin, the sphere's centre, viewpoint orientation would face inward.
+  const auto cloud = sphereCloud(1500);
+  const auto reply = ask(message(*cloud, 5), 20, mst_input_);
+  ASSERT_TRUE(reply) << readFile(*dir_ + "/mst_node.log");
+  pcl::PointCloud<pcl::PointNormal> got;
+  pcl::fromROSMsg(*reply, got);
+  ASSERT_EQ(got.size(), cloud->size());
+  for (const auto& p : got) EXPECT_GT(p.getNormalVector3fMap().dot(p.getVector3fMap()), 0.f);
 }
 
 TEST_F(DiseNormalsNode, EmptyCloudGetsEmptyCloudWithTheSameHeader) {
