@@ -1,0 +1,166 @@
+// dise_reconstruct: a point cloud to a surface mesh: DISE normals, consistent orientation, Poisson
+// reconstruction (PCL), trimmed where Poisson adds surface far from the points.
+#include <chrono>
+#include <csignal>
+#include <iostream>
+
+#include <pcl/common/io.h>
+#include <pcl/io/obj_io.h>
+#include <pcl/io/ply_io.h>
+#include <pcl/visualization/pcl_visualizer.h>
+#include <CLI/CLI.hpp>
+
+#include "cloud_io.h"
+#include "normals_command.h"
+#include "orientation_command.h"
+#include "pcl_dise/deep_iterative_normal_estimation.h"
+#include "surface/poisson_mesh.h"
+
+namespace {
+
+using namespace pcl_dise::io;
+using Clock = std::chrono::steady_clock;
+
+struct Arguments {
+  std::string input, output, model, compare_pca, viewpoint, reference;
+  int k = 64, iterations = 4;
+  pcl_dise::surface::PoissonOptions poisson;
+  int width = 1200, height = 600;
+};
+
+double secondsSince(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
+
+// Normals by DISE (iterations 0: PCA), oriented consistently, as the points Poisson reads.
+pcl::PointCloud<pcl::PointNormal>::Ptr orientedNormals(const LocalCloud& local, const Arguments& a, int iterations) {
+  pcl::DeepIterativeNormalEstimation<pcl::PointXYZ, pcl::Normal> estimation;
+  estimation.setInputCloud(local.cloud);
+  estimation.setKSearch(a.k);
+  estimation.setIterations(iterations);
+  estimation.setNumberOfThreads(a.poisson.threads);
+  estimation.setFlipTowardsViewPoint(false);
+  if (iterations > 0)
+    estimation.setModel(
+        std::make_shared<const pcl_dise::Model>(pcl_dise::loadModel(pcl_dise::modelPathOrDefault(a.model, a.k))));
+  pcl::PointCloud<pcl::Normal> normals;
+  estimation.compute(normals);
+  if (normals.size() != local.cloud->size())
+    throw std::runtime_error("normal estimation failed (see the message above)");
+  OrientationChoice choice;
+  choice.viewpoint = a.viewpoint;
+  choice.threads = a.poisson.threads;
+  std::cout << orientConsistently(local, choice, normals);
+  auto points = pcl::make_shared<pcl::PointCloud<pcl::PointNormal>>();
+  for (std::size_t i = 0; i < normals.size(); ++i) {
+    if (!pcl::isFinite(normals[i]) || !pcl::isFinite((*local.cloud)[i])) continue;
+    pcl::PointNormal p;
+    p.getVector3fMap() = (*local.cloud)[i].getVector3fMap();
+    p.getNormalVector3fMap() = normals[i].getNormalVector3fMap();
+    points->push_back(p);
+  }
+  return points;
+}
+
+// `surface`: the points the mesh is measured against (the input, or --reference).
+pcl::PolygonMesh reconstruct(const LocalCloud& local, const pcl::PointCloud<pcl::PointXYZ>& surface, const Arguments& a,
+                             int iterations, const std::string& name) {
+  const auto start = Clock::now();
+  const auto points = orientedNormals(local, a, iterations);
+  const pcl::PolygonMesh mesh = pcl_dise::surface::reconstructPoisson(points, a.poisson);
+  const pcl_dise::surface::MeshFit fit = pcl_dise::surface::measureFit(mesh, surface, a.poisson.threads);
+  std::cout << "  " << name << ": " << fit.vertices << " vertices, " << fit.faces << " faces; mean distance "
+            << 100 * fit.vertex_to_points << "% of the diagonal from a vertex to the "
+            << (a.reference.empty() ? "input" : "reference") << " points, " << 100 * fit.points_to_vertex
+            << "% from such a point to the mesh's vertices; " << secondsSince(start) << " s\n";
+  return mesh;
+}
+
+void checkMeshPath(const std::string& path) {
+  const std::string ext = extension(path);
+  if (ext != ".ply" && ext != ".obj")
+    throw std::runtime_error("'" + path + "': unknown mesh extension '" + ext + "' (expected .ply or .obj)");
+}
+
+void writeMesh(const std::string& path, const pcl::PolygonMesh& mesh) {
+  const int status =
+      extension(path) == ".ply" ? pcl::io::savePLYFileBinary(path, mesh) : pcl::io::saveOBJFile(path, mesh);
+  if (status != 0) throw std::runtime_error("'" + path + "' cannot be written");
+}
+
+// PCA's mesh on the left, DISE's on the right, one picture (headless: under xvfb-run -a).
+void renderSideBySide(const pcl::PolygonMesh& pca, const pcl::PolygonMesh& dise, const Arguments& a) {
+  pcl::visualization::PCLVisualizer viewer("dise_reconstruct");
+  viewer.setSize(a.width, a.height);
+  int left = 0, right = 0;
+  viewer.createViewPort(0, 0, 0.5, 1, left);
+  viewer.createViewPort(0.5, 0, 1, 1, right);
+  for (const auto& [mesh, viewport, label] :
+       {std::tuple(&pca, left, "PCA normals"), std::tuple(&dise, right, "DISE normals")}) {
+    viewer.setBackgroundColor(1, 1, 1, viewport);
+    viewer.addPolygonMesh(*mesh, label, viewport);
+    viewer.setShapeRenderingProperties(pcl::visualization::PCL_VISUALIZER_COLOR, 0.75, 0.75, 0.8, label, viewport);
+    viewer.addText(std::string(label) + ", " + std::to_string(mesh->polygons.size()) + " faces", 10, 10, 16, 0.1, 0.1,
+                   0.1, std::string(label) + "_text", viewport);
+  }
+  viewer.resetCamera();
+  for (int i = 0; i < 3; ++i) viewer.spinOnce(1, true);
+  viewer.saveScreenshot(a.compare_pca);
+}
+
+int run(const Arguments& a) {
+  checkMeshPath(a.output);
+  const auto start = Clock::now();
+  const LocalCloud local = readCloud(a.input);
+  if (local.cloud->empty()) throw std::runtime_error("'" + a.input + "' holds no points");
+  std::cout << "dise_reconstruct: " << local.cloud->size() << " points from " << a.input << "\n";
+  const LocalCloud reference = a.reference.empty() ? local : readCloud(a.reference);
+  if (reference.offset != local.offset)
+    throw std::runtime_error("--reference '" + a.reference + "' lies in another frame than the input (offset " +
+                             offsetText(reference.offset) + " against " + offsetText(local.offset) + ")");
+  const pcl::PolygonMesh mesh = reconstruct(local, *reference.cloud, a, a.iterations, "DISE");
+  writeMesh(a.output, mesh);
+  if (!a.compare_pca.empty()) renderSideBySide(reconstruct(local, *reference.cloud, a, 0, "PCA"), mesh, a);
+  std::cout << "  wrote " << a.output << (a.compare_pca.empty() ? "" : " and " + a.compare_pca) << " ("
+            << secondsSince(start) << " s)\n";
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{
+      "Reconstructs a surface mesh from a point cloud: DISE normals, oriented consistently (outward on\n"
+      "closed shapes), Poisson reconstruction (PCL), trimmed where it strays from the points.\n"
+      "Input: .pcd, .ply, .las or .xyz. Output: .ply or .obj."};
+  Arguments a;
+  app.add_option("input", a.input, "cloud (.pcd, .ply, .las, .xyz)")->required();
+  app.add_option("output", a.output, "mesh (.ply, .obj)")->required();
+  app.add_option("--k", a.k, "DISE neighbours (+ the point itself)")->capture_default_str();
+  app.add_option("--iterations", a.iterations, "DISE iterations (0: PCA)")->capture_default_str();
+  app.add_option("--model", a.model, "DISE model (default: the shipped model for --k)");
+  app.add_option("--viewpoint", a.viewpoint, "seed the orientation at the points nearest X,Y,Z");
+  app.add_option("--depth", a.poisson.depth, "Poisson octree depth (detail; time and memory grow 4x to 8x a level)")
+      ->check(CLI::Range(1, 14))
+      ->capture_default_str();
+  app.add_option("--trim", a.poisson.trim,
+                 "drop mesh vertices farther than this fraction of the bounding-box diagonal from every point")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  app.add_option("--compare-pca", a.compare_pca,
+                 "also reconstruct from PCA normals and render both side by side into this .png "
+                 "(headless: run under xvfb-run -a)");
+  app.add_option("--reference", a.reference,
+                 "measure the mesh against this cloud (the true surface, e.g. a clean sample) instead of the input");
+  app.add_option("--width", a.width, "picture width")->capture_default_str();
+  app.add_option("--height", a.height, "picture height")->capture_default_str();
+  app.add_option("--threads", a.poisson.threads, "threads (0: all)")->capture_default_str();
+  CLI11_PARSE(app, argc, argv);
+  std::signal(SIGXFSZ, SIG_IGN);
+  try {
+    if (a.k < 3) throw std::runtime_error("--k must be at least 3");
+    if (a.iterations < 0) throw std::runtime_error("--iterations must not be negative");
+    return run(a);
+  } catch (const std::exception& e) {
+    std::cerr << "dise_reconstruct: error: " << e.what() << "\n";
+    return 1;
+  }
+}

@@ -1,0 +1,37 @@
+#pragma once
+// Poisson reconstruction (PCL's pcl::Poisson) from oriented normals, with the bulges Poisson adds
+// where there are no points trimmed away, and the mesh's fit to the points it came from.
+#include <cstddef>
+
+#include <pcl/PolygonMesh.h>
+#include <pcl/point_cloud.h>
+#include <pcl/point_types.h>
+
+namespace pcl_dise {
+namespace surface {
+
+struct PoissonOptions {
+  int depth = 8;         ///< octree depth: 2^depth cells across the cloud
+  double trim = 0.01;    ///< drop vertices farther than this × the bounding-box diagonal from every point
+  unsigned threads = 0;  ///< 0: all
+};
+
+/** How well a mesh and the points it was made from fit, in units of the points' bounding-box
+ *  diagonal: mean distance from a mesh vertex to its nearest point, and from a point to its
+ *  nearest mesh vertex (how well the mesh covers the points). */
+struct MeshFit {
+  double vertex_to_points = 0, points_to_vertex = 0;
+  std::size_t vertices = 0, faces = 0;
+};
+
+/** Points with oriented normals (N×6, NaN normals left out by the caller) to a triangle mesh:
+ *  pcl::Poisson at `depth`, then every vertex farther than `trim` × diagonal from the points
+ *  removed with its faces. Throws std::runtime_error for fewer than 10 points or an empty mesh. */
+pcl::PolygonMesh reconstructPoisson(const pcl::PointCloud<pcl::PointNormal>::ConstPtr& points,
+                                    const PoissonOptions& options);
+
+/** MeshFit of `mesh` against `points` (finite points only). */
+MeshFit measureFit(const pcl::PolygonMesh& mesh, const pcl::PointCloud<pcl::PointXYZ>& points, unsigned threads = 0);
+
+}  // namespace surface
+}  // namespace pcl_dise
