@@ -8,6 +8,8 @@
 #include <sstream>
 
 #include <gtest/gtest.h>
+#include <pcl/common/point_tests.h>
+#include <pcl/io/pcd_io.h>
 
 #include "io/las_format.h"
 #include "io/pcd_reader.h"
@@ -239,6 +241,41 @@ TEST(DiseNormals, OrientsTowardsTheViewpointConsistentlyOrNotAtAll) {
   const CommandResult bad = runTool(dir + "/sphere.xyz " + dir + "/t.normals --orient outward");
   EXPECT_NE(bad.exit_code, 0);
   EXPECT_NE(bad.output.find("--orient expects viewpoint, mst or none"), std::string::npos) << bad.output;
+}
+
+TEST(DiseNormals, OrganizedRgbdScanEndToEnd) {
+  // A Kinect frame (640 x 480, NaN where the sensor saw nothing), every 4th row and column: the
+  // output keeps the grid, NaN normals where the points are NaN, normals facing the camera.
+  if (!sharedFileExists("data/scans/table_scene_mug_stereo_textured.pcd")) GTEST_SKIP() << "scan not found";
+  pcl::PointCloud<pcl::PointXYZ> full;
+  ASSERT_EQ(pcl::io::loadPCDFile(sharedDir() + "/data/scans/table_scene_mug_stereo_textured.pcd", full), 0);
+  pcl::PointCloud<pcl::PointXYZ> frame(full.width / 4, full.height / 4);
+  for (std::uint32_t r = 0; r < frame.height; ++r)
+    for (std::uint32_t c = 0; c < frame.width; ++c) frame.at(c, r) = full.at(4 * c, 4 * r);
+  frame.is_dense = false;
+  const std::string dir = temporaryDir("cli_rgbd");
+  ASSERT_EQ(pcl::io::savePCDFileBinary(dir + "/frame.pcd", frame), 0);
+  const CommandResult run =
+      runTool(dir + "/frame.pcd " + dir + "/out.pcd --k 16 --iterations 2 --model " + randomModelFile(8));
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  pcl::PointCloud<pcl::PointNormal> out;
+  ASSERT_EQ(pcl::io::loadPCDFile(dir + "/out.pcd", out), 0);
+  ASSERT_EQ(out.width, frame.width);
+  ASSERT_EQ(out.height, frame.height);
+  std::size_t nan_points = 0, facing = 0, finite = 0;
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    if (!pcl::isFinite(frame[i])) {
+      ++nan_points;
+      EXPECT_TRUE(std::isnan(out[i].x) && std::isnan(out[i].normal_x)) << i;
+      continue;
+    }
+    if (!std::isfinite(out[i].normal_x)) continue;
+    ++finite;
+    facing += out[i].getNormalVector3fMap().dot(-out[i].getVector3fMap()) >= 0.f;  // the camera sits at the origin
+  }
+  EXPECT_GT(nan_points, 1000u);
+  EXPECT_GT(finite, frame.size() / 2);
+  EXPECT_EQ(facing, finite);
 }
 
 TEST(DiseNormals, FlipsTowardsThePcdViewpoint) {
