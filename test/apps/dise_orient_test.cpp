@@ -1,0 +1,78 @@
+// dise_orient end to end: scrambled normals of a sphere come back facing out; a seed, a viewpoint;
+// bad input is a message and exit code 1.
+#include <cmath>
+#include <fstream>
+
+#include <gtest/gtest.h>
+
+#include "pcl_dise/text_io.h"
+#include "test_support.h"
+
+namespace {
+
+using namespace pcl_dise::test;
+
+CommandResult runTool(const std::string& args) { return runCommand(binaryDir() + "/apps/dise_orient " + args); }
+
+class DiseOrient : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = temporaryDir("dise_orient");
+    const auto sphere = sphereCloud(2000);
+    std::ofstream xyz(dir_ + "/sphere.xyz"), normals(dir_ + "/sphere.normals");
+    for (std::size_t i = 0; i < sphere->size(); ++i) {
+      const auto& p = (*sphere)[i];
+      const float s = i % 3 ? 1.f : -1.f;  // a third point inward
+      xyz << p.x << ' ' << p.y << ' ' << p.z << '\n';
+      normals << s * p.x << ' ' << s * p.y << ' ' << s * p.z << '\n';
+      points_.push_back({p.x, p.y, p.z});
+    }
+  }
+
+  // Points whose normal in `path` faces away from the centre.
+  std::size_t outward(const std::string& path) const {
+    const auto normals = pcl_dise::readTextTriples(path);
+    std::size_t count = 0;
+    for (std::size_t i = 0; i < normals.size(); ++i)
+      count += normals[i][0] * points_[i][0] + normals[i][1] * points_[i][1] + normals[i][2] * points_[i][2] > 0;
+    return count;
+  }
+
+  std::string dir_;
+  std::vector<std::array<float, 3>> points_;
+};
+
+TEST_F(DiseOrient, SphereFacesOut) {
+  const CommandResult r = runTool(dir_ + "/sphere.xyz " + dir_ + "/sphere.normals " + dir_ + "/out.normals");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(outward(dir_ + "/out.normals"), 2000u);
+  EXPECT_NE(r.output.find("1 part"), std::string::npos) << r.output;
+}
+
+TEST_F(DiseOrient, ASeedOrAViewpointDecides) {
+  // Point 0's normal is given inward (i % 3 == 0): the sphere follows it.
+  ASSERT_EQ(runTool(dir_ + "/sphere.xyz " + dir_ + "/sphere.normals " + dir_ + "/seed.normals --seed 0").exit_code, 0);
+  EXPECT_EQ(outward(dir_ + "/seed.normals"), 0u);
+  // A viewpoint inside the sphere: its nearest points face it, inward.
+  ASSERT_EQ(
+      runTool(dir_ + "/sphere.xyz " + dir_ + "/sphere.normals " + dir_ + "/vp.normals --viewpoint 0,0,0.5").exit_code,
+      0);
+  EXPECT_EQ(outward(dir_ + "/vp.normals"), 0u);
+}
+
+TEST_F(DiseOrient, BadInputIsAClearError) {
+  std::ofstream(dir_ + "/short.normals") << "0 0 1\n";
+  const auto expectError = [&](const std::string& args, const std::string& says) {
+    const CommandResult r = runTool(args);
+    EXPECT_EQ(r.exit_code, 1) << args << "\n" << r.output;
+    EXPECT_NE(r.output.find(says), std::string::npos) << args << "\n" << r.output;
+  };
+  const std::string in = dir_ + "/sphere.xyz ";
+  expectError(in + dir_ + "/short.normals " + dir_ + "/o.normals", "1 normals for 2000 points");
+  expectError(in + dir_ + "/sphere.normals " + dir_ + "/o.normals --seed 2000", "is not a point");
+  expectError(in + dir_ + "/sphere.normals " + dir_ + "/o.normals --k 0", "--k must be at least 1");
+  expectError(in + dir_ + "/missing.normals " + dir_ + "/o.normals", "missing.normals");
+  expectError(in + dir_ + "/sphere.normals " + dir_ + "/o.normals --viewpoint 1,2", "--viewpoint expects X,Y,Z");
+}
+
+}  // namespace
