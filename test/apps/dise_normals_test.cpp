@@ -165,6 +165,13 @@ TEST(DiseNormals, TilesGiveTheInMemoryNormals) {
       EXPECT_NE(tiled.output.find("in tiles"), std::string::npos) << tiled.output;
       EXPECT_EQ(readFile(dir + "/tiled.ply"), readFile(dir + "/whole.ply"));
     }
+  // --orient none: the plane fit's own sign, in tiles as in memory (not the viewpoint's).
+  const std::string xyz = dir + "/in.xyz --k 16 --iterations 2 --model " + model;
+  ASSERT_EQ(runTool(xyz + " --orient none " + dir + "/whole_none.ply").exit_code, 0);
+  ASSERT_EQ(runTool(xyz + " --orient none " + dir + "/tiled_none.ply --tile-points 400").exit_code, 0);
+  ASSERT_EQ(runTool(xyz + " " + dir + "/whole_viewpoint.ply").exit_code, 0);
+  EXPECT_EQ(readFile(dir + "/tiled_none.ply"), readFile(dir + "/whole_none.ply"));
+  EXPECT_NE(readFile(dir + "/whole_none.ply"), readFile(dir + "/whole_viewpoint.ply"));
   // --max-memory tiles a cloud that does not fit, and keeps one that does in memory.
   const CommandResult small =
       runTool(dir + "/in.las " + dir + "/budget.normals --k 16 --model " + model + " --max-memory 1");
