@@ -57,6 +57,7 @@ LocalCloud readCloud(const std::string& path) {
     xyz = std::move(las.xyz);
     local.las_scale = las.scale;
     local.las_offset = las.offset;
+    local.las_source = path;
   } else {
     fail(path, "unknown extension '" + ext + "' (expected .pcd, .ply, .las or .xyz)");
   }
@@ -104,6 +105,7 @@ void writeNormals(const std::string& path, const LocalCloud& local, const pcl::P
   layout.double_coordinates = local.hasOffset();
   layout.las_scale = local.las_scale;
   layout.las_offset = local.las_offset;
+  layout.las_source = local.las_source;
   if (extension(path) == ".las" && layout.las_scale[0] == 0) {
     std::vector<std::array<double, 3>> xyz;
     for (std::size_t i = 0; i < points.size(); ++i) xyz.push_back(fileCoordinates(i));

@@ -25,6 +25,8 @@ struct LocalCloud {
   std::array<double, 3> viewpoint{0, 0, 0};
   /// A LAS input's scale and offset (las_scale[0] == 0: not read from LAS); a LAS output reuses them.
   std::array<double, 3> las_scale{0, 0, 0}, las_offset{0, 0, 0};
+  /// A LAS input's path: a LAS output keeps its every dimension, VLR and EVLR (empty: not LAS).
+  std::string las_source;
   bool hasOffset() const { return offset[0] != 0 || offset[1] != 0 || offset[2] != 0; }
 };
 

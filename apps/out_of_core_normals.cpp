@@ -218,6 +218,7 @@ OutOfCoreReport estimateNormalsOutOfCore(const Model& model, const std::string& 
   layout.double_coordinates = frame.offset[0] != 0 || frame.offset[1] != 0 || frame.offset[2] != 0;
   layout.las_scale = stream.lasScale();
   layout.las_offset = stream.lasOffset();
+  if (layout.las_scale[0] != 0) layout.las_source = input;  // a LAS input: a LAS output keeps its records
   if (layout.las_scale[0] == 0)
     chooseQuantization(frame.bounds.lo.data(), frame.bounds.hi.data(), layout.las_scale, layout.las_offset);
   NormalsWriter writer(output, layout);

@@ -13,13 +13,18 @@
 namespace pcl_dise {
 namespace {
 
-// An edge runs through the other side of a sheet where the two normals are near parallel (within
-// 30 degrees, up to sign) and the chord leaves both tangent planes by more than 30 degrees: it
-// joins the tree only where nothing else does. (Sharp creases, whose normals differ more, keep
-// their edges: the most symmetric of those carry the sign across best.)
+// Two near-parallel normals (within 30 degrees, up to sign) belong to two layers, the two faces of a
+// thin wall or two surfaces facing each other, where each point lies off the other's tangent plane by
+// more than that point's layer tolerance (layerTolerance). Outward normals of two layers are
+// opposite, whatever the chord's slant: read as one slanted plane, a chord longer than the wall is
+// thick would join the faces with the same sign.
 constexpr float kSheetParallel = 0.866f;
+// Without that evidence, an edge between near-parallel normals whose chord leaves both tangent planes
+// by more than 30 degrees may cross a sheet, or may be noise: it joins the tree only where nothing
+// else does. (Sharp creases, whose normals differ more, keep their edges: the most symmetric of those
+// carry the sign across best.)
 constexpr float kSheetChord = 0.5f;
-// Edge costs are sorted by counting: 2^16 levels, and crossing edges after all others.
+// Edge costs are sorted by counting: 2^16 levels, and sheet edges after all others.
 constexpr std::uint32_t kCostLevels = 1u << 16;
 constexpr std::uint32_t kNoEdge = std::numeric_limits<std::uint32_t>::max();
 
@@ -50,26 +55,69 @@ void negate(float* v) {
   for (int a = 0; a < 3; ++a) v[a] = -v[a];
 }
 
-// How well n_j agrees with n_i carried to p_j: n_i reflected across the plane that bisects the chord
-// p_i -> p_j, which maps a circular arc through both points onto itself, normals included. On a
-// plane this is n_i . n_j (Hoppe's rule); across a sharp edge or a thin sheet it still gives the
-// sign that keeps both sides facing out. The sign says whether n_j must flip, the magnitude how sure
-// that is.
-float agreement(const float* p_i, const float* n_i, const float* p_j, const float* n_j, bool& through_sheet) {
+// How far off its tangent plane a point's graph neighbours may lie and still be on its own layer: a
+// margin over the median |offset| of the neighbours along the normal (noise; near zero on a clean
+// flat part, also beside a thin wall whose far face holds fewer than half the neighbours) plus a
+// share of the median distance to them (curvature, and the kinks of a triangle mesh).
+constexpr float kLayerMargin = 5.f;
+constexpr float kLayerSpacing = 0.5f;
+
+std::vector<float> layerTolerance(const FinitePoints& finite, const Neighborhoods& graph, std::size_t stride,
+                                  int threads) {
+  std::vector<float> tolerance(finite.size(), 0.f);
+  const auto m = static_cast<std::int64_t>(finite.size());
+#pragma omp parallel for schedule(static) num_threads(threads)
+  for (std::int64_t i = 0; i < m; ++i) {
+    std::vector<float> offsets, distances;
+    offsets.reserve(stride);
+    distances.reserve(stride);
+    const float* p_i = &finite.xyz[3 * i];
+    for (std::size_t s = 0; s < stride; ++s) {
+      const std::int32_t j = graph.indices[static_cast<std::size_t>(i) * stride + s];
+      if (j == i) continue;
+      const float* p_j = &finite.xyz[3 * j];
+      const float d[3] = {p_j[0] - p_i[0], p_j[1] - p_i[1], p_j[2] - p_i[2]};
+      offsets.push_back(std::abs(dot(d, &finite.normal[3 * i])));
+      distances.push_back(std::sqrt(dot(d, d)));
+    }
+    if (offsets.empty()) continue;
+    const std::size_t middle = offsets.size() / 2;
+    std::nth_element(offsets.begin(), offsets.begin() + middle, offsets.end());
+    std::nth_element(distances.begin(), distances.begin() + middle, distances.end());
+    tolerance[i] = kLayerMargin * offsets[middle] + kLayerSpacing * distances[middle];
+  }
+  return tolerance;
+}
+
+struct Agreement {
+  float value;         // > 0: n_j agrees with n_i; < 0: n_j must flip; |value|: how sure
+  bool through_sheet;  // an edge to try last (kSheetChord)
+};
+
+// How well n_j agrees with n_i carried to p_j. Between two layers: opposite. Otherwise n_i reflected
+// across the plane that bisects the chord p_i -> p_j, which maps a circular arc through both points
+// onto itself, normals included: on a plane this is n_i . n_j (Hoppe's rule); across a sharp edge
+// it still gives the sign that keeps both sides facing out.
+Agreement agreement(const FinitePoints& finite, const std::vector<float>& tolerance, std::int32_t i, std::int32_t j) {
+  const float* p_i = &finite.xyz[3 * i];
+  const float* p_j = &finite.xyz[3 * j];
+  const float* n_i = &finite.normal[3 * i];
+  const float* n_j = &finite.normal[3 * j];
   const float chord[3] = {p_j[0] - p_i[0], p_j[1] - p_i[1], p_j[2] - p_i[2]};
   const float length = std::sqrt(dot(chord, chord));
-  through_sheet = false;
-  if (length == 0.f) return dot(n_i, n_j);
-  const float a = dot(n_i, chord) / length, b = dot(n_j, chord) / length;
   const float parallel = dot(n_i, n_j);
-  through_sheet = std::abs(parallel) > kSheetParallel && std::abs(a) > kSheetChord && std::abs(b) > kSheetChord;
-  return parallel - 2.f * a * b;
+  if (length == 0.f) return {parallel, false};
+  const float h_i = dot(n_i, chord), h_j = dot(n_j, chord);
+  const bool near_parallel = std::abs(parallel) > kSheetParallel;
+  if (near_parallel && std::abs(h_i) > tolerance[i] && std::abs(h_j) > tolerance[j]) return {-parallel, false};
+  const float a = h_i / length, b = h_j / length;
+  return {parallel - 2.f * a * b, near_parallel && std::abs(a) > kSheetChord && std::abs(b) > kSheetChord};
 }
 
 // Sort key of each graph edge (kNoEdge for a point's own entry): cost 1 - |agreement| in
 // kCostLevels steps, edges through a sheet after every other.
-std::vector<std::uint32_t> edgeKeys(const FinitePoints& finite, const Neighborhoods& graph, std::size_t stride,
-                                    int threads) {
+std::vector<std::uint32_t> edgeKeys(const FinitePoints& finite, const std::vector<float>& tolerance,
+                                    const Neighborhoods& graph, std::size_t stride, int threads) {
   std::vector<std::uint32_t> keys(graph.numEdges());
   const auto m = static_cast<std::int64_t>(finite.size());
 #pragma omp parallel for schedule(static) num_threads(threads)
@@ -81,11 +129,10 @@ std::vector<std::uint32_t> edgeKeys(const FinitePoints& finite, const Neighborho
         keys[e] = kNoEdge;
         continue;
       }
-      bool through_sheet = false;
-      const float sure = std::min(1.f, std::abs(agreement(&finite.xyz[3 * i], &finite.normal[3 * i], &finite.xyz[3 * j],
-                                                          &finite.normal[3 * j], through_sheet)));
+      const Agreement agree = agreement(finite, tolerance, static_cast<std::int32_t>(i), j);
+      const float sure = std::min(1.f, std::abs(agree.value));
       const auto level = std::min(kCostLevels - 1, static_cast<std::uint32_t>((1.f - sure) * kCostLevels));
-      keys[e] = level + (through_sheet ? kCostLevels : 0u);
+      keys[e] = level + (agree.through_sheet ? kCostLevels : 0u);
     }
   return keys;
 }
@@ -160,7 +207,8 @@ Forest spanningForest(std::size_t m, const Neighborhoods& graph, std::size_t str
 
 // Breadth-first along each tree from any point of it: a child flips where it disagrees with its
 // parent. The seed point of a tree keeps its normal. Returns the parts' representatives.
-std::vector<std::int32_t> propagate(FinitePoints& finite, const Forest& forest, std::int32_t user_seed) {
+std::vector<std::int32_t> propagate(FinitePoints& finite, const std::vector<float>& tolerance, const Forest& forest,
+                                    std::int32_t user_seed) {
   const std::size_t m = finite.size();
   std::vector<char> reached(m, 0);
   std::vector<std::int32_t> queue, parts;
@@ -175,10 +223,7 @@ std::vector<std::int32_t> propagate(FinitePoints& finite, const Forest& forest, 
         const std::int32_t j = forest.adjacency.indices[e];
         if (reached[j]) continue;
         reached[j] = 1;
-        bool through_sheet = false;
-        float* n_j = &finite.normal[3 * j];
-        if (agreement(&finite.xyz[3 * i], &finite.normal[3 * i], &finite.xyz[3 * j], n_j, through_sheet) < 0.f)
-          negate(n_j);
+        if (agreement(finite, tolerance, i, j).value < 0.f) negate(&finite.normal[3 * j]);
         queue.push_back(j);
       }
     }
@@ -248,7 +293,8 @@ OrientationReport orientNormals(const float* points, float* normals, std::size_t
   const std::size_t stride = std::min<std::size_t>(options.neighbors + 1, m);
   if (m * stride >= kNoEdge) throw std::length_error("orientNormals: too many graph edges; lower neighbors");
   const Neighborhoods graph = nearestNeighborGraph(finite.xyz.data(), m, stride, options.threads);
-  const Forest forest = spanningForest(m, graph, stride, edgeKeys(finite, graph, stride, options.threads));
+  const std::vector<float> tolerance = layerTolerance(finite, graph, stride, options.threads);
+  const Forest forest = spanningForest(m, graph, stride, edgeKeys(finite, tolerance, graph, stride, options.threads));
   report.sheet_crossings = forest.through_sheet;
 
   std::int32_t user_seed = -1;
@@ -258,7 +304,7 @@ OrientationReport orientNormals(const float* points, float* normals, std::size_t
       user_seed = static_cast<std::int32_t>(found - finite.index.begin());
   }
 
-  const std::vector<std::int32_t> parts = propagate(finite, forest, user_seed);
+  const std::vector<std::int32_t> parts = propagate(finite, tolerance, forest, user_seed);
   report.parts = parts.size();
   const std::vector<char> flip = flipsByCapVote(finite, forest, options);
   const std::int32_t user_part = user_seed >= 0 ? forest.part[user_seed] : -1;

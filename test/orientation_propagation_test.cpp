@@ -126,12 +126,19 @@ TEST(OrientNormals, SeparateObjectsAreSeededEachOnItsOwn) {
 
 TEST(OrientNormals, ThinPlateKeepsItsTwoSidesApart) {
   // Points about 1.6 cm apart (sqrt(area / n)), the plate 2 cm thick: each point's 10 nearest
-  // reach 2.8 cm and take in points of the other side, whose normals point the other way. (Sheets
-  // thinner than about one point spacing are joined: docs/orientation.md.)
+  // reach 2.8 cm and take in points of the other side, whose normals point the other way.
   const Shape plate = box(8000, 1.f, 1.f, 0.02f);
   OrientationReport report;
   EXPECT_EQ(orientedOutward(plate, {}, &report), 1.0);
   EXPECT_EQ(report.sheet_crossings, 0u);
+}
+
+TEST(OrientNormals, PlateThinnerThanThePointSpacingKeepsItsTwoSidesApart) {
+  // 1.2 cm thick, points 1.6 cm apart: most chords to the other side are longer than the plate is
+  // thick, and read as one slanted plane they would join the sides with one sign. They are two
+  // layers: each end lies off the other's tangent plane by more than its own neighbours do.
+  const Shape plate = box(8000, 1.f, 1.f, 0.012f);
+  EXPECT_GE(orientedOutward(plate), 0.99);
 }
 
 TEST(OrientNormals, NoisyNormalsOnASphere) {

@@ -137,75 +137,306 @@ void chooseQuantization(const double lo[3], const double hi[3], std::array<doubl
 
 namespace {
 constexpr std::size_t kFormat6Length = 30, kExtraBytes = 4 * sizeof(float);
-constexpr std::size_t kWriterRecordLength = kFormat6Length + kExtraBytes;
-constexpr std::size_t kWriterPointData = kHeaderSize14 + kVlrHeaderSize + 4 * kExtraBytesDescriptorSize;
+constexpr std::size_t kEvlrHeaderSize = 60;
+constexpr std::size_t kGlobalEncodingAt = 6, kWaveformDataAt = 227, kEvlrStartAt = 235, kEvlrCountAt = 243,
+                      kLegacyByReturnAt = 111, kByReturnAt = 255;
+constexpr std::uint16_t kWaveformDataRecordId = 65535;
+// Where formats 4, 5, 9 and 10 hold the wave packet descriptor index (0: no waveform).
+int wavePacketIndexAt(std::uint8_t format) {
+  switch (format) {
+    case 4: return 28;
+    case 5: return 34;
+    case 9: return 30;
+    case 10: return 38;
+    default: return -1;
+  }
+}
+
+std::string vlrUser(const std::string& bytes, std::size_t at) {
+  std::string user = bytes.substr(at + 2, 16);
+  return user.substr(0, user.find('\0'));
+}
+
+// Bytes one extra-bytes descriptor covers; 0 for a type the LAS 1.4 specification does not define.
+std::size_t describedBytes(const char* descriptor) {
+  const auto type = static_cast<std::uint8_t>(descriptor[2]);
+  const auto options = static_cast<std::uint8_t>(descriptor[3]);
+  if (type == 0) return options;  // undocumented extra bytes: their number in `options`
+  if (type > 30) return 0;
+  static const std::size_t kScalar[10] = {1, 1, 2, 2, 4, 4, 8, 8, 4, 8};
+  return kScalar[(type - 1) % 10] * (type <= 10 ? 1 : type <= 20 ? 2 : 3);  // 11-30: deprecated pairs, triples
+}
+
+std::string undocumentedDescriptors(std::size_t bytes) {
+  std::string out;
+  for (; bytes > 0; bytes -= std::min<std::size_t>(bytes, 255)) {
+    std::string d(kExtraBytesDescriptorSize, '\0');
+    writeAt<std::uint8_t>(d, 3, static_cast<std::uint8_t>(std::min<std::size_t>(bytes, 255)));
+    writeText(d, 4, "undocumented", 32);
+    out += d;
+  }
+  return out;
+}
+
+// Ours: the normal and curvature as four floats, under PDAL's dimension names.
+std::string normalDescriptors() {
+  std::string out(4 * kExtraBytesDescriptorSize, '\0');
+  const char* names[] = {"NormalX", "NormalY", "NormalZ", "Curvature"};
+  for (int e = 0; e < 4; ++e) {
+    const std::size_t d = e * kExtraBytesDescriptorSize;
+    writeAt<std::uint8_t>(out, d + 2, kExtraBytesFloat);
+    writeText(out, d + 4, names[e], 32);
+    writeText(out, d + 160, e < 3 ? "unit surface normal (DISE)" : "surface variation (DISE)", 32);
+  }
+  return out;
+}
+
+std::string extraBytesVlr(const std::string& descriptors) {
+  std::string vlr(kVlrHeaderSize, '\0');
+  writeText(vlr, 2, "LASF_Spec", 16);
+  writeAt<std::uint16_t>(vlr, 18, kExtraBytesRecordId);
+  writeAt<std::uint16_t>(vlr, 20, static_cast<std::uint16_t>(descriptors.size()));
+  writeText(vlr, 22, "extra bytes", 32);
+  return vlr + descriptors;
+}
 }  // namespace
+
+// A LAS input whose records, VLRs and EVLRs the output keeps.
+struct LasWriter::Source {
+  std::string path;
+  std::ifstream in;
+  LasHeader header;
+  std::string header_bytes;  // the public header block, 375 bytes (LAS 1.4 fields zero where older)
+  std::string vlrs;          // every VLR but the Extra Bytes one, then the extended Extra Bytes VLR
+  std::uint32_t vlr_count = 0;
+  std::string evlrs;
+  std::uint32_t evlr_count = 0;
+  std::uint64_t read = 0;
+  // Where the normal goes in an output record: after the source's record, or over the NormalX,
+  // NormalY, NormalZ and Curvature floats of a source that has them (an output of ours read again).
+  std::size_t normal_at = 0, record_length = 0;
+
+  explicit Source(const std::string& source) : path(source), in(source, std::ios::binary) {
+    if (!in) fail(path, "cannot be opened");
+    in.seekg(0, std::ios::end);
+    const auto file_size = static_cast<std::uint64_t>(in.tellg());
+    // Everything before the point data: the header, the VLRs (parseLasHeader checks the offset).
+    std::string head(static_cast<std::size_t>(std::min<std::uint64_t>(file_size, kHeaderSize14)), '\0');
+    in.seekg(0);
+    in.read(&head[0], static_cast<std::streamsize>(head.size()));
+    std::string before_points = head;
+    if (head.size() > kPointDataAt + 4) {
+      before_points.resize(
+          static_cast<std::size_t>(std::min<std::uint64_t>(file_size, readAt<std::uint32_t>(head, kPointDataAt))));
+      in.seekg(0);
+      in.read(&before_points[0], static_cast<std::streamsize>(before_points.size()));
+    }
+    header = parseLasHeader(before_points, path, file_size);
+    const auto header_size = readAt<std::uint16_t>(head, kHeaderSizeAt);
+    header_bytes = before_points.substr(0, std::min<std::size_t>(header_size, kHeaderSize14));
+    header_bytes.resize(kHeaderSize14, '\0');
+    if (header.version_minor < 4 || header_size < kHeaderSize14)
+      std::fill(header_bytes.begin() + kWaveformDataAt, header_bytes.end(), '\0');
+
+    std::string descriptors;
+    std::size_t at = header_size;
+    const auto count = readAt<std::uint32_t>(before_points, kVlrCountAt);
+    for (std::uint32_t v = 0; v < count; ++v) {
+      if (at + kVlrHeaderSize > before_points.size() ||
+          at + kVlrHeaderSize + readAt<std::uint16_t>(before_points, at + 20) > before_points.size())
+        fail(path, "its VLR " + std::to_string(v) + " does not fit before the point data");
+      const std::size_t length = kVlrHeaderSize + readAt<std::uint16_t>(before_points, at + 20);
+      if (vlrUser(before_points, at) == "LASF_Spec" &&
+          readAt<std::uint16_t>(before_points, at + 18) == kExtraBytesRecordId) {
+        descriptors += before_points.substr(at + kVlrHeaderSize, length - kVlrHeaderSize);
+      } else {
+        vlrs += before_points.substr(at, length);
+        ++vlr_count;
+      }
+      at += length;
+    }
+    if (header.version_minor >= 4 && header_size >= kHeaderSize14) readEvlrs(head, file_size, descriptors);
+    std::string extra_bytes = keptDescriptors(descriptors);
+    normal_at = findNormals(extra_bytes);
+    record_length = header.record_length;
+    if (normal_at == 0) {
+      normal_at = header.record_length;
+      record_length += kExtraBytes;
+      extra_bytes += normalDescriptors();
+    }
+    if (extra_bytes.size() > 65535 || record_length > 65535)
+      fail(path, "its point records leave no room for four more extra bytes in LAS");
+    vlrs += extraBytesVlr(extra_bytes);
+    ++vlr_count;
+    restart();
+  }
+
+  void readEvlrs(const std::string& head, std::uint64_t file_size, std::string& descriptors) {
+    std::uint64_t at = readAt<std::uint64_t>(head, kEvlrStartAt);
+    const auto count = readAt<std::uint32_t>(head, kEvlrCountAt);
+    for (std::uint32_t v = 0; v < count; ++v) {
+      std::string evlr(kEvlrHeaderSize, '\0');
+      in.seekg(static_cast<std::streamoff>(at));
+      if (at + kEvlrHeaderSize > file_size || !in.read(&evlr[0], kEvlrHeaderSize))
+        fail(path, "its EVLR " + std::to_string(v) + " lies beyond the end of the file");
+      const auto length = readAt<std::uint64_t>(evlr, 20);
+      if (length > file_size - at - kEvlrHeaderSize)
+        fail(path, "its EVLR " + std::to_string(v) + " lies beyond the end of the file");
+      std::string payload(static_cast<std::size_t>(length), '\0');
+      in.read(&payload[0], static_cast<std::streamsize>(length));
+      const bool spec = vlrUser(evlr, 0) == "LASF_Spec";
+      const auto id = readAt<std::uint16_t>(evlr, 18);
+      if (spec && id == kExtraBytesRecordId) {
+        descriptors += payload;
+      } else if (!(spec && id == kWaveformDataRecordId)) {
+        evlrs += evlr + payload;
+        ++evlr_count;
+      }
+      at += kEvlrHeaderSize + length;
+    }
+  }
+
+  // The source's descriptors where they describe its extra bytes exactly (any bytes left over
+  // become undocumented ones); where they do not add up, undocumented descriptors for all of them.
+  std::string keptDescriptors(const std::string& descriptors) const {
+    const std::size_t extra = header.record_length - kMinRecordLength[header.point_format];
+    std::size_t described = 0;
+    bool valid = descriptors.size() % kExtraBytesDescriptorSize == 0;
+    for (std::size_t d = 0; valid && d < descriptors.size(); d += kExtraBytesDescriptorSize) {
+      const std::size_t bytes = describedBytes(descriptors.data() + d);
+      valid = bytes > 0;
+      described += bytes;
+    }
+    if (!valid || described > extra) return undocumentedDescriptors(extra);
+    return descriptors + undocumentedDescriptors(extra - described);
+  }
+
+  // The record byte of NormalX where the descriptors hold NormalX, NormalY, NormalZ and Curvature
+  // as consecutive floats; else 0.
+  std::size_t findNormals(const std::string& descriptors) const {
+    const std::string ours = normalDescriptors();
+    std::size_t at = kMinRecordLength[header.point_format];
+    for (std::size_t d = 0; d < descriptors.size(); d += kExtraBytesDescriptorSize) {
+      bool same = d + ours.size() <= descriptors.size();
+      for (std::size_t e = 0; same && e < 4; ++e) {
+        const char* theirs = descriptors.data() + d + e * kExtraBytesDescriptorSize;
+        same = theirs[2] == kExtraBytesFloat &&
+               std::strncmp(theirs + 4, ours.data() + e * kExtraBytesDescriptorSize + 4, 32) == 0;
+      }
+      if (same) return at;
+      at += describedBytes(descriptors.data() + d);
+    }
+    return 0;
+  }
+
+  void restart() {
+    in.clear();
+    in.seekg(static_cast<std::streamoff>(header.point_data));
+    read = 0;
+  }
+
+  void next(char* record) {
+    if (read == header.count || !in.read(record, header.record_length))
+      fail(path, "ends after " + std::to_string(read) + " point records, more points came");
+    ++read;
+    if (const int index = wavePacketIndexAt(header.point_format); index >= 0) record[index] = 0;
+  }
+};
 
 LasWriter::LasWriter(std::ostream& out, const std::string& path, const std::array<double, 3>& scale,
                      const std::array<double, 3>& offset)
-    : out_(out), path_(path), scale_(scale), offset_(offset), record_(kWriterRecordLength, '\0') {
+    : out_(out), path_(path), scale_(scale), offset_(offset), record_(kFormat6Length + kExtraBytes, '\0') {
   for (int c = 0; c < 3; ++c) {
     lo_[c] = std::numeric_limits<double>::infinity();
     hi_[c] = -lo_[c];
   }
-  out_.write(std::string(kWriterPointData, '\0').data(), kWriterPointData);  // the header, once the bounds are known
-  writeAt<std::uint8_t>(record_, 14, 0x11);                                  // return 1 of 1
+  const std::size_t point_data = kHeaderSize14 + kVlrHeaderSize + 4 * kExtraBytesDescriptorSize;
+  out_.write(std::string(point_data, '\0').data(), point_data);  // the header, once the bounds are known
+  writeAt<std::uint8_t>(record_, 14, 0x11);                      // return 1 of 1
 }
 
+LasWriter::LasWriter(std::ostream& out, const std::string& path, const std::string& source)
+    : out_(out), path_(path), source_(std::make_unique<Source>(source)) {
+  scale_ = source_->header.scale;
+  offset_ = source_->header.offset;
+  record_.assign(source_->record_length, '\0');
+  const std::size_t point_data = kHeaderSize14 + source_->vlrs.size();
+  out_.write(std::string(point_data, '\0').data(), static_cast<std::streamsize>(point_data));
+}
+
+LasWriter::~LasWriter() = default;
+
 void LasWriter::add(const std::array<double, 3>& xyz, const NormalWithCurvature& normal) {
-  for (int c = 0; c < 3; ++c) {
-    const double v = xyz[c];
-    if (!std::isfinite(v))
-      fail(path_, "point " + std::to_string(count_) +
-                      " has a non-finite coordinate, which LAS cannot hold "
-                      "(write .pcd or .ply to keep such points)");
-    const double stored = std::round((v - offset_[c]) / scale_[c]);
-    if (stored < std::numeric_limits<std::int32_t>::min() || stored > std::numeric_limits<std::int32_t>::max())
-      fail(path_, "point " + std::to_string(count_) + " does not fit the LAS scale and offset");
-    writeAt(record_, 4 * c, static_cast<std::int32_t>(stored));
-    lo_[c] = std::min(lo_[c], v);
-    hi_[c] = std::max(hi_[c], v);
+  const std::size_t normal_at = source_ ? source_->normal_at : record_.size() - kExtraBytes;
+  if (source_) {
+    source_->next(&record_[0]);
+  } else {
+    for (int c = 0; c < 3; ++c) {
+      const double v = xyz[c];
+      if (!std::isfinite(v))
+        fail(path_, "point " + std::to_string(count_) +
+                        " has a non-finite coordinate, which LAS cannot hold "
+                        "(write .pcd or .ply to keep such points)");
+      const double stored = std::round((v - offset_[c]) / scale_[c]);
+      if (stored < std::numeric_limits<std::int32_t>::min() || stored > std::numeric_limits<std::int32_t>::max())
+        fail(path_, "point " + std::to_string(count_) + " does not fit the LAS scale and offset");
+      writeAt(record_, 4 * c, static_cast<std::int32_t>(stored));
+      lo_[c] = std::min(lo_[c], v);
+      hi_[c] = std::max(hi_[c], v);
+    }
   }
-  std::memcpy(&record_[kFormat6Length], normal.data(), kExtraBytes);
-  out_.write(record_.data(), kWriterRecordLength);
+  std::memcpy(&record_[normal_at], normal.data(), kExtraBytes);
+  out_.write(record_.data(), static_cast<std::streamsize>(record_.size()));
   ++count_;
 }
 
 void LasWriter::finish() {
-  std::string bytes(kWriterPointData, '\0');
-  writeText(bytes, 0, "LASF", 4);
-  writeAt<std::uint16_t>(bytes, 6, 0x10);  // global encoding: WKT (required for formats 6-10)
-  writeAt<std::uint8_t>(bytes, 24, 1);
+  std::string bytes;
+  if (source_) {
+    const Source& source = *source_;
+    if (count_ != source.header.count)
+      fail(path_, std::to_string(count_) + " points came for the " + std::to_string(source.header.count) +
+                      " of the LAS input '" + source.path + "'");
+    const auto evlr_start = static_cast<std::uint64_t>(out_.tellp());
+    out_.write(source.evlrs.data(), static_cast<std::streamsize>(source.evlrs.size()));
+    bytes = source.header_bytes;
+    if (wavePacketIndexAt(source.header.point_format) >= 0)  // no waveform packets, internal or external
+      writeAt<std::uint16_t>(bytes, kGlobalEncodingAt, readAt<std::uint16_t>(bytes, kGlobalEncodingAt) & ~0x6u);
+    if (source.header.version_minor < 4) {
+      writeAt<std::uint64_t>(bytes, kPointCountAt, count_);
+      for (int r = 0; r < 5; ++r)
+        writeAt<std::uint64_t>(bytes, kByReturnAt + 8 * r, readAt<std::uint32_t>(bytes, kLegacyByReturnAt + 4 * r));
+    }
+    writeAt<std::uint64_t>(bytes, kWaveformDataAt, 0);
+    writeAt<std::uint64_t>(bytes, kEvlrStartAt, source.evlr_count > 0 ? evlr_start : 0);
+    writeAt<std::uint32_t>(bytes, kEvlrCountAt, source.evlr_count);
+    writeAt<std::uint32_t>(bytes, kVlrCountAt, source.vlr_count);
+    writeAt<std::uint8_t>(bytes, kPointFormatAt, source.header.point_format);
+    bytes += source.vlrs;
+  } else {
+    bytes.assign(kHeaderSize14, '\0');
+    writeText(bytes, 0, "LASF", 4);
+    writeAt<std::uint16_t>(bytes, kGlobalEncodingAt, 0x10);  // WKT (required for formats 6-10)
+    writeAt<std::uint8_t>(bytes, 24, 1);
+    writeText(bytes, 26, "pcl_dise", 32);
+    writeAt<std::uint32_t>(bytes, kVlrCountAt, 1);
+    writeAt<std::uint8_t>(bytes, kPointFormatAt, 6);  // legacy counts stay 0 (format 6)
+    for (int c = 0; c < 3; ++c) {
+      writeAt(bytes, kScaleAt + 8 * c, scale_[c]);
+      writeAt(bytes, kOffsetAt + 8 * c, offset_[c]);
+      writeAt(bytes, kBoundsAt + 16 * c, count_ == 0 ? 0.0 : hi_[c]);
+      writeAt(bytes, kBoundsAt + 16 * c + 8, count_ == 0 ? 0.0 : lo_[c]);
+    }
+    writeAt<std::uint64_t>(bytes, kPointCountAt, count_);
+    writeAt<std::uint64_t>(bytes, kByReturnAt, count_);  // all first returns
+    bytes += extraBytesVlr(normalDescriptors());
+  }
   writeAt<std::uint8_t>(bytes, kVersionMinorAt, 4);
-  writeText(bytes, 26, "pcl_dise", 32);
+  std::fill(bytes.begin() + 58, bytes.begin() + 90, '\0');
   writeText(bytes, 58, "pcl_dise dise_normals", 32);
   writeAt<std::uint16_t>(bytes, kHeaderSizeAt, kHeaderSize14);
-  writeAt<std::uint32_t>(bytes, kPointDataAt, kWriterPointData);
-  writeAt<std::uint32_t>(bytes, kVlrCountAt, 1);
-  writeAt<std::uint8_t>(bytes, kPointFormatAt, 6);
-  writeAt<std::uint16_t>(bytes, kRecordLengthAt, kWriterRecordLength);  // legacy counts stay 0 (format 6)
-  for (int c = 0; c < 3; ++c) {
-    writeAt(bytes, kScaleAt + 8 * c, scale_[c]);
-    writeAt(bytes, kOffsetAt + 8 * c, offset_[c]);
-    writeAt(bytes, kBoundsAt + 16 * c, count_ == 0 ? 0.0 : hi_[c]);
-    writeAt(bytes, kBoundsAt + 16 * c + 8, count_ == 0 ? 0.0 : lo_[c]);
-  }
-  writeAt<std::uint64_t>(bytes, kPointCountAt, count_);
-  writeAt<std::uint64_t>(bytes, kPointCountAt + 8, count_);  // all first returns
-
-  // The Extra Bytes VLR describing the four floats after each record.
-  const std::size_t vlr = kHeaderSize14;
-  writeText(bytes, vlr + 2, "LASF_Spec", 16);
-  writeAt<std::uint16_t>(bytes, vlr + 18, kExtraBytesRecordId);
-  writeAt<std::uint16_t>(bytes, vlr + 20, 4 * kExtraBytesDescriptorSize);
-  writeText(bytes, vlr + 22, "normals and curvature", 32);
-  const char* names[] = {"normal_x", "normal_y", "normal_z", "curvature"};
-  for (int e = 0; e < 4; ++e) {
-    const std::size_t d = vlr + kVlrHeaderSize + e * kExtraBytesDescriptorSize;
-    writeAt<std::uint8_t>(bytes, d + 2, kExtraBytesFloat);
-    writeText(bytes, d + 4, names[e], 32);
-    writeText(bytes, d + 160, e < 3 ? "unit surface normal (DISE)" : "surface variation (DISE)", 32);
-  }
+  writeAt<std::uint32_t>(bytes, kPointDataAt, static_cast<std::uint32_t>(bytes.size()));
+  writeAt<std::uint16_t>(bytes, kRecordLengthAt, static_cast<std::uint16_t>(record_.size()));
   out_.seekp(0);
   out_.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
 }

@@ -1,11 +1,13 @@
 #pragma once
 // LAS (ASPRS LAS 1.0-1.4, uncompressed) of our own: Debian 12 has neither PDAL nor LASzip.
 // Reading takes every point's x, y, z (int32 record values times the header's scale plus its
-// offset, in double) from any point data record format 0-10; writing stores points with their
-// normals as LAS 1.4, point format 6, the normal and curvature in described extra bytes.
-// Plain C++, no PCL.
+// offset, in double) from any point data record format 0-10. Writing stores points with their
+// normals as LAS 1.4, the normal and curvature in described extra bytes (NormalX, NormalY,
+// NormalZ, Curvature: PDAL's names): new points in point format 6, or, where the points came from
+// a LAS file, that file's every point record, VLR and EVLR kept. Plain C++, no PCL.
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -47,23 +49,37 @@ LasCloud readLas(const std::string& path);
 /** Per point: nx, ny, nz, curvature (NaN where a point has none). */
 using NormalWithCurvature = std::array<float, 4>;
 
-/** Writes LAS 1.4, point format 6, point by point (see writeLas) to a seekable stream: the
- *  header, which holds the bounds, is written by finish(). Throws std::runtime_error naming `path`
- *  for a point that LAS cannot hold. */
+/** Writes LAS 1.4 point by point to a seekable stream: the header, which holds the bounds, is
+ *  written by finish(). Throws std::runtime_error naming `path` for a point that LAS cannot hold. */
 class LasWriter {
  public:
+  /** New points: point format 6, coordinates stored with `scale` and `offset` (see writeLas). */
   LasWriter(std::ostream& out, const std::string& path, const std::array<double, 3>& scale,
             const std::array<double, 3>& offset);
+  /** The points of the LAS file `source`, added in its order: each output record is the source's
+   *  record unchanged (its point format, every dimension, its own extra bytes) followed by the
+   *  normal and curvature (or with them in place of the source's own NormalX, NormalY, NormalZ and
+   *  Curvature floats, where it has them: an output read again); the header (scale, offset, bounds, counts, global
+   * encoding), the VLRs and the EVLRs (the CRS among them) are the source's, the Extra Bytes VLR extended by ours
+   * (extra bytes the source does not describe become "undocumented" ones). The output is LAS 1.4 whatever the source's
+   * version. Waveform packets are not kept: formats 4, 5, 9 and 10 keep their records with the wave packet descriptor
+   * index set to 0 (no waveform). Throws std::runtime_error naming `source` where it cannot be read, and from finish()
+   * where fewer or more points came than it holds. */
+  LasWriter(std::ostream& out, const std::string& path, const std::string& source);
+  ~LasWriter();
+  /** The next point; with a source, `xyz` must be that point's (the record is copied). */
   void add(const std::array<double, 3>& xyz, const NormalWithCurvature& normal);
   void finish();
 
  private:
+  struct Source;
   std::ostream& out_;
   std::string path_;
   std::array<double, 3> scale_, offset_;
   double lo_[3], hi_[3];
   std::uint64_t count_ = 0;
   std::string record_;
+  std::unique_ptr<Source> source_;
 };
 
 /** Writes LAS 1.4, point format 6, with four float extra bytes per point (normal_x, normal_y,

@@ -54,7 +54,9 @@ NormalsWriter::NormalsWriter(const std::string& path, const NormalsFileLayout& l
   if (ext_ == ".normals") out_.precision(7);
   if (ext_ == ".pcd") out_ << pcdHeader(layout);
   if (ext_ == ".ply") out_ << plyHeader(layout);
-  if (ext_ == ".las") {
+  if (ext_ == ".las" && !layout.las_source.empty()) {
+    las_ = std::make_unique<LasWriter>(out_, path, layout.las_source);
+  } else if (ext_ == ".las") {
     std::array<double, 3> scale = layout.las_scale, offset = layout.las_offset;
     if (scale[0] == 0) fail(path, "LAS output needs a scale and offset");
     las_ = std::make_unique<LasWriter>(out_, path, scale, offset);

@@ -165,6 +165,19 @@ TEST(DiseNormals, TilesGiveTheInMemoryNormals) {
       EXPECT_NE(tiled.output.find("in tiles"), std::string::npos) << tiled.output;
       EXPECT_EQ(readFile(dir + "/tiled.ply"), readFile(dir + "/whole.ply"));
     }
+  // LAS to LAS keeps the input's records (here an output of ours, whose normals are replaced), in
+  // tiles as in memory.
+  const std::string las_args = dir + "/in.las --k 16 --iterations 2 --model " + model;
+  ASSERT_EQ(runTool(las_args + " " + dir + "/whole.las").exit_code, 0);
+  ASSERT_EQ(runTool(las_args + " " + dir + "/tiled.las --tile-points 400").exit_code, 0);
+  EXPECT_EQ(readFile(dir + "/tiled.las"), readFile(dir + "/whole.las"));
+  const std::string las_in = readFile(dir + "/in.las"), las_out = readFile(dir + "/whole.las");
+  ASSERT_EQ(las_out.size(), las_in.size());
+  std::uint32_t points_at = 0;
+  std::memcpy(&points_at, &las_in[96], sizeof points_at);
+  for (std::size_t i = 0; i < far.size(); ++i)
+    ASSERT_EQ(las_out.compare(points_at + 46 * i, 30, las_in, points_at + 46 * i, 30), 0) << i;
+  EXPECT_NE(las_out.substr(points_at), las_in.substr(points_at));  // the normals are new
   // --orient none: the plane fit's own sign, in tiles as in memory (not the viewpoint's).
   const std::string xyz = dir + "/in.xyz --k 16 --iterations 2 --model " + model;
   ASSERT_EQ(runTool(xyz + " --orient none " + dir + "/whole_none.ply").exit_code, 0);

@@ -1,6 +1,7 @@
 // Our LAS reader and writer (apps/io/las_format.h): round trips that keep every coordinate, a
-// hand-built LAS 1.2 file of another point format, the extra bytes' description, and clear
-// errors on files that are not LAS, compressed, truncated or inconsistent.
+// hand-built LAS 1.2 file of another point format, the extra bytes' description, a LAS input's
+// records, VLRs and EVLRs kept in every point format, and clear errors on files that are not LAS,
+// compressed, truncated or inconsistent.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -68,6 +69,75 @@ std::string lasFormat1(const std::vector<std::array<std::int32_t, 3>>& ints, dou
   return bytes;
 }
 
+struct Vlr {
+  std::string user;
+  std::uint16_t id;
+  std::string payload;
+};
+
+std::string vlrBytes(const Vlr& v, bool extended) {
+  std::string bytes(extended ? 60 : 54, '\0');
+  std::memcpy(&bytes[2], v.user.data(), v.user.size());
+  put<std::uint16_t>(bytes, 18, v.id);
+  if (extended)
+    put<std::uint64_t>(bytes, 20, v.payload.size());
+  else
+    put<std::uint16_t>(bytes, 20, static_cast<std::uint16_t>(v.payload.size()));
+  return bytes + v.payload;
+}
+
+// A hand-built LAS 1.`minor` file of point format `format`, `record` bytes per point: the
+// coordinates, then every other byte of the record numbered (so that a copy can be recognised).
+std::string lasFile(std::uint8_t minor, std::uint8_t format, std::uint16_t record,
+                    const std::vector<std::array<std::int32_t, 3>>& ints, const std::vector<Vlr>& vlrs,
+                    const std::vector<Vlr>& evlrs = {}) {
+  const std::size_t header = minor >= 4 ? 375 : 227;
+  std::string bytes(header, '\0');
+  std::memcpy(&bytes[0], "LASF", 4);
+  put<std::uint16_t>(bytes, 6, format >= 6 ? 0x10 : 0x0);
+  put<std::uint8_t>(bytes, 24, 1);
+  put<std::uint8_t>(bytes, 25, minor);
+  put<std::uint16_t>(bytes, 94, static_cast<std::uint16_t>(header));
+  put<std::uint32_t>(bytes, 100, static_cast<std::uint32_t>(vlrs.size()));
+  put<std::uint8_t>(bytes, 104, format);
+  put<std::uint16_t>(bytes, 105, record);
+  if (format < 6) put<std::uint32_t>(bytes, 107, static_cast<std::uint32_t>(ints.size()));
+  if (format < 6) put<std::uint32_t>(bytes, 111, static_cast<std::uint32_t>(ints.size()));  // first returns
+  if (minor >= 4) put<std::uint64_t>(bytes, 247, ints.size());
+  for (int c = 0; c < 3; ++c) {
+    put<double>(bytes, 131 + 8 * c, 0.01);
+    put<double>(bytes, 155 + 8 * c, 1e6);
+  }
+  for (const Vlr& v : vlrs) bytes += vlrBytes(v, false);
+  put<std::uint32_t>(bytes, 96, static_cast<std::uint32_t>(bytes.size()));
+  for (std::size_t i = 0; i < ints.size(); ++i) {
+    std::string r(record, '\0');
+    for (std::size_t b = 12; b < record; ++b) r[b] = static_cast<char>(7 * i + b);
+    for (int c = 0; c < 3; ++c) put<std::int32_t>(r, 4 * c, ints[i][c]);
+    bytes += r;
+  }
+  if (!evlrs.empty()) {
+    put<std::uint64_t>(bytes, 235, bytes.size());
+    put<std::uint32_t>(bytes, 243, static_cast<std::uint32_t>(evlrs.size()));
+    for (const Vlr& v : evlrs) bytes += vlrBytes(v, true);
+  }
+  return bytes;
+}
+
+// Writes `source` again with the normals someNormals gives, keeping its records.
+std::string keptThrough(const std::string& dir, const std::string& source_bytes) {
+  std::ofstream(dir + "/in.las", std::ios::binary) << source_bytes;
+  const LasCloud in = readLas(dir + "/in.las");
+  const auto normals = someNormals(std::max<std::size_t>(in.xyz.size(), 4));
+  {
+    std::ofstream out(dir + "/out.las", std::ios::binary);
+    LasWriter writer(out, dir + "/out.las", dir + "/in.las");
+    for (std::size_t i = 0; i < in.xyz.size(); ++i) writer.add(in.xyz[i], normals[i]);
+    writer.finish();
+  }
+  return readBytes(dir + "/out.las");
+}
+
 TEST(LasFormat, WritesAndReadsBackEveryCoordinateAndNormal) {
   const std::string dir = pcl_dise::test::temporaryDir("las_format");
   const auto xyz = georeferencedPoints();
@@ -94,9 +164,9 @@ TEST(LasFormat, WritesAndReadsBackEveryCoordinateAndNormal) {
   EXPECT_EQ(at<std::uint64_t>(bytes, 247), xyz.size());
   EXPECT_EQ(bytes.compare(375 + 2, 9, "LASF_Spec"), 0);
   EXPECT_EQ(at<std::uint16_t>(bytes, 375 + 18), 4);
-  EXPECT_EQ(bytes.compare(375 + 54 + 4, 8, "normal_x"), 0);
-  EXPECT_EQ(at<std::uint8_t>(bytes, 375 + 54 + 2), 9);  // float
-  EXPECT_EQ(bytes.compare(375 + 54 + 3 * 192 + 4, 9, "curvature"), 0);
+  EXPECT_EQ(bytes.compare(375 + 54 + 4, 7, "NormalX"), 0);  // PDAL's names
+  EXPECT_EQ(at<std::uint8_t>(bytes, 375 + 54 + 2), 9);      // float
+  EXPECT_EQ(bytes.compare(375 + 54 + 3 * 192 + 4, 9, "Curvature"), 0);
   EXPECT_EQ(at<float>(bytes, points_at + 5 * 46 + 30 + 4), 0.6f);
   EXPECT_EQ(at<float>(bytes, points_at + 5 * 46 + 30 + 12), 0.01f * 5);
   EXPECT_TRUE(std::isnan(at<float>(bytes, points_at + 3 * 46 + 30)));
@@ -112,6 +182,101 @@ TEST(LasFormat, ReadsOtherVersionsAndPointFormats) {
   ASSERT_EQ(las.xyz.size(), 2u);
   EXPECT_EQ(las.xyz[0], (std::array<double, 3>{1000.01, 1000.02, 1000.03}));
   EXPECT_EQ(las.xyz[1], (std::array<double, 3>{999.0, 1000.0, 1002.5}));
+}
+
+TEST(LasFormat, KeepsEveryRecordVlrAndEvlrOfALasInputInEveryPointFormat) {
+  const std::string dir = pcl_dise::test::temporaryDir("las_keep");
+  const std::uint16_t kMinRecord[] = {20, 28, 26, 34, 57, 63, 30, 36, 38, 59, 67};
+  const Vlr geokeys{"LASF_Projection", 34735, std::string("\1\0\1\0\0\0\1\0", 8)};
+  const Vlr wkt{"LASF_Projection", 2112, "PROJCS[\"WGS 84 / UTM zone 32N\"]"};
+  const std::vector<std::array<std::int32_t, 3>> ints{{1, 2, 3}, {-400, 500, 600}, {7, -8, 9}};
+  for (std::uint8_t format : {0, 1, 2, 3, 4, 6, 7, 8}) {
+    SCOPED_TRACE("point format " + std::to_string(format));
+    const std::uint8_t minor = format < 6 ? 2 : 4;
+    const std::uint16_t record = kMinRecord[format] + 3;  // 3 extra bytes that no VLR describes
+    const std::string in =
+        lasFile(minor, format, record, ints, {geokeys}, minor == 4 ? std::vector<Vlr>{wkt} : std::vector<Vlr>{});
+    const std::string out = keptThrough(dir, in);
+    EXPECT_EQ(at<std::uint8_t>(out, 25), 4);
+    EXPECT_EQ(at<std::uint8_t>(out, 104), format);
+    ASSERT_EQ(at<std::uint16_t>(out, 105), record + 16);
+    EXPECT_EQ(at<std::uint64_t>(out, 247), ints.size());
+    if (format < 6) EXPECT_EQ(at<std::uint32_t>(out, 107), ints.size());  // the legacy count stays
+    EXPECT_EQ(at<double>(out, 155), 1e6);                                 // the input's scale and offset
+    // The input's VLR as it was, then the Extra Bytes VLR: its 3 bytes undocumented, then ours.
+    ASSERT_EQ(at<std::uint32_t>(out, 100), 2u);
+    const std::string geokeys_vlr = vlrBytes(geokeys, false);
+    EXPECT_EQ(out.compare(375, geokeys_vlr.size(), geokeys_vlr), 0);
+    const std::size_t extra = 375 + geokeys_vlr.size();
+    EXPECT_EQ(at<std::uint16_t>(out, extra + 18), 4);
+    ASSERT_EQ(at<std::uint16_t>(out, extra + 20), 5 * 192);
+    EXPECT_EQ(at<std::uint8_t>(out, extra + 54 + 2), 0);  // undocumented,
+    EXPECT_EQ(at<std::uint8_t>(out, extra + 54 + 3), 3);  // 3 bytes
+    EXPECT_EQ(out.compare(extra + 54 + 192 + 4, 7, "NormalX"), 0);
+    // Every record as it was, the normal after it (a waveform's descriptor index cleared).
+    const std::size_t points_in = at<std::uint32_t>(in, 96), points_out = at<std::uint32_t>(out, 96);
+    EXPECT_EQ(points_out, extra + 54 + 5 * 192);
+    for (std::size_t i = 0; i < ints.size(); ++i) {
+      std::string kept = in.substr(points_in + i * record, record);
+      if (format == 4) kept[28] = 0;
+      EXPECT_EQ(out.substr(points_out + i * (record + 16), record), kept) << i;
+      EXPECT_EQ(at<float>(out, points_out + i * (record + 16) + record + 4), 0.6f);
+    }
+    EXPECT_EQ(readLas(dir + "/out.las").xyz, readLas(dir + "/in.las").xyz);
+    // The EVLR (here the CRS as WKT) follows the points.
+    if (minor == 4) {
+      EXPECT_EQ(at<std::uint32_t>(out, 243), 1u);
+      const std::string wkt_evlr = vlrBytes(wkt, true);
+      EXPECT_EQ(out.compare(at<std::uint64_t>(out, 235), wkt_evlr.size(), wkt_evlr), 0);
+    }
+  }
+}
+
+TEST(LasFormat, KeepsTheInputsOwnExtraBytesDescriptions) {
+  const std::string dir = pcl_dise::test::temporaryDir("las_keep_extra");
+  std::string amplitude(192, '\0');
+  put<std::uint8_t>(amplitude, 2, 9);  // float
+  std::memcpy(&amplitude[4], "Amplitude", 9);
+  const std::string out = keptThrough(dir, lasFile(4, 6, 34, {{1, 2, 3}, {4, 5, 6}}, {Vlr{"LASF_Spec", 4, amplitude}}));
+  ASSERT_EQ(at<std::uint32_t>(out, 100), 1u);  // one Extra Bytes VLR, extended
+  ASSERT_EQ(at<std::uint16_t>(out, 375 + 20), 5 * 192);
+  EXPECT_EQ(out.compare(375 + 54, 192, amplitude), 0);
+  EXPECT_EQ(out.compare(375 + 54 + 192 + 4, 7, "NormalX"), 0);
+  EXPECT_EQ(at<std::uint16_t>(out, 105), 34 + 16);
+}
+
+TEST(LasFormat, AnOutputReadAgainGetsItsNormalsReplaced) {
+  // Our own output as input: its NormalX..Curvature floats take the new normals; nothing is added.
+  const std::string dir = pcl_dise::test::temporaryDir("las_keep_again");
+  const auto xyz = georeferencedPoints();
+  writeLas(dir + "/first.las", xyz, std::vector<NormalWithCurvature>(xyz.size(), {1.f, 0.f, 0.f, 0.5f}),
+           {0.001, 0.001, 0.001}, {512000, 5412000, 300});
+  const std::string out = keptThrough(dir, readBytes(dir + "/first.las"));
+  EXPECT_EQ(out.size(), readBytes(dir + "/first.las").size());
+  EXPECT_EQ(at<std::uint16_t>(out, 105), 46);
+  EXPECT_EQ(at<std::uint16_t>(out, 375 + 20), 4 * 192);
+  const std::size_t points = at<std::uint32_t>(out, 96);
+  EXPECT_EQ(at<float>(out, points + 46 + 30 + 4), 0.6f);  // someNormals' y, not the first run's 0
+  EXPECT_EQ(readLas(dir + "/out.las").xyz, readLas(dir + "/first.las").xyz);
+}
+
+TEST(LasFormat, KeepingAnInputNeedsAllItsPointsInOrder) {
+  const std::string dir = pcl_dise::test::temporaryDir("las_keep_count");
+  std::ofstream(dir + "/in.las", std::ios::binary) << lasFile(2, 1, 28, {{1, 2, 3}, {4, 5, 6}}, {});
+  auto errorOf = [&](std::size_t points) {
+    try {
+      std::ofstream out(dir + "/out.las", std::ios::binary);
+      LasWriter writer(out, dir + "/out.las", dir + "/in.las");
+      for (std::size_t i = 0; i < points; ++i) writer.add({0, 0, 0}, {0.f, 0.f, 1.f, 0.f});
+      writer.finish();
+    } catch (const std::runtime_error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_NE(errorOf(1).find("1 points came for the 2"), std::string::npos) << errorOf(1);
+  EXPECT_NE(errorOf(3).find("more points came"), std::string::npos) << errorOf(3);
+  EXPECT_EQ(errorOf(2), "no error");
 }
 
 TEST(LasFormat, BadFilesGiveClearErrors) {
