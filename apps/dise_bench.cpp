@@ -9,6 +9,8 @@
 
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
+#include <filesystem>
 #include <iomanip>
 #include <iostream>
 #include <random>
@@ -44,6 +46,7 @@ struct Options {
   double settle = 1.0;  // adaptive mode's settle angle (degrees)
   unsigned threads = 0;
   std::string write_cloud;  // write the synthetic cloud of the first size there and stop
+  int mpi_ranks = 0;        // > 0: a row for dise_normals_mpi on that many ranks (mpirun)
 };
 
 // A smooth closed surface with sharp-ish detail: a sphere with bumps, n points, deterministic.
@@ -77,9 +80,10 @@ Measurement inChild(Work work) {
     std::ostringstream out;
     try {
       const double seconds = work();
-      rusage usage{};
-      getrusage(RUSAGE_SELF, &usage);
-      out << "ok " << seconds << ' ' << usage.ru_maxrss / 1024.0;
+      rusage self{}, children{};
+      getrusage(RUSAGE_SELF, &self);
+      getrusage(RUSAGE_CHILDREN, &children);  // a run of other processes: the largest of them
+      out << "ok " << seconds << ' ' << std::max(self.ru_maxrss, children.ru_maxrss) / 1024.0;
     } catch (const std::exception& e) {
       out << "error " << e.what();
     }
@@ -158,6 +162,33 @@ double fmaPeakGflops(const std::string& instruction_set, unsigned threads) {
   return double(threads) * loops * kChains * (avx512 ? 16 : 8) * 2 / seconds / 1e9;
 }
 
+// dise_normals_mpi as a whole process under `mpirun -np ranks` (each rank threads / ranks threads), in
+// tiles of n/8 as the tiled row, reading the cloud from and writing the normals to a scratch folder:
+// the seconds of the whole run, the peak resident memory of the largest process.
+Measurement mpiRun(const Options& o, long n, unsigned threads, const std::string& model_path) {
+  return inChild([&] {
+    const auto self = std::filesystem::read_symlink("/proc/self/exe");
+    const auto mpi_tool = self.parent_path() / "dise_normals_mpi";
+    if (!std::filesystem::exists(mpi_tool)) throw std::runtime_error(mpi_tool.string() + " not built (needs MPI)");
+    const auto dir = std::filesystem::temp_directory_path() / ("dise_bench_mpi." + std::to_string(getpid()));
+    std::filesystem::create_directories(dir);
+    const std::string cloud = (dir / "cloud.pcd").string();
+    if (pcl::io::savePCDFileBinary(cloud, *syntheticCloud(n)) != 0) throw std::runtime_error("cannot write " + cloud);
+    std::ostringstream command;
+    command << "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 mpirun -np " << o.mpi_ranks
+            << " --oversubscribe " << mpi_tool << ' ' << cloud << ' ' << (dir / "out.ply") << " --k " << o.k
+            << " --iterations " << o.iterations << " --model " << model_path << " --threads "
+            << std::max(1u, threads / unsigned(o.mpi_ranks)) << " --tile-points " << std::max(1L, n / 8) << " > "
+            << (dir / "log") << " 2>&1";
+    const double seconds = bestOf(o.repeat, [&] {
+      if (std::system(command.str().c_str()) != 0)
+        throw std::runtime_error("mpirun failed: " + command.str() + " (log in " + (dir / "log").string() + ")");
+    });
+    std::filesystem::remove_all(dir);
+    return seconds;
+  });
+}
+
 void printRow(const std::string& size, const std::string& what, const Measurement& m, double pca_seconds) {
   std::cout << "| " << size << " | " << what << " | ";
   if (!m.error.empty()) {
@@ -182,7 +213,8 @@ int run(const Options& o) {
   if (backends.empty())
     for (auto b : {pcl_dise::Backend::Native, pcl_dise::Backend::Torch, pcl_dise::Backend::Cuda})
       if (pcl_dise::backendAvailable(b)) backends.push_back(b);
-  auto model = std::make_shared<const pcl_dise::Model>(pcl_dise::loadModel(pcl_dise::modelPathOrDefault(o.model, o.k)));
+  const std::string model_path = pcl_dise::modelPathOrDefault(o.model, o.k);
+  auto model = std::make_shared<const pcl_dise::Model>(pcl_dise::loadModel(model_path));
 
   const std::string isa = pcl_dise::nativeInstructionSet();
   const double peak = inChild([&] { return fmaPeakGflops(isa, threads); }).seconds;
@@ -282,6 +314,11 @@ int run(const Options& o) {
           });
         });
         printRow(size, name + ", in tiles of n/8 with halos (exact)", tiled, pca.seconds);
+        if (o.mpi_ranks > 0)
+          printRow(size,
+                   "dise_normals_mpi, " + std::to_string(o.mpi_ranks) +
+                       " ranks, tiles of n/8, whole process with reading and writing",
+                   mpiRun(o, n, threads, model_path), pca.seconds);
       }
       if (backend == pcl_dise::Backend::Native && o.settle > 0) {
         std::ostringstream label;
@@ -319,6 +356,9 @@ int main(int argc, char** argv) {
   app.add_option("--write-cloud", o.write_cloud,
                  "write the synthetic cloud of the first --sizes as binary PCD to this file and stop "
                  "(the input of scripts/bench_processes.sh)");
+  app.add_option("--mpi", o.mpi_ranks,
+                 "add a row for dise_normals_mpi under mpirun on this many ranks (0: none; needs the MPI build)")
+      ->capture_default_str();
   CLI11_PARSE(app, argc, argv);
   try {
     return run(o);
