@@ -10,21 +10,8 @@ set -euo pipefail
 root="$(cd "$(dirname "$0")/../../../.." && pwd)"
 run="$root/data/models/runs/P"
 ds="${PCL_DISE_TRAIN_DATA:-/tmp/ds2}"
-M="$(cd "$root/../shared/data/meshes" && pwd)"
 bin="$root/build/apps"
-if [ ! -f "$ds/trainingset_p.txt" ]; then
-  "$bin/dise_make_dataset" --out "$ds" --prefix trainingset --procedural 44 --thin 36 --shape-seed 1 \
-    "$M/b9_mesh.off" "$M/bear.off" "$M/blobby.off" "$M/cylinder_locally_refined.off" "$M/diplodocus.off" \
-    "$M/elephant.off" "$M/femur.off" "$M/holes.off" "$M/lion-head.off" "$M/man.off" "$M/mannequin-devil.off" \
-    "$M/mushroom.off" "$M/three_peaks.off" "$M/armadillo.off" \
-    "$M/ALSTOM_TEST4.off" "$M/boeing.off" "$M/bones.off" "$M/cactus.off" "$M/dino.off" "$M/elk.off" "$M/hand.off" \
-    "$M/handle.off" "$M/head.off" "$M/horizons.off" "$M/knot2.off" "$M/polygon_mesh.off" "$M/retinal.off"
-  # Every cloud once, the noisy ones twice (two thirds of the patches noisy), the meshes' clouds
-  # once more again (the 27 meshes get about as many patches as the 80 procedural shapes).
-  (cd "$ds" && cat trainingset_all.txt trainingset_low_noise.txt trainingset_med_noise.txt trainingset_high_noise.txt \
-     > noise_weighted.txt && grep -v -E '^(cad_|thin_)' noise_weighted.txt > mesh_weighted_lines.txt &&
-   cat noise_weighted.txt mesh_weighted_lines.txt > trainingset_p.txt)
-fi
+bash "$run/make_data.sh"  # 100,000 points per cloud
 OPENBLAS_NUM_THREADS=1 OMP_WAIT_POLICY=PASSIVE "$bin/dise_train" "$ds/trainingset_p.txt" --engine native \
   --patch 16384 --patches-per-cloud 1 --epochs 100 --seed 1 --threads 2 \
   --lr 5e-4 --lr-final 5e-5 --decay-start 18000 --decay-end 22000 --average-from 20500 --stop-at "${PCL_DISE_STOP_AT:-22000}" \
