@@ -55,8 +55,6 @@ LocalCloud readCloud(const std::string& path) {
   } else if (ext == ".las") {
     LasCloud las = readLas(path);
     xyz = std::move(las.xyz);
-    local.las_scale = las.scale;
-    local.las_offset = las.offset;
     local.las_source = path;
   } else {
     fail(path, "unknown extension '" + ext + "' (expected .pcd, .ply, .las or .xyz)");
@@ -103,10 +101,8 @@ void writeNormals(const std::string& path, const LocalCloud& local, const pcl::P
   const Eigen::Quaternionf& q = points.sensor_orientation_;
   layout.viewpoint[3] = q.w(), layout.viewpoint[4] = q.x(), layout.viewpoint[5] = q.y(), layout.viewpoint[6] = q.z();
   layout.double_coordinates = local.hasOffset();
-  layout.las_scale = local.las_scale;
-  layout.las_offset = local.las_offset;
   layout.las_source = local.las_source;
-  if (extension(path) == ".las" && layout.las_scale[0] == 0) {
+  if (extension(path) == ".las" && layout.las_source.empty()) {
     std::vector<std::array<double, 3>> xyz;
     for (std::size_t i = 0; i < points.size(); ++i) xyz.push_back(fileCoordinates(i));
     chooseQuantization(xyz, layout.las_scale, layout.las_offset);

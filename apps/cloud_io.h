@@ -23,9 +23,7 @@ struct LocalCloud {
   std::vector<std::array<double, 3>> file_coordinates;
   /// The file's sensor origin in its own coordinates: a PCD VIEWPOINT, else (0, 0, 0).
   std::array<double, 3> viewpoint{0, 0, 0};
-  /// A LAS input's scale and offset (las_scale[0] == 0: not read from LAS); a LAS output reuses them.
-  std::array<double, 3> las_scale{0, 0, 0}, las_offset{0, 0, 0};
-  /// A LAS input's path: a LAS output keeps its every dimension, VLR and EVLR (empty: not LAS).
+  /// A LAS input's path: a LAS output keeps its records, scale, offset, VLRs and EVLRs (empty: not LAS).
   std::string las_source;
   bool hasOffset() const { return offset[0] != 0 || offset[1] != 0 || offset[2] != 0; }
 };

@@ -216,10 +216,9 @@ OutOfCoreReport estimateNormalsOutOfCore(const Model& model, const std::string& 
   layout.height = stream.height();
   layout.viewpoint = stream.viewpoint();
   layout.double_coordinates = frame.offset[0] != 0 || frame.offset[1] != 0 || frame.offset[2] != 0;
-  layout.las_scale = stream.lasScale();
-  layout.las_offset = stream.lasOffset();
-  if (layout.las_scale[0] != 0) layout.las_source = input;  // a LAS input: a LAS output keeps its records
-  if (layout.las_scale[0] == 0)
+  if (stream.isLas())
+    layout.las_source = input;  // a LAS output keeps its records, scale and offset
+  else
     chooseQuantization(frame.bounds.lo.data(), frame.bounds.hi.data(), layout.las_scale, layout.las_offset);
   NormalsWriter writer(output, layout);
   const float nan = std::numeric_limits<float>::quiet_NaN();

@@ -66,25 +66,30 @@ std::vector<float> layerTolerance(const FinitePoints& finite, const Neighborhood
                                   int threads) {
   std::vector<float> tolerance(finite.size(), 0.f);
   const auto m = static_cast<std::int64_t>(finite.size());
-#pragma omp parallel for schedule(static) num_threads(threads)
-  for (std::int64_t i = 0; i < m; ++i) {
-    std::vector<float> offsets, distances;
+#pragma omp parallel num_threads(threads)
+  {
+    std::vector<float> offsets, distances;  // one pair per thread, reused point after point
     offsets.reserve(stride);
     distances.reserve(stride);
-    const float* p_i = &finite.xyz[3 * i];
-    for (std::size_t s = 0; s < stride; ++s) {
-      const std::int32_t j = graph.indices[static_cast<std::size_t>(i) * stride + s];
-      if (j == i) continue;
-      const float* p_j = &finite.xyz[3 * j];
-      const float d[3] = {p_j[0] - p_i[0], p_j[1] - p_i[1], p_j[2] - p_i[2]};
-      offsets.push_back(std::abs(dot(d, &finite.normal[3 * i])));
-      distances.push_back(std::sqrt(dot(d, d)));
+#pragma omp for schedule(static)
+    for (std::int64_t i = 0; i < m; ++i) {
+      offsets.clear();
+      distances.clear();
+      const float* p_i = &finite.xyz[3 * i];
+      for (std::size_t s = 0; s < stride; ++s) {
+        const std::int32_t j = graph.indices[static_cast<std::size_t>(i) * stride + s];
+        if (j == i) continue;
+        const float* p_j = &finite.xyz[3 * j];
+        const float d[3] = {p_j[0] - p_i[0], p_j[1] - p_i[1], p_j[2] - p_i[2]};
+        offsets.push_back(std::abs(dot(d, &finite.normal[3 * i])));
+        distances.push_back(std::sqrt(dot(d, d)));
+      }
+      if (offsets.empty()) continue;
+      const std::size_t middle = offsets.size() / 2;
+      std::nth_element(offsets.begin(), offsets.begin() + middle, offsets.end());
+      std::nth_element(distances.begin(), distances.begin() + middle, distances.end());
+      tolerance[i] = kLayerMargin * offsets[middle] + kLayerSpacing * distances[middle];
     }
-    if (offsets.empty()) continue;
-    const std::size_t middle = offsets.size() / 2;
-    std::nth_element(offsets.begin(), offsets.begin() + middle, offsets.end());
-    std::nth_element(distances.begin(), distances.begin() + middle, distances.end());
-    tolerance[i] = kLayerMargin * offsets[middle] + kLayerSpacing * distances[middle];
   }
   return tolerance;
 }

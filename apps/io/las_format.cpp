@@ -357,8 +357,6 @@ LasWriter::LasWriter(std::ostream& out, const std::string& path, const std::arra
 
 LasWriter::LasWriter(std::ostream& out, const std::string& path, const std::string& source)
     : out_(out), path_(path), source_(std::make_unique<Source>(source)) {
-  scale_ = source_->header.scale;
-  offset_ = source_->header.offset;
   record_.assign(source_->record_length, '\0');
   const std::size_t point_data = kHeaderSize14 + source_->vlrs.size();
   out_.write(std::string(point_data, '\0').data(), static_cast<std::streamsize>(point_data));

@@ -20,7 +20,7 @@ struct NormalsFileLayout {
   std::uint32_t width = 0, height = 1;                   ///< PCD: an organized cloud's layout (width 0: points x 1)
   std::array<double, 7> viewpoint{0, 0, 0, 1, 0, 0, 0};  ///< PCD: VIEWPOINT, in the file's coordinates
   bool double_coordinates = false;                       ///< PCD, PLY: x y z as double (georeferenced)
-  std::array<double, 3> las_scale{0, 0, 0}, las_offset{0, 0, 0};  ///< LAS: the quantization
+  std::array<double, 3> las_scale{0, 0, 0}, las_offset{0, 0, 0};  ///< LAS without a source: the quantization
   /// LAS: the LAS file the points came from, in its order (empty: none): its records, VLRs and EVLRs
   /// are kept, the normals added (LasWriter).
   std::string las_source;

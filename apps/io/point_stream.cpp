@@ -84,8 +84,7 @@ PointStream::PointStream(const std::string& path) : path_(path) {
     };
   } else {
     const LasHeader h = parseLasHeader(head, path, file_size);
-    las_scale_ = h.scale;
-    las_offset_ = h.offset;
+    las_ = true;
     data_at_ = h.point_data;
     record_size_ = h.record_length;
     count_ = h.count;

@@ -32,12 +32,11 @@ class PointStream {
   std::uint64_t countPoints();
 
   /** What the header says: an organized PCD's width and height (width 0: not organized), the PCD
-   *  viewpoint, a LAS file's scale and offset (scale 0: not LAS). */
+   *  viewpoint; and whether the file is LAS. */
   std::uint32_t width() const { return width_; }
   std::uint32_t height() const { return height_; }
   const std::array<double, 7>& viewpoint() const { return viewpoint_; }
-  const std::array<double, 3>& lasScale() const { return las_scale_; }
-  const std::array<double, 3>& lasOffset() const { return las_offset_; }
+  bool isLas() const { return las_; }
 
  private:
   std::string path_;
@@ -51,7 +50,7 @@ class PointStream {
 
   std::uint32_t width_ = 0, height_ = 1;
   std::array<double, 7> viewpoint_{0, 0, 0, 1, 0, 0, 0};
-  std::array<double, 3> las_scale_{0, 0, 0}, las_offset_{0, 0, 0};
+  bool las_ = false;
 };
 
 }  // namespace io

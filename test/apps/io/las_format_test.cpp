@@ -201,8 +201,10 @@ TEST(LasFormat, KeepsEveryRecordVlrAndEvlrOfALasInputInEveryPointFormat) {
     EXPECT_EQ(at<std::uint8_t>(out, 104), format);
     ASSERT_EQ(at<std::uint16_t>(out, 105), record + 16);
     EXPECT_EQ(at<std::uint64_t>(out, 247), ints.size());
-    if (format < 6) EXPECT_EQ(at<std::uint32_t>(out, 107), ints.size());  // the legacy count stays
-    EXPECT_EQ(at<double>(out, 155), 1e6);                                 // the input's scale and offset
+    if (format < 6) {
+      EXPECT_EQ(at<std::uint32_t>(out, 107), ints.size());  // the legacy count stays
+    }
+    EXPECT_EQ(at<double>(out, 155), 1e6);  // the input's scale and offset
     // The input's VLR as it was, then the Extra Bytes VLR: its 3 bytes undocumented, then ours.
     ASSERT_EQ(at<std::uint32_t>(out, 100), 2u);
     const std::string geokeys_vlr = vlrBytes(geokeys, false);
