@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <limits>
 #include <numeric>
+#include <utility>
 
 namespace pcl_dise {
 
@@ -98,14 +100,19 @@ TileTree DensityHistogram::tiles(std::size_t tile_points) const {
       return;
     }
     const std::vector<std::size_t> slices = profile(r, axis);
-    // The slice boundary nearest the median.
+    // A node needing t tiles gives floor(t / 2) tiles' worth to its first child, so tiles come out
+    // near count / t points, not halved down to a power of two: fewer, larger tiles, less halo.
+    // Splits that leave each child within its tiles' capacity come first.
+    const std::size_t needed = (count + tile_points - 1) / tile_points, first = needed / 2;
+    const double target = double(count) * double(first) / double(needed);
     std::size_t below = 0, best_below = 0;
     int split = r.lo[axis] + 1;
-    double best = -1;
+    std::pair<bool, double> best{true, std::numeric_limits<double>::infinity()};
     for (int s = 1; s < static_cast<int>(slices.size()); ++s) {
       below += slices[s - 1];
-      const double balance = std::min(below, count - below);
-      if (balance > best) best = balance, split = r.lo[axis] + s, best_below = below;
+      const bool overfills = below > first * tile_points || count - below > (needed - first) * tile_points;
+      const std::pair<bool, double> miss{overfills, std::abs(double(below) - target)};
+      if (miss < best) best = miss, split = r.lo[axis] + s, best_below = below;
     }
     tree.nodes_[node].axis = axis;
     tree.nodes_[node].split = split;

@@ -186,6 +186,17 @@ TEST(TiledForward, TilesHoldAtMostTilePoints) {
   EXPECT_EQ(total, n);  // every point in exactly one tile
 }
 
+TEST(TiledForward, TilesAreAsFewAsTheirSizeAllows) {
+  // 9,000 points spread evenly, tiles of at most 1,100: nine tiles of 1,000, not sixteen halved
+  // down to 562 (more tiles, more halo).
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<float> u(0.f, 1.f);
+  std::vector<float> points(3 * 9000);
+  for (float& v : points) v = u(rng);
+  const TiledCloudInMemory cloud(points.data(), 9000, 1100);
+  EXPECT_EQ(cloud.tiles().size(), 9u);
+}
+
 TEST(TiledForward, AMemoryBudgetTooSmallForATileAndItsHaloIsAnError) {
   const std::vector<float> points = unevenCloud(3000);
   TiledForwardOptions options;

@@ -19,9 +19,10 @@ struct Box {
 };
 
 /** Boxes that cut a cloud's bounds into tiles of at most a given number of points: a k-d tree
- *  over a fine grid (128 cells along the longest side), split at the median of the points along
- *  a box's longest side until each box holds few enough (or is one fine cell). Tiles follow the
- *  density: a dense blob gets small tiles, sparse parts large ones. */
+ *  over a fine grid (128 cells along the longest side) whose boxes split along their longest side
+ *  until each holds few enough (or is one fine cell). A box needing t tiles gives floor(t / 2)
+ *  tiles' worth to its first part, so tiles come out near the allowed size, not halved down to a
+ *  power of two. Tiles follow the density: a dense blob gets small tiles, sparse parts large ones. */
 class TileTree {
  public:
   std::size_t size() const { return boxes_.size(); }
