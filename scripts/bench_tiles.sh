@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # dise_normals in memory against dise_normals tile by tile (--max-memory) on one synthetic cloud
 # (dise_bench's, binary PCD): wall time, peak resident memory (/usr/bin/time), and whether the two
-# outputs are the same bytes. k = 64, L = 4, 2 threads unless THREADS is set. Usage:
+# outputs are the same bytes; counts the output's unit normals. k = 64, L = 4, 2 threads unless
+# THREADS is set. Usage:
 #   scripts/bench_tiles.sh [points = 1000000] [budget MB = 300] [--in-memory-too]
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -23,7 +24,18 @@ echo "| what (k = 64, L = 4, $threads threads, whole process) | points | seconds
 echo "|---|---|---|---|"
 measure "dise_normals --max-memory $budget (tiles)" "$bin/dise_normals" "$dir/cloud.pcd" "$dir/tiled.ply" \
   --threads "$threads" --max-memory "$budget"
-grep -E "tiles of" "$dir/log" | sed 's/^ */  /' >&2
+grep -E "tiles of|without a normal" "$dir/log" | sed 's/^ */  /' >&2
+# Every output normal finite and of unit length (binary PLY: x y z nx ny nz curvature, floats).
+/usr/bin/python3 - "$dir/tiled.ply" >&2 <<'PY'
+import sys, numpy as np
+head = open(sys.argv[1], "rb").read(65536)
+rows = np.memmap(sys.argv[1], dtype="<f4", mode="r", offset=head.index(b"end_header\n") + 11).reshape(-1, 7)
+unit = 0
+for first in range(0, len(rows), 1 << 22):
+    length = np.linalg.norm(rows[first:first + (1 << 22), 3:6].astype(np.float64), axis=1)
+    unit += int((np.isfinite(length) & (np.abs(length - 1) < 1e-4)).sum())
+print(f"  unit normals: {unit} of {len(rows)} points")
+PY
 if [ "${3:-}" = "--in-memory-too" ]; then
   measure "dise_normals (in memory)" "$bin/dise_normals" "$dir/cloud.pcd" "$dir/whole.ply" --threads "$threads"
   if cmp -s "$dir/tiled.ply" "$dir/whole.ply"; then echo "outputs: the same bytes" >&2; else echo "outputs DIFFER" >&2; exit 1; fi
