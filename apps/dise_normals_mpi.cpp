@@ -21,12 +21,10 @@ class MpiProcesses : public pcl_dise::io::Collective {
   }
   int rank() const override { return rank_; }
   int size() const override { return size_; }
-  void sum(std::vector<double>& values) override {
-    // In pieces: MPI counts are ints.
-    constexpr std::size_t kPiece = 1 << 26;
-    for (std::size_t at = 0; at < values.size(); at += kPiece)
-      MPI_Allreduce(MPI_IN_PLACE, values.data() + at, static_cast<int>(std::min(kPiece, values.size() - at)),
-                    MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  void sum(pcl_dise::ExactSum& terms) override {
+    pcl_dise::ExactSum::State state = terms.state();
+    MPI_Allreduce(MPI_IN_PLACE, state.data(), static_cast<int>(state.size()), MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+    terms = pcl_dise::ExactSum::fromState(state);
   }
   std::string broadcast(const std::string& text) override {
     unsigned long length = text.size();

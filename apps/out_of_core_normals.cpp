@@ -166,14 +166,12 @@ OutOfCoreReport estimateNormalsOutOfCore(const Model& model, const std::string& 
   const std::size_t neighbors =
       forward.radius > 0 ? std::max<std::size_t>(forward.max_neighbors, 64) : forward.neighbors;
   if (options.memory_budget_mb > 0) {
-    // The edge-scale terms (8 bytes per point) are held for the whole cloud.
-    const double for_tiles = options.memory_budget_mb * 1e6 - kFixedBytes - 8.0 * double(frame.finite_points);
+    const double for_tiles = options.memory_budget_mb * 1e6 - kFixedBytes;
     const double loaded = for_tiles / bytesPerLoadedPoint(neighbors);
     if (loaded < 1000)
       throw std::runtime_error("--max-memory " + std::to_string(options.memory_budget_mb) +
-                               " MB is too small for this cloud: its fixed part alone needs about " +
-                               std::to_string(int((kFixedBytes + 8.0 * double(frame.finite_points)) / 1e6) + 1) +
-                               " MB, and a tile with its halo more");
+                               " MB is too small: the fixed part alone needs about " +
+                               std::to_string(int(kFixedBytes / 1e6)) + " MB, and a tile with its halo more");
     forward.max_load = static_cast<std::size_t>(loaded);
     forward.tile_points = std::min(forward.tile_points, static_cast<std::size_t>(loaded / kHaloRoom));
   }
@@ -196,7 +194,7 @@ OutOfCoreReport estimateNormalsOutOfCore(const Model& model, const std::string& 
   ResultFile results(scratch, processes);
   forward.part = processes.rank();
   forward.parts = processes.size();
-  forward.share_terms = [&](std::vector<double>& terms) { processes.sum(terms); };
+  forward.share_terms = [&](ExactSum& terms) { processes.sum(terms); };
   report.tiles = runTiledForward(model, cloud, forward, [&](std::uint64_t global, const float* normal, float c) {
     results.put(global, normal, c);
   });

@@ -22,8 +22,8 @@ class Collective {
   virtual ~Collective() = default;
   virtual int rank() const { return 0; }
   virtual int size() const { return 1; }
-  /** Element-wise sum over the ranks, in place, on every rank. */
-  virtual void sum(std::vector<double>& values) { (void)values; }
+  /** The sum over the ranks of each rank's terms, on every rank. */
+  virtual void sum(ExactSum& terms) { (void)terms; }
   /** Rank 0's text, on every rank. */
   virtual std::string broadcast(const std::string& text) { return text; }
   virtual void barrier() {}

@@ -1,7 +1,6 @@
 #include "pcl_dise/edge_scale.h"
 
 #include <cmath>
-#include <vector>
 
 #include "pcl_dise/grid_search.h"
 
@@ -21,19 +20,17 @@ double edgeScaleTerm(const float* points, const Neighborhoods& knn, std::size_t 
   return sum;
 }
 
-float edgeScaleFromTerms(const double* terms, std::size_t num_points, std::size_t entries) {
-  double sum = 0.0;
-  for (std::size_t i = 0; i < num_points; ++i) sum += terms[i];
+float edgeScaleFromSum(const ExactSum& terms, std::size_t entries) {
   const double values = static_cast<double>(entries) * 3.0;
-  const double stddev = values > 0 ? std::sqrt(sum / values) : 0.0;
+  const double stddev = values > 0 ? std::sqrt(terms.value() / values) : 0.0;
   if (!(stddev > 0) || !std::isfinite(stddev)) return 1.f;
   return static_cast<float>(0.2 / stddev);
 }
 
 float edgeScale(const float* points, const Neighborhoods& knn) {
-  std::vector<double> terms(knn.numNodes());
-  for (std::size_t i = 0; i < knn.numNodes(); ++i) terms[i] = edgeScaleTerm(points, knn, i);
-  return edgeScaleFromTerms(terms.data(), terms.size(), knn.numEdges());
+  ExactSum terms;
+  for (std::size_t i = 0; i < knn.numNodes(); ++i) terms.add(edgeScaleTerm(points, knn, i));
+  return edgeScaleFromSum(terms, knn.numEdges());
 }
 
 float edgeScale(const float* points, std::size_t num_points, int threads) {

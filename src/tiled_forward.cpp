@@ -163,19 +163,17 @@ TiledForwardReport runTiledForward(const Model& model, const TiledCloud& cloud, 
 
   // First pass: the edge scale's per-point terms, each tile's own points with their 16 nearest.
   const NeighborhoodRule scale_rule{std::min(kEdgeScaleNeighbors, n), 0.f, 0};
-  std::vector<double> terms(n);
+  ExactSum terms;
   for (std::size_t tile = 0; tile < cloud.tiles().size(); ++tile) {
     if (!ours(tile)) continue;
     const TileLoad own = cloud.load(tile, cloud.tiles().tileBox(tile));
     if (own.core.empty()) continue;
     ++report.tiles;
     const TileLoad load = provenLoad(cloud, tile, own, scale_rule, 0, options, graph, report);
-    for (std::int32_t i : load.core)
-      terms[load.global[i]] = edgeScaleTerm(load.positions.data(), graph, std::size_t(i));
+    for (std::int32_t i : load.core) terms.add(edgeScaleTerm(load.positions.data(), graph, std::size_t(i)));
   }
   if (options.parts > 1) options.share_terms(terms);
-  report.edge_scale = edgeScaleFromTerms(terms.data(), n, n * scale_rule.neighbors);
-  terms = std::vector<double>();
+  report.edge_scale = edgeScaleFromSum(terms, n * scale_rule.neighbors);
 
   // Second pass: each tile's forward pass, its halo L + 1 hops deep.
   const NeighborhoodRule rule{std::min(options.neighbors, n), options.radius, options.max_neighbors};

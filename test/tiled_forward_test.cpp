@@ -226,7 +226,7 @@ TEST(TiledForward, PartsTogetherGiveTheWholeCloudsNormals) {
   runTiledForward(model, points.data(), n, options, expected_normals, expected_curvature);
 
   const TiledCloudInMemory cloud(points.data(), n, options.tile_points);
-  std::vector<double> shared(n, 0.0);
+  ExactSum::State shared{};
   std::mutex mutex;
   std::condition_variable changed;
   int arrived = 0, generation = 0;
@@ -246,11 +246,12 @@ TEST(TiledForward, PartsTogetherGiveTheWholeCloudsNormals) {
     TiledForwardOptions mine = options;
     mine.part = p;
     mine.parts = 2;
-    mine.share_terms = [&](std::vector<double>& terms) {
+    mine.share_terms = [&](ExactSum& terms) {  // MPI_Allreduce of the states with MPI_SUM
       std::unique_lock<std::mutex> lock(mutex);
-      for (std::size_t i = 0; i < n; ++i) shared[i] += terms[i];
+      const ExactSum::State own = terms.state();
+      for (std::size_t i = 0; i < own.size(); ++i) shared[i] += own[i];
       barrier(lock);
-      terms = shared;
+      terms = ExactSum::fromState(shared);
       barrier(lock);
     };
     runTiledForward(model, cloud, mine, [&](std::uint64_t g, const float* normal, float c) {

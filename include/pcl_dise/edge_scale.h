@@ -3,6 +3,7 @@
 // independent of the cloud's units. Every backend, the feature and the trainer take it from here.
 #include <cstddef>
 
+#include "pcl_dise/exact_sum.h"
 #include "pcl_dise/neighborhoods.h"
 
 namespace pcl_dise {
@@ -13,10 +14,11 @@ namespace pcl_dise {
 float edgeScale(const float* points, const Neighborhoods& knn);
 
 /** The statistic in parts, for a cloud held in pieces (tiled_forward.h): point i's term is the
- *  sum of |p_j - p_i|^2 over its entries (in double); edgeScaleFromTerms sums the terms of all
- *  num_points points in index order over `entries` entries, as edgeScale does. */
+ *  sum of |p_j - p_i|^2 over its entries (in double). The terms of every point, added in any
+ *  order and in any pieces to one ExactSum, give through edgeScaleFromSum (over `entries`
+ *  entries in all) what edgeScale gives. */
 double edgeScaleTerm(const float* points, const Neighborhoods& knn, std::size_t i);
-float edgeScaleFromTerms(const double* terms, std::size_t num_points, std::size_t entries);
+float edgeScaleFromSum(const ExactSum& terms, std::size_t entries);
 
 /** The same, searching each point's 16 nearest neighbours itself (GridSearch, exact).
  *  points: num_points x 3 row-major, finite; threads <= 0: all hardware threads. */

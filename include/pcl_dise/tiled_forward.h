@@ -9,6 +9,7 @@
 #include <functional>
 #include <vector>
 
+#include "pcl_dise/exact_sum.h"
 #include "pcl_dise/forward.h"
 #include "pcl_dise/tiled_cloud.h"
 
@@ -24,9 +25,9 @@ struct TiledForwardOptions {
   std::size_t max_load = 0;           ///< most points a tile may load with its halo (0: no limit)
   /// Several processes sharing one cloud (MPI): this one runs the tiles t with t % parts == part.
   int part = 0, parts = 1;
-  /// With parts > 1: adds up the processes' edge-scale terms (num_points doubles, each point's
-  /// term given by one process, 0 elsewhere) so that every process holds them all (MPI_Allreduce).
-  std::function<void(std::vector<double>& terms)> share_terms;
+  /// With parts > 1: replaces each process's sum of the edge-scale terms of its own tiles' points
+  /// by the sum over every process (ExactSum::state() added up, as MPI_Allreduce does).
+  std::function<void(ExactSum& terms)> share_terms;
 };
 
 struct TiledForwardReport {
