@@ -28,8 +28,9 @@ grep -E "tiles of|without a normal" "$dir/log" | sed 's/^ */  /' >&2
 # Every output normal finite and of unit length (binary PLY: x y z nx ny nz curvature, floats).
 /usr/bin/python3 - "$dir/tiled.ply" >&2 <<'PY'
 import sys, numpy as np
+end = b"end_header\n"
 head = open(sys.argv[1], "rb").read(65536)
-rows = np.memmap(sys.argv[1], dtype="<f4", mode="r", offset=head.index(b"end_header\n") + 11).reshape(-1, 7)
+rows = np.memmap(sys.argv[1], dtype="<f4", mode="r", offset=head.index(end) + len(end)).reshape(-1, 7)
 unit = 0
 for first in range(0, len(rows), 1 << 22):
     length = np.linalg.norm(rows[first:first + (1 << 22), 3:6].astype(np.float64), axis=1)

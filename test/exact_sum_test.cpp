@@ -43,8 +43,10 @@ TEST(ExactSum, TheSameBitsInEveryOrderAndSplit) {
     joined.add(parts[2]);
     EXPECT_EQ(joined.value(), expected);
     ExactSum::State state{};
-    for (const ExactSum& part : parts)
-      for (std::size_t i = 0; i < state.size(); ++i) state[i] += part.state()[i];
+    for (const ExactSum& part : parts) {
+      const ExactSum::State own = part.state();
+      for (std::size_t i = 0; i < state.size(); ++i) state[i] += own[i];
+    }
     EXPECT_EQ(ExactSum::fromState(state).value(), expected);
   }
 }
