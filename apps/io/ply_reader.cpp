@@ -104,7 +104,14 @@ PlyHeader parsePlyHeader(const std::string& bytes, const std::string& path) {
       line >> format;
     } else if (word == "element") {
       elements.emplace_back();
-      if (!(line >> elements.back().name >> elements.back().count)) fail(path, "an element line has no name or count");
+      std::string count;
+      if (!(line >> elements.back().name >> count)) fail(path, "an element line has no name or count");
+      // istream would wrap "-3" into a huge unsigned count: take digits only.
+      const bool digits = count.size() <= 19 && std::all_of(count.begin(), count.end(), [](unsigned char c) {
+                            return std::isdigit(c);
+                          });
+      if (!digits) fail(path, "element '" + elements.back().name + "' has count '" + count + "'");
+      elements.back().count = std::stoull(count);
     } else if (word == "property") {
       if (elements.empty()) fail(path, "a property comes before any element");
       PlyProperty p;
@@ -130,17 +137,18 @@ PlyData parsePly(const std::string& bytes, const std::string& path) {
   Reader reader(bytes, at, binary, format == "binary_big_endian", path);
   PlyData data;
   for (const auto& element : header.elements) {
-    // Every element takes at least a byte of the file: a count beyond that is not believed.
-    if (element.count > reader.remaining() + (element.properties.empty() ? element.count : 0))
-      fail(path, "element '" + element.name + "' claims " + std::to_string(element.count) +
-                     " entries, more than the file holds");
     const bool vertex = element.name == "vertex", face = element.name == "face";
     if (vertex) {
       int found = 0;
       for (const auto& p : element.properties) found += (p.name == "x") + (p.name == "y") + (p.name == "z");
       if (found < 3) fail(path, "its vertices have no x, y and z");
-      data.vertices.reserve(element.count);
     }
+    if (element.properties.empty()) continue;  // entries without properties hold no data
+    // Every entry takes at least a byte of the file: a count beyond that is not believed.
+    if (element.count > reader.remaining())
+      fail(path, "element '" + element.name + "' claims " + std::to_string(element.count) +
+                     " entries, more than the file holds");
+    if (vertex) data.vertices.reserve(element.count);
     for (unsigned long long i = 0; i < element.count; ++i) {
       std::array<double, 3> v{};
       std::vector<long> ids;

@@ -144,6 +144,11 @@ TEST(PlyReader, MalformedFilesGiveClearErrors) {
             "end_header\n1 2 3\n")
           .find("more than the file holds"),
       std::string::npos);
+  // A negative count once wrapped to 2^64 - 3 entries of an element without properties: a hang.
+  EXPECT_NE(error("ply\nformat ascii 1.0\nelement junk -3\nend_header\n").find("has count '-3'"), std::string::npos);
+  EXPECT_NE(error("ply\nformat ascii 1.0\nelement vertex 1e3\nend_header\n").find("has count '1e3'"),
+            std::string::npos);
+  EXPECT_EQ(error("ply\nformat ascii 1.0\nelement junk 99999999999\nend_header\n"), "");
   EXPECT_NE(error("ply\nformat ascii 1.0\nelement vertex 1\nproperty float x\nend_header\n1\n").find("no x, y and z"),
             std::string::npos);
   EXPECT_NE(error("ply\nformat ascii 1.0\nelement vertex 1\nproperty quad x\nend_header\n").find("unknown PLY type"),
