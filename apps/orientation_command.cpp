@@ -40,6 +40,7 @@ std::string orientConsistently(const LocalCloud& local, const OrientationChoice&
        << " without a normal (left as they were)";
   if (r.isolated) text << ", " << r.isolated << " isolated (oriented alone by the seed rule)";
   if (r.sheet_crossings) text << ", " << r.sheet_crossings << " joins through a thin sheet";
+  if (r.parity_flipped) text << ", " << r.parity_flipped << " flipped after the tree by ray parity";
   text << "\n";
   return text.str();
 }

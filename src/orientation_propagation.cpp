@@ -8,7 +8,9 @@
 #include <string>
 #include <vector>
 
+#include "pcl_dise/forward.h"  // detail::resolveThreads
 #include "pcl_dise/grid_search.h"
+#include "pcl_dise/splat_ray_caster.h"
 
 namespace pcl_dise {
 namespace {
@@ -55,16 +57,21 @@ void negate(float* v) {
   for (int a = 0; a < 3; ++a) v[a] = -v[a];
 }
 
-// How far off its tangent plane a point's graph neighbours may lie and still be on its own layer: a
-// margin over the median |offset| of the neighbours along the normal (noise; near zero on a clean
-// flat part, also beside a thin wall whose far face holds fewer than half the neighbours) plus a
-// share of the median distance to them (curvature, and the kinks of a triangle mesh).
-constexpr float kLayerMargin = 5.f;
-constexpr float kLayerSpacing = 0.5f;
+// Per point, from its graph neighbours: the median |offset| along its normal (noise; near zero on a
+// clean flat part, also beside a thin wall whose far face holds fewer than half the neighbours),
+// the |offset| that 30% of them stay below (noise that the far face of a thin wall leaves alone
+// while it holds fewer than 70% of the neighbours), and the median distance to them (spacing).
+constexpr float kOwnLayerQuantile = 0.3f;
 
-std::vector<float> layerTolerance(const FinitePoints& finite, const Neighborhoods& graph, std::size_t stride,
-                                  int threads) {
-  std::vector<float> tolerance(finite.size(), 0.f);
+struct LocalScale {
+  std::vector<float> noise, own_noise, spacing;
+};
+
+LocalScale localScale(const FinitePoints& finite, const Neighborhoods& graph, std::size_t stride, int threads) {
+  LocalScale scale;
+  scale.noise.assign(finite.size(), 0.f);
+  scale.own_noise.assign(finite.size(), 0.f);
+  scale.spacing.assign(finite.size(), 0.f);
   const auto m = static_cast<std::int64_t>(finite.size());
 #pragma omp parallel num_threads(threads)
   {
@@ -88,9 +95,25 @@ std::vector<float> layerTolerance(const FinitePoints& finite, const Neighborhood
       const std::size_t middle = offsets.size() / 2;
       std::nth_element(offsets.begin(), offsets.begin() + middle, offsets.end());
       std::nth_element(distances.begin(), distances.begin() + middle, distances.end());
-      tolerance[i] = kLayerMargin * offsets[middle] + kLayerSpacing * distances[middle];
+      scale.noise[i] = offsets[middle];
+      const auto low = static_cast<std::size_t>(kOwnLayerQuantile * (offsets.size() - 1));
+      std::nth_element(offsets.begin(), offsets.begin() + low, offsets.begin() + middle);
+      scale.own_noise[i] = offsets[low];
+      scale.spacing[i] = distances[middle];
     }
   }
+  return scale;
+}
+
+// How far off its tangent plane a point's graph neighbours may lie and still be on its own layer: a
+// margin over the noise plus a share of the spacing (curvature, and the kinks of a triangle mesh).
+constexpr float kLayerMargin = 5.f;
+constexpr float kLayerSpacing = 0.5f;
+
+std::vector<float> layerTolerance(const LocalScale& scale) {
+  std::vector<float> tolerance(scale.noise.size());
+  for (std::size_t i = 0; i < tolerance.size(); ++i)
+    tolerance[i] = kLayerMargin * scale.noise[i] + kLayerSpacing * scale.spacing[i];
   return tolerance;
 }
 
@@ -278,6 +301,144 @@ std::vector<char> flipsByCapVote(const FinitePoints& finite, const Forest& fores
   return flip;
 }
 
+// Smooth patches: points joined by graph edges whose normals, as oriented, agree within 20
+// degrees and whose chord lies within 20 degrees of both tangent planes, so that no patch spans a
+// crease or both faces of a wall. Returns each point's patch representative.
+constexpr float kPatchParallel = 0.94f;
+constexpr float kPatchChord = 0.34f;
+
+std::vector<std::int32_t> smoothPatches(const FinitePoints& finite, const Neighborhoods& graph, std::size_t stride) {
+  const std::size_t m = finite.size();
+  DisjointSets sets(m);
+  for (std::size_t i = 0; i < m; ++i)
+    for (std::size_t s = 0; s < stride; ++s) {
+      const std::int32_t j = graph.indices[i * stride + s];
+      const float* n_i = &finite.normal[3 * i];
+      const float* n_j = &finite.normal[3 * j];
+      if (std::size_t(j) == i || dot(n_i, n_j) < kPatchParallel) continue;
+      const float* p_i = &finite.xyz[3 * i];
+      const float* p_j = &finite.xyz[3 * j];
+      const float chord[3] = {p_j[0] - p_i[0], p_j[1] - p_i[1], p_j[2] - p_i[2]};
+      const float length = std::sqrt(dot(chord, chord));
+      if (std::abs(dot(chord, n_i)) <= kPatchChord * length && std::abs(dot(chord, n_j)) <= kPatchChord * length)
+        sets.join(static_cast<std::int32_t>(i), j);
+    }
+  std::vector<std::int32_t> patch(m);
+  for (std::size_t i = 0; i < m; ++i) patch[i] = sets.find(static_cast<std::int32_t>(i));
+  return patch;
+}
+
+// Ray parity. From a point of a closed surface, a ray on the outward side of its tangent plane
+// crosses an even number of further sheets, and the opposite ray an odd number. Each smooth patch of
+// at least kParityFlips points sends rays from up to kParityRays of its points, in
+// kParityDirections directions 35 degrees off the normal (so that they run along no face of an
+// axis-aligned shape) and their opposites; a ray pair votes where its two counts differ in parity,
+// a point as most of its pairs. A patch flips where at least kParityFlips points and three quarters
+// of its votes say its normals point in (out, in a part whose side a seed point or a viewpoint
+// chose inwards). A cloud where fewer than half the points vote is taken
+// for an open surface, where parity means nothing, and left as the tree made it. The tree goes
+// wrong across walls about as thin as the spacing (a fin joined to its base through the fin); rays
+// see both faces of such a wall where they lie further apart than the depth a ray skips at its
+// start (half the spacing, and thrice the noise of the point's own layer).
+constexpr int kParityRays = 9;
+constexpr int kParityFlips = 3;
+constexpr int kParityDirections = 4;
+constexpr float kParityCosine = 0.819f, kParitySine = 0.574f, kParityAzimuth = 0.35f;
+
+void tangentBasis(const float* n, float* t1, float* t2) {
+  const float a[3] = {std::abs(n[0]) < 0.9f ? 1.f : 0.f, std::abs(n[0]) < 0.9f ? 0.f : 1.f, 0.f};
+  t1[0] = a[1] * n[2] - a[2] * n[1];
+  t1[1] = a[2] * n[0] - a[0] * n[2];
+  t1[2] = a[0] * n[1] - a[1] * n[0];
+  const float length = std::sqrt(dot(t1, t1));
+  for (int k = 0; k < 3; ++k) t1[k] /= length;
+  t2[0] = n[1] * t1[2] - n[2] * t1[1];
+  t2[1] = n[2] * t1[0] - n[0] * t1[2];
+  t2[2] = n[0] * t1[1] - n[1] * t1[0];
+}
+
+// +1 where point i's normal points out by the rays' parity, -1 where in, 0 where they cannot tell.
+int parityVote(const FinitePoints& finite, const LocalScale& scale, const SplatRayCaster& caster, std::int32_t i,
+               SplatRayCaster::Scratch& scratch) {
+  const float skip = 0.5f * scale.spacing[i] + 3.f * scale.own_noise[i];
+  const float* p = &finite.xyz[3 * i];
+  const float* n = &finite.normal[3 * i];
+  float t1[3], t2[3];
+  tangentBasis(n, t1, t2);
+  int says = 0;
+  for (int r = 0; r < kParityDirections; ++r) {
+    const float azimuth = kParityAzimuth + r * 6.2831853f / kParityDirections;
+    const float c = std::cos(azimuth) * kParitySine, d = std::sin(azimuth) * kParitySine;
+    float ray[3];
+    for (int a = 0; a < 3; ++a) ray[a] = kParityCosine * n[a] + c * t1[a] + d * t2[a];
+    const int out = caster.crossings(p, ray, skip, skip, scratch);
+    negate(ray);
+    const int in = caster.crossings(p, ray, skip, skip, scratch);
+    if ((out + in) % 2 == 1) says += out % 2 == 0 ? 1 : -1;
+  }
+  return (says > 0) - (says < 0);
+}
+
+// Flips the smooth patches that the rays say point in; returns the points flipped.
+std::size_t flipPatchesByParity(FinitePoints& finite, const LocalScale& scale, const Neighborhoods& graph,
+                                std::size_t stride, const std::vector<std::int32_t>& part, std::int32_t user_seed,
+                                bool known_viewpoint, int threads) {
+  const std::size_t m = finite.size();
+  const std::vector<std::int32_t> patch = smoothPatches(finite, graph, stride);
+  Neighborhoods members;  // the points of each patch, by representative
+  members.offsets.assign(m + 1, 0);
+  for (std::size_t i = 0; i < m; ++i) ++members.offsets[patch[i] + 1];
+  std::partial_sum(members.offsets.begin(), members.offsets.end(), members.offsets.begin());
+  members.indices.resize(m);
+  std::vector<std::int64_t> fill(members.offsets.begin(), members.offsets.end() - 1);
+  for (std::size_t i = 0; i < m; ++i) members.indices[fill[patch[i]]++] = static_cast<std::int32_t>(i);
+
+  std::vector<std::int32_t> voters, voters_patch;  // points sending rays, spread over each patch
+  for (std::size_t p = 0; p < m; ++p) {
+    const auto size = static_cast<std::int64_t>(members.size(p));
+    if (size < kParityFlips) continue;
+    const std::int64_t rays = std::min<std::int64_t>(size, kParityRays);
+    for (std::int64_t r = 0; r < rays; ++r) {
+      voters.push_back(members.indices[members.offsets[p] + (2 * r + 1) * size / (2 * rays)]);
+      voters_patch.push_back(static_cast<std::int32_t>(p));
+    }
+  }
+  // Discs as wide as the median distance to the graph neighbours: about five cover each spot of a
+  // surface sampled evenly, so that few rays slip between them.
+  const SplatRayCaster caster(finite.xyz.data(), finite.normal.data(), scale.spacing.data(), m);
+  std::vector<signed char> vote(voters.size());
+  const auto count = static_cast<std::int64_t>(voters.size());
+#pragma omp parallel num_threads(threads)
+  {
+    SplatRayCaster::Scratch scratch;
+#pragma omp for schedule(dynamic, 16)
+    for (std::int64_t v = 0; v < count; ++v)
+      vote[v] = static_cast<signed char>(parityVote(finite, scale, caster, voters[v], scratch));
+  }
+  if (2 * std::count_if(vote.begin(), vote.end(), [](signed char v) { return v != 0; }) < count) return 0;
+
+  std::vector<std::int32_t> in(m, 0), out(m, 0);
+  for (std::int64_t v = 0; v < count; ++v) (vote[v] < 0 ? in : out)[voters_patch[v]] += vote[v] != 0;
+  // Which way a part faces: outward, unless a seed point or a viewpoint chose its side (a room
+  // scanned from inside faces in). Then the side is the seed's patch's, or its points' majority.
+  std::vector<double> inward_points(m, 0.0);
+  if (user_seed >= 0 || known_viewpoint)
+    for (std::size_t p = 0; p < m; ++p)
+      if (in[p] + out[p] > 0) inward_points[part[p]] += double(members.size(p)) * (in[p] - out[p]) / (in[p] + out[p]);
+  const std::int32_t kept = user_seed >= 0 ? patch[user_seed] : -1;
+  if (kept >= 0 && in[kept] + out[kept] > 0) inward_points[part[kept]] = in[kept] - out[kept];
+  std::size_t flipped = 0;
+  for (std::size_t p = 0; p < m; ++p) {
+    const bool inward = inward_points[part[p]] > 0.0;
+    const std::int32_t against = inward ? out[p] : in[p];
+    if (std::int32_t(p) == kept || against < kParityFlips || 4 * against < 3 * (in[p] + out[p])) continue;
+    for (std::int64_t k = members.offsets[p]; k < members.offsets[p + 1]; ++k)
+      negate(&finite.normal[3 * members.indices[k]]);
+    flipped += members.size(p);
+  }
+  return flipped;
+}
+
 }  // namespace
 
 OrientationReport orientNormals(const float* points, float* normals, std::size_t num_points,
@@ -297,9 +458,11 @@ OrientationReport orientNormals(const float* points, float* normals, std::size_t
 
   const std::size_t stride = std::min<std::size_t>(options.neighbors + 1, m);
   if (m * stride >= kNoEdge) throw std::length_error("orientNormals: too many graph edges; lower neighbors");
-  const Neighborhoods graph = nearestNeighborGraph(finite.xyz.data(), m, stride, options.threads);
-  const std::vector<float> tolerance = layerTolerance(finite, graph, stride, options.threads);
-  const Forest forest = spanningForest(m, graph, stride, edgeKeys(finite, tolerance, graph, stride, options.threads));
+  const int threads = detail::resolveThreads(options.threads);
+  const Neighborhoods graph = nearestNeighborGraph(finite.xyz.data(), m, stride, threads);
+  const LocalScale scale = localScale(finite, graph, stride, threads);
+  const std::vector<float> tolerance = layerTolerance(scale);
+  const Forest forest = spanningForest(m, graph, stride, edgeKeys(finite, tolerance, graph, stride, threads));
   report.sheet_crossings = forest.through_sheet;
 
   std::int32_t user_seed = -1;
@@ -318,6 +481,9 @@ OrientationReport orientNormals(const float* points, float* normals, std::size_t
     report.isolated += forest.adjacency.size(i) == 0;
     if (part != user_part && flip[part]) negate(&finite.normal[3 * i]);
   }
+  if (options.parity_vote)
+    report.parity_flipped =
+        flipPatchesByParity(finite, scale, graph, stride, forest.part, user_seed, options.has_viewpoint, threads);
 
   for (std::size_t i = 0; i < m; ++i) {
     float* n = normals + 3 * finite.index[i];

@@ -1,6 +1,8 @@
 // orientNormals on shapes whose outward normals are known: the normals' signs are scrambled and
 // must come back facing out.
+#include <array>
 #include <cmath>
+#include <cstdio>
 #include <random>
 #include <vector>
 
@@ -74,6 +76,49 @@ Shape torus(int n, float major, float minor, unsigned seed = 3) {
   return s;
 }
 
+// The surface of a union of axis-aligned boxes ({lower, upper} corners), points uniform over its
+// area at about `spacing` apart: each box's faces, less what lies inside another box.
+Shape boxUnion(const std::vector<std::array<float, 6>>& boxes, float spacing, unsigned seed = 9) {
+  std::mt19937 random(seed);
+  std::uniform_real_distribution<float> unit(0.f, 1.f);
+  auto inside = [&](const float* p, std::size_t own) {
+    for (std::size_t b = 0; b < boxes.size(); ++b) {
+      if (b == own) continue;
+      bool in = true;
+      for (int a = 0; a < 3; ++a) in = in && p[a] >= boxes[b][a] && p[a] <= boxes[b][3 + a];
+      if (in) return true;
+    }
+    return false;
+  };
+  Shape s;
+  for (std::size_t b = 0; b < boxes.size(); ++b)
+    for (int axis = 0; axis < 3; ++axis)
+      for (const int side : {0, 1}) {
+        const int u = (axis + 1) % 3, v = (axis + 2) % 3;
+        const float size_u = boxes[b][3 + u] - boxes[b][u], size_v = boxes[b][3 + v] - boxes[b][v];
+        const int n = static_cast<int>(size_u * size_v / (spacing * spacing));
+        for (int i = 0; i < n; ++i) {
+          float p[3], normal[3] = {0, 0, 0};
+          p[axis] = boxes[b][3 * side + axis];
+          p[u] = boxes[b][u] + unit(random) * size_u;
+          p[v] = boxes[b][v] + unit(random) * size_v;
+          normal[axis] = side ? 1.f : -1.f;
+          if (!inside(p, b)) s.add(p[0], p[1], p[2], normal[0], normal[1], normal[2]);
+        }
+      }
+  return s;
+}
+
+// A heat sink: a base plate 1 × 0.8 × 0.05 and five fins 0.4 high, `fin` thick, 0.15 apart.
+Shape finnedPlate(float fin, float spacing) {
+  std::vector<std::array<float, 6>> boxes{{0.f, 0.f, 0.f, 1.f, 0.8f, 0.05f}};
+  for (int f = 0; f < 5; ++f) {
+    const float x = 0.15f + 0.15f * f;
+    boxes.push_back({x, 0.f, 0.05f, x + fin, 0.8f, 0.45f});
+  }
+  return boxUnion(boxes, spacing);
+}
+
 // The outward normals with random signs.
 std::vector<float> scrambled(const Shape& s, unsigned seed = 7) {
   std::mt19937 random(seed);
@@ -141,6 +186,33 @@ TEST(OrientNormals, PlateThinnerThanThePointSpacingKeepsItsTwoSidesApart) {
   EXPECT_GE(orientedOutward(plate), 0.99);
 }
 
+TEST(OrientNormals, FinsThinnerThanThePointSpacingJoinTheirBaseFacingOut) {
+  // Fins 0.8 cm thick, points 1 cm apart: the tree joins about a quarter of the fins' faces to the
+  // base through a fin (74% facing out); rays from each face see the fin's far face and flip them.
+  const Shape plate = finnedPlate(0.008f, 0.01f);
+  OrientationOptions tree_only;
+  tree_only.parity_vote = false;
+  OrientationReport report;
+  const double by_tree = orientedOutward(plate, tree_only), with_parity = orientedOutward(plate, {}, &report);
+  std::printf("finned plate, %zu points: %.4f facing out by the tree alone, %.4f with ray parity\n", plate.size(),
+              by_tree, with_parity);
+  EXPECT_GE(with_parity, 0.99);
+  EXPECT_GT(report.parity_flipped, 0u);
+}
+
+TEST(OrientNormals, ParityLeavesAnOpenSurfaceAlone) {
+  // A saddle has no inside: rays both ways cross nothing, no point votes, the tree's sign stays.
+  Shape saddle;
+  for (int i = 0; i < 100; ++i)
+    for (int j = 0; j < 100; ++j) {
+      const float x = i * 0.01f - 0.5f, y = j * 0.01f - 0.5f;
+      saddle.add(x, y, x * x - y * y, -2 * x, 2 * y, 1.f);
+    }
+  OrientationReport report;
+  EXPECT_EQ(orientedOutward(saddle, {}, &report), 1.0);
+  EXPECT_EQ(report.parity_flipped, 0u);
+}
+
 TEST(OrientNormals, NoisyNormalsOnASphere) {
   Shape s = sphere(5000, 4);
   std::mt19937 random(5);
@@ -188,6 +260,19 @@ TEST(OrientNormals, AUserSeedKeepsItsNormal) {
   const bool seed_outward = normals[30] * o[0] + normals[31] * o[1] + normals[32] * o[2] > 0.f;
   orientNormals(s.points.data(), normals.data(), s.size(), options);
   EXPECT_EQ(fractionOutward(s, normals), seed_outward ? 1.0 : 0.0);
+}
+
+TEST(OrientNormals, ASeedGivenInwardTurnsTheParityVoteInward) {
+  // The heat sink of FinsThinnerThanThePointSpacing..., its seed point's normal given inward: the
+  // rays then flip the faces that point out, so that all face in as the seed does.
+  const Shape plate = finnedPlate(0.008f, 0.01f);
+  std::vector<float> normals = scrambled(plate);
+  OrientationOptions options;
+  options.seed_index = 0;
+  for (int a = 0; a < 3; ++a) normals[a] = -plate.outward[a];
+  const OrientationReport report = orientNormals(plate.points.data(), normals.data(), plate.size(), options);
+  EXPECT_LE(fractionOutward(plate, normals), 0.01);
+  EXPECT_GT(report.parity_flipped, 0u);
 }
 
 TEST(OrientNormals, NanNormalsAreLeftAndReported) {

@@ -107,9 +107,8 @@ PlyHeader parsePlyHeader(const std::string& bytes, const std::string& path) {
       std::string count;
       if (!(line >> elements.back().name >> count)) fail(path, "an element line has no name or count");
       // istream would wrap "-3" into a huge unsigned count: take digits only.
-      const bool digits = count.size() <= 19 && std::all_of(count.begin(), count.end(), [](unsigned char c) {
-                            return std::isdigit(c);
-                          });
+      const bool digits = count.size() <= 19 &&
+                          std::all_of(count.begin(), count.end(), [](unsigned char c) { return std::isdigit(c); });
       if (!digits) fail(path, "element '" + elements.back().name + "' has count '" + count + "'");
       elements.back().count = std::stoull(count);
     } else if (word == "property") {

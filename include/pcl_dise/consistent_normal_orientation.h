@@ -54,7 +54,12 @@ class ConsistentNormalOrientation {
   /** Point i's normal is taken as correctly oriented (-1, the default: none). */
   void setSeedIndex(index_t i) { options_.seed_index = i; }
 
-  /** Threads for the neighbour graph (0, the default: all). */
+  /** After the tree, flip smooth patches that rays show pointing into a closed shape (true, the
+   *  default; OrientationOptions::parity_vote). */
+  void setParityVote(bool on) { options_.parity_vote = on; }
+  bool getParityVote() const { return options_.parity_vote; }
+
+  /** Threads for the neighbour graph and the rays (0, the default: all). */
   void setNumberOfThreads(unsigned int threads) { options_.threads = static_cast<int>(threads); }
 
   /** Orients `normals` in place; see the class comment. */

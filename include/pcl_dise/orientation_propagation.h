@@ -18,7 +18,11 @@ struct OrientationOptions {
   std::int64_t seed_index = -1;
   bool has_viewpoint = false;
   std::array<float, 3> viewpoint{0.f, 0.f, 0.f};
-  /** OpenMP threads for the graph (<= 0: all). */
+  /** After the tree and the seeding, flip smooth patches whose rays cross the surface an odd
+   *  number of times outwards and an even number inwards (docs/orientation.md, "Ray parity").
+   *  Left alone on clouds where too few rays can tell (open surfaces). */
+  bool parity_vote = true;
+  /** OpenMP threads for the graph and the rays (<= 0: all). */
   int threads = 0;
 };
 
@@ -30,6 +34,7 @@ struct OrientationReport {
   std::size_t isolated = 0;        ///< parts of one point: oriented by the seed rule alone
   std::size_t sheet_crossings =
       0;  ///< tree edges through the other side of a sheet (no other path joined the two sides)
+  std::size_t parity_flipped = 0;  ///< points of smooth patches flipped by the ray-parity vote
 };
 
 /** Orients `normals` consistently, in place.
