@@ -132,7 +132,35 @@ TileTree DensityHistogram::tiles(std::size_t tile_points) const {
   return tree;
 }
 
+bool TilePart::holds(const float* p) const {
+  if (whole) return true;
+  for (int a = 0; a < 3; ++a)
+    if (p[a] < box.lo[a] || p[a] > box.hi[a] || (open_hi[a] && p[a] == box.hi[a])) return false;
+  return true;
+}
+
+std::array<TilePart, 2> TilePart::halves() const {
+  int axis = 0;
+  for (int a = 1; a < 3; ++a)
+    if (box.hi[a] - box.lo[a] > box.hi[axis] - box.lo[axis]) axis = a;
+  const double middle = 0.5 * (box.lo[axis] + box.hi[axis]);
+  std::array<TilePart, 2> half{*this, *this};
+  for (TilePart& h : half) h.whole = false;
+  half[0].box.hi[axis] = middle;
+  half[0].open_hi[axis] = true;
+  half[1].box.lo[axis] = middle;
+  return half;
+}
+
 TileLoad TiledCloud::load(std::size_t tile, const Box& region) const {
+  TilePart whole;
+  whole.tile = tile;
+  whole.box = tiles_.tileBox(tile);
+  return load(whole, region);
+}
+
+TileLoad TiledCloud::load(const TilePart& part, const Box& region) const {
+  const std::size_t tile = part.tile;
   std::vector<std::uint64_t> global;
   std::vector<float> positions;
   std::vector<std::uint8_t> own;
@@ -144,10 +172,11 @@ TileLoad TiledCloud::load(std::size_t tile, const Box& region) const {
     readTile(other, tile_global, tile_positions);
     for (std::size_t i = 0; i < tile_global.size(); ++i) {
       const float* p = tile_positions.data() + 3 * i;
-      if (other != tile && !region.contains(p)) continue;
+      const bool in_part = other == tile && part.holds(p);
+      if (!in_part && !region.contains(p)) continue;
       global.push_back(tile_global[i]);
       positions.insert(positions.end(), p, p + 3);
-      own.push_back(other == tile);
+      own.push_back(in_part);
     }
   }
   std::vector<std::size_t> order(global.size());

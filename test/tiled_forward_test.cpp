@@ -197,6 +197,41 @@ TEST(TiledForward, TilesAreAsFewAsTheirSizeAllows) {
   EXPECT_EQ(cloud.tiles().size(), 9u);
 }
 
+TEST(TiledForward, TilesWhoseHaloOutgrowsTheBudgetRunInParts) {
+  // A wavy sheet of 20,000 points in tiles of up to 5,000, but at most 5,000 loaded with a halo:
+  // each tile runs in halves, each half proving its own halo, and the normals stay the whole
+  // cloud's.
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<float> u(0.f, 1.f);
+  std::vector<float> points;
+  for (int i = 0; i < 20000; ++i) {
+    const float x = u(rng), y = u(rng);
+    points.insert(points.end(), {x, y, 0.05f * std::sin(6.f * x) * std::cos(5.f * y)});
+  }
+  const std::size_t n = points.size() / 3;
+  const Model model = randomModel(6);
+  const Neighborhoods knn = nearestNeighborGraph(points.data(), n, 17);
+  ForwardInput input;
+  input.points = points.data();
+  input.num_points = n;
+  input.neighborhoods = &knn;
+  ForwardOptions whole_options;
+  whole_options.iterations = 2;
+  const ForwardResult whole = runForward(model, input, whole_options);
+  TiledForwardOptions options;
+  options.neighbors = 17;
+  options.iterations = 2;
+  options.tile_points = 5000;
+  options.max_load = 5000;
+  std::vector<float> normals, curvature;
+  const TiledForwardReport report = runTiledForward(model, points.data(), n, options, normals, curvature);
+  EXPECT_GT(report.split_parts, 0u);
+  EXPECT_LE(report.largest_load, options.max_load);
+  EXPECT_EQ(report.edge_scale, edgeScale(points.data(), n));
+  EXPECT_TRUE(sameBits(normals, whole.normals));
+  EXPECT_TRUE(sameBits(curvature, whole.curvature));
+}
+
 TEST(TiledForward, AMemoryBudgetTooSmallForATileAndItsHaloIsAnError) {
   const std::vector<float> points = unevenCloud(3000);
   TiledForwardOptions options;

@@ -66,12 +66,25 @@ class DensityHistogram {
   std::vector<std::uint32_t> counts_;
 };
 
-/** What a tile loads: its own points and every other point inside `region`, ascending by
- *  global index (so that ties in distance break as in the whole cloud). */
+/** Some of a tile's points: all of them (`whole`), or those inside `box`, whose upper faces are
+ *  open where `open_hi` says (so that the two halves of a split share no point). A tile whose
+ *  halo outgrows the memory budget is run in parts. */
+struct TilePart {
+  std::size_t tile = 0;
+  Box box;
+  bool whole = true;
+  std::array<bool, 3> open_hi{false, false, false};
+  bool holds(const float* p) const;
+  /** The two halves of `box` along its longest side, each a part of the same tile. */
+  std::array<TilePart, 2> halves() const;
+};
+
+/** What a tile (or a part of one) loads: its own points and every other point inside `region`,
+ *  ascending by global index (so that ties in distance break as in the whole cloud). */
 struct TileLoad {
   std::vector<std::uint64_t> global;  ///< loaded point -> global index
   std::vector<float> positions;       ///< loaded points x 3
-  std::vector<std::int32_t> core;     ///< loaded indices of the tile's own points
+  std::vector<std::int32_t> core;     ///< loaded indices of the tile's (or the part's) own points
   Box region;
 };
 
@@ -84,6 +97,9 @@ class TiledCloud {
   const TileTree& tiles() const { return tiles_; }
   /** Loads tile `tile` with every point inside `region`, a box that holds the tile's. */
   TileLoad load(std::size_t tile, const Box& region) const;
+  /** Loads a part of a tile as its own points, with every other point inside `region`, a box that
+   *  holds the part's (the tile's points outside the part count as others). */
+  TileLoad load(const TilePart& part, const Box& region) const;
 
  protected:
   /** Appends the points of tile `tile` (ascending global index) to global and positions. */

@@ -22,7 +22,8 @@ struct TiledForwardOptions {
   int iterations = 4;                 ///< L
   int threads = 0;                    ///< 0: all hardware threads
   std::size_t tile_points = 1 << 20;  ///< most points a tile holds (its halo not counted)
-  std::size_t max_load = 0;           ///< most points a tile may load with its halo (0: no limit)
+  std::size_t max_load = 0;           ///< most points a tile may load with its halo (0: no limit); a
+                                      ///< tile that needs more runs in halves, halved again as needed
   /// Several processes sharing one cloud (MPI): this one runs the tiles t with t % parts == part.
   int part = 0, parts = 1;
   /// With parts > 1: replaces each process's sum of the edge-scale terms of its own tiles' points
@@ -34,6 +35,7 @@ struct TiledForwardReport {
   std::size_t tiles = 0;         ///< tiles that held points
   std::size_t largest_load = 0;  ///< most points one tile loaded (its own and its halo's)
   std::size_t halo_growths = 0;  ///< times a halo had to grow to prove a tile exact
+  std::size_t split_parts = 0;   ///< times a tile (or a part) was halved: its halo outgrew max_load
   float edge_scale = 1.f;        ///< the whole cloud's, shared by every tile
 };
 
@@ -44,9 +46,10 @@ using TiledResultSink = std::function<void(std::uint64_t global, const float* no
  *  neighbourhood is its k nearest (options.neighbors, itself included) or those within
  *  options.radius, nearest first and ties by global index, and the edge scale that of
  *  edgeScale(points, num_points) over the whole cloud: the values runForward gives on the whole
- *  cloud (with nearestNeighborGraph or GridSearch::withinRadius). Throws std::invalid_argument for
- *  bad options and std::runtime_error where a tile with its halo needs more than options.max_load
- *  points. */
+ *  cloud (with nearestNeighborGraph or GridSearch::withinRadius). A tile whose halo would take its
+ *  load over options.max_load runs in halves of its box (halved again as needed). Throws
+ *  std::invalid_argument for bad options and std::runtime_error where even 64 points need more
+ *  than options.max_load with their halo. */
 TiledForwardReport runTiledForward(const Model& model, const TiledCloud& cloud, const TiledForwardOptions& options,
                                    const TiledResultSink& sink, Backend backend = Backend::Native);
 
