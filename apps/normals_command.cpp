@@ -111,9 +111,9 @@ int runTiled(const Options& o, Collective& processes) {
             << "  " << report.tiles.tiles << " tiles" << (processes.size() > 1 ? " on rank 0" : "") << " of at most "
             << report.tile_points << " points, the largest with its halo " << report.tiles.largest_load << " points"
             << "; halos grown again " << report.tiles.halo_growths << " times"
-            << (report.tiles.split_parts > 0
-                    ? ", tiles halved " + std::to_string(report.tiles.split_parts) + " times (a halo outgrew the budget)"
-                    : std::string())
+            << (report.tiles.split_parts > 0 ? ", tiles halved " + std::to_string(report.tiles.split_parts) +
+                                                   " times (a halo outgrew the budget)"
+                                             : std::string())
             << "\n"
             << "  iterations: " << o.iterations << (o.iterations > 0 ? ", model: " + model_path : std::string()) << "\n"
             << "  " << (report.points - report.missing) << " normals, " << report.missing
