@@ -59,7 +59,9 @@ int run(const Options& o) {
   OrientationChoice choice;
   choice.viewpoint = o.viewpoint;
   choice.threads = o.threads;
-  const std::string orientation = o.orient == "mst" ? orientConsistently(local, choice, normals) : std::string();
+  choice.closed = o.orient == "closed";
+  const bool consistent = o.orient == "mst" || o.orient == "closed";
+  const std::string orientation = consistent ? orientConsistently(local, choice, normals) : std::string();
   const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
   std::size_t missing = 0;
   for (const auto& n : normals) missing += !std::isfinite(n.normal_x);

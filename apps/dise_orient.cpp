@@ -48,6 +48,9 @@ int main(int argc, char** argv) {
   app.add_option("--k", a.choice.neighbors, "neighbours per point in the propagation graph")->capture_default_str();
   app.add_option("--viewpoint", a.choice.viewpoint, "seed each part at its point nearest X,Y,Z, facing it");
   app.add_option("--seed", a.choice.seed, "this point's normal is taken as oriented; its part follows it");
+  app.add_flag("--closed", a.choice.closed,
+               "the cloud samples closed shapes: after the tree, ray parity makes every smooth patch face out "
+               "(repairs thin walls; not for scans or other open surfaces)");
   app.add_option("--threads", a.choice.threads, "threads (0: all)")->capture_default_str();
   CLI11_PARSE(app, argc, argv);
   std::signal(SIGXFSZ, SIG_IGN);

@@ -24,6 +24,7 @@ using Clock = std::chrono::steady_clock;
 struct Arguments {
   std::string input, output, model, compare_pca, viewpoint, reference;
   int k = 64, iterations = 4;
+  bool closed = false;
   pcl_dise::surface::PoissonOptions poisson;
   int width = 1200, height = 600;
 };
@@ -48,6 +49,7 @@ pcl::PointCloud<pcl::PointNormal>::Ptr orientedNormals(const LocalCloud& local, 
   OrientationChoice choice;
   choice.viewpoint = a.viewpoint;
   choice.threads = a.poisson.threads;
+  choice.closed = a.closed;
   std::cout << orientConsistently(local, choice, normals);
   auto points = pcl::make_shared<pcl::PointCloud<pcl::PointNormal>>();
   for (std::size_t i = 0; i < normals.size(); ++i) {
@@ -138,6 +140,9 @@ int main(int argc, char** argv) {
   app.add_option("--iterations", a.iterations, "DISE iterations (0: PCA)")->capture_default_str();
   app.add_option("--model", a.model, "DISE model (default: the shipped model for --k)");
   app.add_option("--viewpoint", a.viewpoint, "seed the orientation at the points nearest X,Y,Z");
+  app.add_flag("--closed", a.closed,
+               "the cloud samples closed shapes: ray parity after the orientation's tree makes every smooth "
+               "patch face out (repairs thin walls; not for scans)");
   app.add_option("--depth", a.poisson.depth, "Poisson octree depth (detail; time and memory grow 4x to 8x a level)")
       ->check(CLI::Range(1, 14))
       ->capture_default_str();

@@ -18,8 +18,8 @@ void Options::check() const {
   if (k < 0 || radius < 0 || iterations < 0 || max_neighbors < 0 || max_memory < 0)
     throw std::runtime_error("--k, --radius, --iterations, --max-neighbors and --max-memory must not be negative");
   if (max_neighbors > 0 && radius <= 0) throw std::runtime_error("--max-neighbors needs --radius");
-  if (orient != "viewpoint" && orient != "mst" && orient != "none")
-    throw std::runtime_error("--orient expects viewpoint, mst or none, got '" + orient + "'");
+  if (orient != "viewpoint" && orient != "mst" && orient != "closed" && orient != "none")
+    throw std::runtime_error("--orient expects viewpoint, mst, closed or none, got '" + orient + "'");
   const std::string model_path = modelPath();
   if (iterations > 0 && !std::ifstream(model_path).good()) throw std::runtime_error(missingModelHelp(model_path));
 }
@@ -44,7 +44,9 @@ void addNormalsOptions(CLI::App& app, Options& o) {
   app.add_option("--orient", o.orient,
                  "viewpoint: flip each normal towards the viewpoint; mst: orient consistently along a minimum "
                  "spanning tree (closed shapes face outward; seeded at --viewpoint or a PCD VIEWPOINT where one "
-                 "is given, else at the topmost point facing +z); none: the plane fit's own sign")
+                 "is given, else at the topmost point facing +z); closed: mst for clouds of closed shapes, then a "
+                 "ray-parity vote makes every smooth patch face out (repairs thin walls; not for scans); none: the "
+                 "plane fit's own sign")
       ->capture_default_str();
   app.add_option("--backend", o.backend, "native, torch or cuda")->capture_default_str();
   app.add_option("--max-memory", o.max_memory,
@@ -82,10 +84,10 @@ int runTiled(const Options& o, Collective& processes) {
   if (o.settle > 0)
     throw std::runtime_error("--settle (adaptive mode) does not work with tiles; leave out one of them");
   if (o.backend != "native") throw std::runtime_error("tiles run on the native backend (--backend native)");
-  if (o.orient == "mst")
-    throw std::runtime_error(
-        "--orient mst orients the whole cloud at once and needs it in memory: raise --max-memory or leave out "
-        "--tile-points");
+  if (o.orient == "mst" || o.orient == "closed")
+    throw std::runtime_error("--orient " + o.orient +
+                             " orients the whole cloud at once and needs it in memory: raise --max-memory or leave "
+                             "out --tile-points");
   OutOfCoreOptions options;
   options.forward.neighbors = static_cast<std::size_t>(o.neighbors()) + 1;
   options.forward.radius = static_cast<float>(o.radius);

@@ -22,6 +22,7 @@ std::string orientConsistently(const LocalCloud& local, const OrientationChoice&
   orientation.setKSearch(choice.neighbors);
   orientation.setNumberOfThreads(choice.threads);
   orientation.setSeedIndex(choice.seed);
+  orientation.setClosedShapes(choice.closed);
   const std::array<double, 3> viewpoint = choice.viewpoint.empty() ? local.viewpoint : parseViewpoint(choice.viewpoint);
   const bool known = !choice.viewpoint.empty() || viewpoint != std::array<double, 3>{0, 0, 0};
   if (known)

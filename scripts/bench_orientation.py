@@ -7,8 +7,10 @@ A point counts as facing outward where its oriented normal has a positive dot pr
 ground-truth normal (the mesh's outward face normal). Open3D leaves each graph part's sign as its
 first point had it, so it is also given "up to one sign": the better of the two signs per cloud.
 
+dise_orient runs with --closed (the dataset's clouds sample closed shapes) unless --tree-only.
+
 Usage: scripts/bench_orientation.py build/dataset/val [--prefix validationset]
-       [--categories no_noise low_noise] [--k 10] [--build build] [--work /tmp/bench_orientation]
+       [--categories no_noise low_noise] [--k 10] [--tree-only] [--build build] [--work /tmp/bench_orientation]
 """
 import argparse
 import importlib.util
@@ -43,8 +45,8 @@ def run(command):
     return result.stdout
 
 
-def ours(build, cloud, normals, out, k):
-    text = run([os.path.join(build, "apps", "dise_orient"), cloud, normals, out, "--k", str(k)])
+def ours(build, cloud, normals, out, k, closed):
+    text = run([os.path.join(build, "apps", "dise_orient"), cloud, normals, out, "--k", str(k)] + (["--closed"] if closed else []))
     seconds = float(text.split("time: ")[1].split(" s")[0])
     return read_triples(out), seconds
 
@@ -79,6 +81,8 @@ def main():
     parser.add_argument("--prefix", default="validationset")
     parser.add_argument("--categories", nargs="+", default=["no_noise", "low_noise"])
     parser.add_argument("--k", type=int, default=10, help="propagation neighbours (both methods)")
+    parser.add_argument("--tree-only", action="store_true",
+                        help="dise_orient without --closed (the clouds sample closed shapes: --closed by default)")
     parser.add_argument("--build", default="build")
     parser.add_argument("--work", default="/tmp/bench_orientation")
     parser.add_argument("--open3d-timeout", type=float, default=60)
@@ -100,7 +104,8 @@ def main():
             normals = os.path.join(args.work, name + ".dise.normals")
             if not os.path.exists(normals):  # DISE's unoriented normals, kept between runs
                 run([os.path.join(args.build, "apps", "dise_normals"), cloud, normals, "--orient", "none"])
-            mine, mine_s = ours(args.build, cloud, normals, os.path.join(args.work, name + ".ours.normals"), args.k)
+            mine, mine_s = ours(args.build, cloud, normals, os.path.join(args.work, name + ".ours.normals"), args.k,
+                                  not args.tree_only)
             row = [facing(mine, truth), mine_s]
             line = f"{name:<48} {100 * row[0]:8.2f} {mine_s:6.2f}"
             if with_open3d:

@@ -481,7 +481,7 @@ OrientationReport orientNormals(const float* points, float* normals, std::size_t
     report.isolated += forest.adjacency.size(i) == 0;
     if (part != user_part && flip[part]) negate(&finite.normal[3 * i]);
   }
-  if (options.parity_vote)
+  if (options.closed)
     report.parity_flipped =
         flipPatchesByParity(finite, scale, graph, stride, forest.part, user_seed, options.has_viewpoint, threads);
 

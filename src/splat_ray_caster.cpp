@@ -9,7 +9,7 @@ namespace {
 
 // Below this |cos| between the ray and a disc's normal, the ray runs beside that sheet rather than
 // through it, and the depth of a meeting would be unreliable: such discs are not met.
-constexpr float kGrazing = 0.25f;
+constexpr float kGrazing = 0.05f;
 
 float dot(const float* a, const float* b) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
 
@@ -22,7 +22,6 @@ SplatRayCaster::SplatRayCaster(const float* points, const float* normals, const 
     lower_[a] = std::numeric_limits<float>::max();
     upper[a] = std::numeric_limits<float>::lowest();
   }
-  float largest = 0.f;
   for (std::size_t i = 0; i < num_points; ++i) {
     const float* p = points + 3 * i;
     if (!std::isfinite(p[0]) || !std::isfinite(p[1]) || !std::isfinite(p[2]) || !(radius[i] > 0.f) ||
@@ -31,7 +30,6 @@ SplatRayCaster::SplatRayCaster(const float* points, const float* normals, const 
     xyz_.insert(xyz_.end(), p, p + 3);
     normal_.insert(normal_.end(), normals + 3 * i, normals + 3 * i + 3);
     radius_.push_back(radius[i]);
-    largest = std::max(largest, radius[i]);
     for (int a = 0; a < 3; ++a) {
       lower_[a] = std::min(lower_[a], p[a]);
       upper[a] = std::max(upper[a], p[a]);
@@ -42,7 +40,12 @@ SplatRayCaster::SplatRayCaster(const float* points, const float* normals, const 
   // A disc reaches at most half a cell from its centre, and rays are walked in half-cell steps, so
   // the 3×3×3 cells around each step hold every disc the ray can meet there.
   const float extent = std::max({upper[0] - lower_[0], upper[1] - lower_[1], upper[2] - lower_[2], 1e-30f});
-  cell_ = std::max(2.f * largest, extent * 1e-6f);
+  // Twice the radius that 90% of the discs stay within: the few widest (sparse outliers, far parts
+  // of a scan) would otherwise make every cell hold thousands of discs.
+  std::vector<float> sorted(radius_);
+  const auto q90 = sorted.begin() + static_cast<std::ptrdiff_t>(9 * (n - 1) / 10);
+  std::nth_element(sorted.begin(), q90, sorted.end());
+  cell_ = std::max(2.f * *q90, extent * 1e-6f);
   auto cells = [&] {
     double count = 1;
     for (int a = 0; a < 3; ++a) count *= std::floor((upper[a] - lower_[a]) / cell_) + 1;

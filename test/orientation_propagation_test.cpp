@@ -186,30 +186,36 @@ TEST(OrientNormals, PlateThinnerThanThePointSpacingKeepsItsTwoSidesApart) {
   EXPECT_GE(orientedOutward(plate), 0.99);
 }
 
-TEST(OrientNormals, FinsThinnerThanThePointSpacingJoinTheirBaseFacingOut) {
+TEST(OrientNormals, FinsThinnerThanThePointSpacingJoinTheirBaseFacingOutOnClosedShapes) {
   // Fins 0.8 cm thick, points 1 cm apart: the tree joins about a quarter of the fins' faces to the
-  // base through a fin (74% facing out); rays from each face see the fin's far face and flip them.
+  // base through a fin (74% facing out); told the cloud samples a closed shape, rays from each
+  // face see the fin's far face and flip the faces that point in.
   const Shape plate = finnedPlate(0.008f, 0.01f);
-  OrientationOptions tree_only;
-  tree_only.parity_vote = false;
-  OrientationReport report;
-  const double by_tree = orientedOutward(plate, tree_only), with_parity = orientedOutward(plate, {}, &report);
+  OrientationReport tree_report, closed_report;
+  OrientationOptions closed;
+  closed.closed = true;
+  const double by_tree = orientedOutward(plate, {}, &tree_report);
+  const double with_parity = orientedOutward(plate, closed, &closed_report);
   std::printf("finned plate, %zu points: %.4f facing out by the tree alone, %.4f with ray parity\n", plate.size(),
               by_tree, with_parity);
+  EXPECT_EQ(tree_report.parity_flipped, 0u);
   EXPECT_GE(with_parity, 0.99);
-  EXPECT_GT(report.parity_flipped, 0u);
+  EXPECT_GT(closed_report.parity_flipped, 0u);
 }
 
 TEST(OrientNormals, ParityLeavesAnOpenSurfaceAlone) {
-  // A saddle has no inside: rays both ways cross nothing, no point votes, the tree's sign stays.
+  // A saddle has no inside: rays both ways cross nothing, no point votes, the tree's sign stays,
+  // even where the caller says the cloud is closed.
   Shape saddle;
   for (int i = 0; i < 100; ++i)
     for (int j = 0; j < 100; ++j) {
       const float x = i * 0.01f - 0.5f, y = j * 0.01f - 0.5f;
       saddle.add(x, y, x * x - y * y, -2 * x, 2 * y, 1.f);
     }
+  OrientationOptions closed;
+  closed.closed = true;
   OrientationReport report;
-  EXPECT_EQ(orientedOutward(saddle, {}, &report), 1.0);
+  EXPECT_EQ(orientedOutward(saddle, closed, &report), 1.0);
   EXPECT_EQ(report.parity_flipped, 0u);
 }
 
@@ -268,6 +274,7 @@ TEST(OrientNormals, ASeedGivenInwardTurnsTheParityVoteInward) {
   const Shape plate = finnedPlate(0.008f, 0.01f);
   std::vector<float> normals = scrambled(plate);
   OrientationOptions options;
+  options.closed = true;
   options.seed_index = 0;
   for (int a = 0; a < 3; ++a) normals[a] = -plate.outward[a];
   const OrientationReport report = orientNormals(plate.points.data(), normals.data(), plate.size(), options);

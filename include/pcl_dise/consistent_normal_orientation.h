@@ -54,10 +54,11 @@ class ConsistentNormalOrientation {
   /** Point i's normal is taken as correctly oriented (-1, the default: none). */
   void setSeedIndex(index_t i) { options_.seed_index = i; }
 
-  /** After the tree, flip smooth patches that rays show pointing into a closed shape (true, the
-   *  default; OrientationOptions::parity_vote). */
-  void setParityVote(bool on) { options_.parity_vote = on; }
-  bool getParityVote() const { return options_.parity_vote; }
+  /** The cloud samples closed shapes: after the tree, flip the smooth patches that rays show
+   *  pointing into their shape (false, the default: scans and open surfaces;
+   *  OrientationOptions::closed). */
+  void setClosedShapes(bool closed) { options_.closed = closed; }
+  bool getClosedShapes() const { return options_.closed; }
 
   /** Threads for the neighbour graph and the rays (0, the default: all). */
   void setNumberOfThreads(unsigned int threads) { options_.threads = static_cast<int>(threads); }

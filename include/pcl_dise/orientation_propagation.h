@@ -18,10 +18,12 @@ struct OrientationOptions {
   std::int64_t seed_index = -1;
   bool has_viewpoint = false;
   std::array<float, 3> viewpoint{0.f, 0.f, 0.f};
-  /** After the tree and the seeding, flip smooth patches whose rays cross the surface an odd
-   *  number of times outwards and an even number inwards (docs/orientation.md, "Ray parity").
-   *  Left alone on clouds where too few rays can tell (open surfaces). */
-  bool parity_vote = true;
+  /** The cloud samples closed shapes (solids, each part's surface closed): after the tree and the
+   *  seeding, a ray-parity vote flips the smooth patches that point into their shape
+   *  (docs/orientation.md, "Ray parity"); it repairs walls the tree joined through. Leave it off
+   *  for scans and other open surfaces: there rays escape on one side, parity means nothing, and
+   *  the vote would flip some patches and not others. */
+  bool closed = false;
   /** OpenMP threads for the graph and the rays (<= 0: all). */
   int threads = 0;
 };

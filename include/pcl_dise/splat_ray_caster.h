@@ -22,14 +22,14 @@ class SplatRayCaster {
 
   /** points [in] N×3 row-major; normals [in] N×3 unit, either sign; radius [in] N disc radii.
    *  Copies what it needs. Non-finite points and radii <= 0 are left out. The grid's cell is
-   *  twice the largest radius, grown until it has at most max_cells cells; a radius above half a
+   *  twice the radius 90% of the discs stay within, grown until it has at most max_cells cells; a radius above half a
    *  cell is cut to it. */
   SplatRayCaster(const float* points, const float* normals, const float* radius, std::size_t num_points,
                  std::size_t max_cells = std::size_t(1) << 22);
 
   /** Sheets crossed by the ray origin + t direction (direction unit) for t > start, meetings whose
    *  depths differ by at most merge counted as one sheet. Discs the ray meets at a grazing angle
-   *  (|direction . normal| < 0.25) are passed beside, not crossed. */
+   *  (|direction . normal| < 0.05) are passed beside, not crossed. */
   int crossings(const float origin[3], const float direction[3], float start, float merge, Scratch& scratch) const;
 
   /** The same count by testing every disc: for tests. */

@@ -250,6 +250,7 @@ TEST(DiseNormals, OrientsTowardsTheViewpointConsistentlyOrNotAtAll) {
   };
   EXPECT_EQ(count("", outward), 0u);  // towards the viewpoint, the origin: inward
   EXPECT_EQ(count(" --orient mst", outward), 3000u);
+  EXPECT_EQ(count(" --orient closed", outward), 3000u);
   const auto sign_rule = [](const std::array<double, 3>&, const std::array<float, 3>& n) {
     return n[0] + 2 * n[1] + 3 * n[2] >= 0;  // the plane fit's own sign (docs/algorithm.md)
   };
@@ -260,7 +261,7 @@ TEST(DiseNormals, OrientsTowardsTheViewpointConsistentlyOrNotAtAll) {
   EXPECT_NE(tiled.output.find("needs it in memory"), std::string::npos) << tiled.output;
   const CommandResult bad = runTool(dir + "/sphere.xyz " + dir + "/t.normals --orient outward");
   EXPECT_NE(bad.exit_code, 0);
-  EXPECT_NE(bad.output.find("--orient expects viewpoint, mst or none"), std::string::npos) << bad.output;
+  EXPECT_NE(bad.output.find("--orient expects viewpoint, mst, closed or none"), std::string::npos) << bad.output;
 }
 
 TEST(DiseNormals, OrganizedRgbdScanEndToEnd) {

@@ -49,6 +49,13 @@ TEST_F(DiseOrient, SphereFacesOut) {
   EXPECT_NE(r.output.find("1 part"), std::string::npos) << r.output;
 }
 
+TEST_F(DiseOrient, ClosedAddsTheRayParityVote) {
+  const CommandResult r =
+      runTool(dir_ + "/sphere.xyz " + dir_ + "/sphere.normals " + dir_ + "/closed.normals --closed");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(outward(dir_ + "/closed.normals"), 2000u);
+}
+
 TEST_F(DiseOrient, ASeedOrAViewpointDecides) {
   // Point 0's normal is given inward (i % 3 == 0): the sphere follows it.
   ASSERT_EQ(runTool(dir_ + "/sphere.xyz " + dir_ + "/sphere.normals " + dir_ + "/seed.normals --seed 0").exit_code, 0);
