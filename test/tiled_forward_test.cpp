@@ -52,6 +52,19 @@ bool sameBits(const std::vector<float>& a, const std::vector<float>& b) {
   return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
 }
 
+// The forward pass on the whole cloud (points x 3), each point's `neighbors` nearest (itself included).
+ForwardResult wholeCloudForward(const Model& model, const std::vector<float>& points, std::size_t neighbors,
+                                int iterations) {
+  const Neighborhoods knn = nearestNeighborGraph(points.data(), points.size() / 3, neighbors);
+  ForwardInput input;
+  input.points = points.data();
+  input.num_points = points.size() / 3;
+  input.neighborhoods = &knn;
+  ForwardOptions options;
+  options.iterations = iterations;
+  return runForward(model, input, options);
+}
+
 TEST(TiledForward, GivesTheWholeCloudsNormalsBitForBit) {
   const std::vector<float> points = unevenCloud(6000);
   const std::size_t n = points.size() / 3;
@@ -59,14 +72,7 @@ TEST(TiledForward, GivesTheWholeCloudsNormalsBitForBit) {
   for (std::size_t neighbors : {17u, 33u})
     for (int iterations : {0, 2, 4}) {
       SCOPED_TRACE("k + 1 = " + std::to_string(neighbors) + ", L = " + std::to_string(iterations));
-      const Neighborhoods knn = nearestNeighborGraph(points.data(), n, neighbors);
-      ForwardInput input;
-      input.points = points.data();
-      input.num_points = n;
-      input.neighborhoods = &knn;
-      ForwardOptions options;
-      options.iterations = iterations;
-      const ForwardResult whole = runForward(model, input, options);
+      const ForwardResult whole = wholeCloudForward(model, points, neighbors, iterations);
 
       TiledForwardOptions tiled;
       tiled.neighbors = neighbors;
@@ -210,14 +216,7 @@ TEST(TiledForward, TilesWhoseHaloOutgrowsTheBudgetRunInParts) {
   }
   const std::size_t n = points.size() / 3;
   const Model model = randomModel(6);
-  const Neighborhoods knn = nearestNeighborGraph(points.data(), n, 17);
-  ForwardInput input;
-  input.points = points.data();
-  input.num_points = n;
-  input.neighborhoods = &knn;
-  ForwardOptions whole_options;
-  whole_options.iterations = 2;
-  const ForwardResult whole = runForward(model, input, whole_options);
+  const ForwardResult whole = wholeCloudForward(model, points, 17, 2);
   TiledForwardOptions options;
   options.neighbors = 17;
   options.iterations = 2;
