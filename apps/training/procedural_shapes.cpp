@@ -1,5 +1,6 @@
 #include "procedural_shapes.h"
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <map>
@@ -222,27 +223,74 @@ void addCellSolid(Mesh& m, const CellSolid& s) {
       }
 }
 
-// A strip of `thickness` along the polyline `path` (in the x-z plane), extruded along y over
-// [0, width]: sheet metal bent at the polyline's corners (mitred, so each bend is a sharp edge).
-void addThickPolyline(Mesh& m, const std::vector<Point2>& path, double thickness, double width) {
+Point2 segmentNormal(const std::vector<Point2>& path, int i) {
+  const double dx = path[i + 1][0] - path[i][0], dz = path[i + 1][1] - path[i][1], len = std::hypot(dx, dz);
+  return Point2{-dz / len, dx / len};
+}
+
+// The offset direction at each vertex of a strip along `path`: mitred, scaled so that the strip
+// keeps its thickness through each bend.
+std::vector<Point2> mitreNormals(const std::vector<Point2>& path) {
   const int n = static_cast<int>(path.size());
-  std::vector<Point2> normal(n);  // mitred offset direction at each vertex, scaled so the strip keeps its thickness
-  auto segmentNormal = [&](int i) {
-    const double dx = path[i + 1][0] - path[i][0], dz = path[i + 1][1] - path[i][1], len = std::hypot(dx, dz);
-    return Point2{-dz / len, dx / len};
-  };
+  std::vector<Point2> normal(n);
   for (int i = 0; i < n; ++i) {
     if (i == 0 || i == n - 1) {
-      normal[i] = segmentNormal(i == 0 ? 0 : n - 2);
+      normal[i] = segmentNormal(path, i == 0 ? 0 : n - 2);
       continue;
     }
-    const Point2 a = segmentNormal(i - 1), b = segmentNormal(i);
+    const Point2 a = segmentNormal(path, i - 1), b = segmentNormal(path, i);
     Point2 mid{a[0] + b[0], a[1] + b[1]};
     const double len = std::hypot(mid[0], mid[1]);
     mid = {mid[0] / len, mid[1] / len};
     const double cosine = mid[0] * a[0] + mid[1] * a[1];
     normal[i] = {mid[0] / cosine, mid[1] / cosine};
   }
+  return normal;
+}
+
+double cross(const Point2& o, const Point2& a, const Point2& b) {
+  return (a[0] - o[0]) * (b[1] - o[1]) - (a[1] - o[1]) * (b[0] - o[0]);
+}
+
+double pointSegmentDistance(const Point2& p, const Point2& a, const Point2& b) {
+  const double dx = b[0] - a[0], dz = b[1] - a[1], len2 = dx * dx + dz * dz;
+  const double t = len2 > 0 ? std::clamp(((p[0] - a[0]) * dx + (p[1] - a[1]) * dz) / len2, 0.0, 1.0) : 0.0;
+  return std::hypot(p[0] - a[0] - t * dx, p[1] - a[1] - t * dz);
+}
+
+double segmentDistance(const Point2& a, const Point2& b, const Point2& c, const Point2& d) {
+  const double abc = cross(a, b, c), abd = cross(a, b, d), cda = cross(c, d, a), cdb = cross(c, d, b);
+  if (((abc > 0 && abd < 0) || (abc < 0 && abd > 0)) && ((cda > 0 && cdb < 0) || (cda < 0 && cdb > 0))) return 0;
+  return std::min({pointSegmentDistance(a, c, d), pointSegmentDistance(b, c, d), pointSegmentDistance(c, a, b),
+                   pointSegmentDistance(d, a, b)});
+}
+
+// Whether the strip's cross-section (the polygon around `path` at +-thickness / 2) is simple,
+// with at least `clearance` between edges that do not share a vertex: a strip whose bends bring
+// it back across itself, or whose mitres overrun a short segment, is not a solid.
+bool stripIsSimple(const std::vector<Point2>& path, double thickness, double clearance) {
+  const int n = static_cast<int>(path.size());
+  const std::vector<Point2> normal = mitreNormals(path);
+  std::vector<Point2> outline;  // one face forwards, the other backwards
+  for (int i = 0; i < n; ++i)
+    outline.push_back({path[i][0] + 0.5 * thickness * normal[i][0], path[i][1] + 0.5 * thickness * normal[i][1]});
+  for (int i = n - 1; i >= 0; --i)
+    outline.push_back({path[i][0] - 0.5 * thickness * normal[i][0], path[i][1] - 0.5 * thickness * normal[i][1]});
+  const int edges = static_cast<int>(outline.size());
+  for (int e = 0; e < edges; ++e)
+    for (int f = e + 2; f < edges; ++f) {
+      if (e == 0 && f == edges - 1) continue;  // they share the first vertex
+      const Point2 &a = outline[e], &b = outline[(e + 1) % edges], &c = outline[f], &d = outline[(f + 1) % edges];
+      if (segmentDistance(a, b, c, d) < clearance) return false;
+    }
+  return true;
+}
+
+// A strip of `thickness` along the polyline `path` (in the x-z plane), extruded along y over
+// [0, width]: sheet metal bent at the polyline's corners (mitred, so each bend is a sharp edge).
+void addThickPolyline(Mesh& m, const std::vector<Point2>& path, double thickness, double width) {
+  const int n = static_cast<int>(path.size());
+  const std::vector<Point2> normal = mitreNormals(path);
   const int first = static_cast<int>(m.vertices.size());
   auto id = [&](int i, int side, int end) { return first + 4 * i + 2 * side + end; };  // side 0: +normal
   for (int i = 0; i < n; ++i)
@@ -252,7 +300,7 @@ void addThickPolyline(Mesh& m, const std::vector<Point2>& path, double thickness
         addVertex(m, path[i][0] + o * normal[i][0], end * width, path[i][1] + o * normal[i][1]);
       }
   for (int i = 0; i + 1 < n; ++i) {
-    const Point2 sn = segmentNormal(i);
+    const Point2 sn = segmentNormal(path, i);
     addQuadFacing(m, id(i, 0, 0), id(i + 1, 0, 0), id(i + 1, 0, 1), id(i, 0, 1), {sn[0], 0, sn[1]});
     addQuadFacing(m, id(i, 1, 0), id(i + 1, 1, 0), id(i + 1, 1, 1), id(i, 1, 1), {-sn[0], 0, -sn[1]});
     for (int end : {0, 1})
@@ -300,6 +348,8 @@ void addTwistedBlade(Mesh& m, double chord, double thickness, double length, dou
   }
 }
 
+// The shapes' random draws are made one statement at a time, in the order the datasets so far
+// were made with (GCC evaluated a call's arguments last to first; C++ leaves that order open).
 Mesh makeThinShape(const std::string& kind, std::mt19937_64& rng) {
   auto uniform = [&](double lo, double hi) { return std::uniform_real_distribution<double>(lo, hi)(rng); };
   auto integer = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
@@ -323,7 +373,8 @@ Mesh makeThinShape(const std::string& kind, std::mt19937_64& rng) {
   } else if (kind == "hairpin") {
     // Two parallel plates closer than a neighbourhood, joined at one end.
     const double t = thin(), gap = uniform(0.005, 0.05), join = uniform(0.03, 0.1);
-    CellSolid s = cellSolid({0, t, t + gap, 2 * t + gap}, {0, uniform(0.4, 1.0)}, {0, join, join + uniform(0.5, 1.2)});
+    const double height = uniform(0.5, 1.2), width = uniform(0.4, 1.0);
+    CellSolid s = cellSolid({0, t, t + gap, 2 * t + gap}, {0, width}, {0, join, join + height});
     for (int i = 0; i < 3; ++i) {
       s.at(i, 0, 0) = 1;
       s.at(i, 0, 1) = i != 1;
@@ -372,21 +423,30 @@ Mesh makeThinShape(const std::string& kind, std::mt19937_64& rng) {
       for (int i = 0; i < nx; ++i) s.at(i, j, 0) = !(i % 2 == 1 && j % 2 == 1 && integer(0, 3) > 0);
     addCellSolid(m, s);
   } else if (kind == "bentsheet") {
-    // Sheet metal with 1 to 4 bends of 20 to 160 degrees, left or right.
-    std::vector<Point2> path{{0, 0}};
-    double heading = 0;
-    const int bends = integer(1, 4);
-    for (int b = 0; b <= bends; ++b) {
-      const double len = uniform(0.15, 0.5);
-      path.push_back({path.back()[0] + len * std::cos(heading), path.back()[1] + len * std::sin(heading)});
-      heading += (integer(0, 1) ? 1 : -1) * uniform(20, 160) * kPi / 180;
-    }
-    addThickPolyline(m, path, thin(), uniform(0.3, 1.0));
+    // Sheet metal with 1 to 4 bends of 20 to 160 degrees, left or right, drawn again until the
+    // strip does not cross or touch itself (a clearance of half its thickness).
+    std::vector<Point2> path;
+    double width = 0, thickness = 0;
+    do {
+      path = {{0, 0}};
+      double heading = 0;
+      const int bends = integer(1, 4);
+      for (int b = 0; b <= bends; ++b) {
+        const double len = uniform(0.15, 0.5);
+        path.push_back({path.back()[0] + len * std::cos(heading), path.back()[1] + len * std::sin(heading)});
+        heading += (integer(0, 1) ? 1 : -1) * uniform(20, 160) * kPi / 180;
+      }
+      width = uniform(0.3, 1.0);
+      thickness = thin();
+    } while (!stripIsSimple(path, thickness, 0.5 * thickness));
+    addThickPolyline(m, path, thickness, width);
   } else if (kind == "thintube") {
     const double wall = thin();
     addPipe(m, 0.5 - wall, 0.5, 0, uniform(0.3, 1.5), 256);
   } else if (kind == "twistedblade") {
-    addTwistedBlade(m, uniform(0.12, 0.3), thin(), uniform(0.8, 1.5), uniform(20, 150) * kPi / 180);
+    const double twist = uniform(20, 150) * kPi / 180, length = uniform(0.8, 1.5), thickness = thin(),
+                 chord = uniform(0.12, 0.3);
+    addTwistedBlade(m, chord, thickness, length, twist);
   } else if (kind == "wedge") {
     // A knife edge: a prism over a triangle with an apex angle of 5 to 60 degrees.
     const double length = uniform(0.4, 0.9), angle = uniform(5, 60) * kPi / 180;
@@ -395,7 +455,8 @@ Mesh makeThinShape(const std::string& kind, std::mt19937_64& rng) {
   } else {
     throw std::invalid_argument("unknown thin shape '" + kind + "'");
   }
-  scale(m, uniform(0.8, 1.25), uniform(0.8, 1.25), uniform(0.8, 1.25));
+  const double sz = uniform(0.8, 1.25), sy = uniform(0.8, 1.25), sx = uniform(0.8, 1.25);
+  scale(m, sx, sy, sz);
   rotate(m, rng);
   return m;
 }
@@ -440,23 +501,28 @@ Mesh makeShape(const std::string& kind, std::mt19937_64& rng) {
   } else if (kind == "cylinder") {
     addPrism(m, regularPolygon(256, 1.0), 0, 0, 0, uniform(0.3, 3));
   } else if (kind == "pipe") {
-    addPipe(m, uniform(0.4, 0.8), 1.0, 0, uniform(0.3, 3), 256);
+    const double height = uniform(0.3, 3), inner = uniform(0.4, 0.8);
+    addPipe(m, inner, 1.0, 0, height, 256);
   } else if (kind == "frustum") {
-    addPrism(m, regularPolygon(integer(3, 6), 1.0), 0, 0, 0, uniform(0.5, 1.5),
-             integer(0, 1) ? 0.0 : uniform(0.3, 0.7));
+    const double top_scale = integer(0, 1) ? 0.0 : uniform(0.3, 0.7), height = uniform(0.5, 1.5);
+    addPrism(m, regularPolygon(integer(3, 6), 1.0), 0, 0, 0, height, top_scale);
   } else if (kind == "bipyramid") {
-    addBipyramid(m, integer(3, 8), 1.0, uniform(0.5, 1.5));
+    const double height = uniform(0.5, 1.5);
+    addBipyramid(m, integer(3, 8), 1.0, height);
   } else if (kind == "icosahedron") {
     addIcosahedron(m);
   } else if (kind == "roundedbox") {
-    addSuperquadric(m, uniform(0.5, 1), uniform(0.5, 1), uniform(0.3, 1), uniform(0.1, 0.35), uniform(0.1, 0.35), 160,
-                    320);
+    const double e2 = uniform(0.1, 0.35), e1 = uniform(0.1, 0.35), c = uniform(0.3, 1), b = uniform(0.5, 1),
+                 a = uniform(0.5, 1);
+    addSuperquadric(m, a, b, c, e1, e2, 160, 320);
   } else if (kind == "roundedcylinder") {
-    addSuperquadric(m, 1, 1, uniform(0.3, 1.5), uniform(0.1, 0.3), 1.0, 160, 320);
+    const double e1 = uniform(0.1, 0.3), c = uniform(0.3, 1.5);
+    addSuperquadric(m, 1, 1, c, e1, 1.0, 160, 320);
   } else {
     throw std::invalid_argument("unknown procedural shape '" + kind + "'");
   }
-  scale(m, uniform(0.7, 1.3), uniform(0.7, 1.3), uniform(0.7, 1.3));
+  const double sz = uniform(0.7, 1.3), sy = uniform(0.7, 1.3), sx = uniform(0.7, 1.3);
+  scale(m, sx, sy, sz);
   rotate(m, rng);
   return m;
 }

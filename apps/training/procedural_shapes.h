@@ -22,7 +22,8 @@ struct NamedMesh {
 
 /** `count` shapes, cycling through the kinds, each with proportions (and, but for box unions, an
  *  orientation) drawn from `seed`; named "cad_<kind>_<seed>_<i>". Different seeds give
- *  different shapes, so that validation shapes can be held out from training. */
+ *  different shapes, so that validation shapes can be held out from training; the random draws
+ *  are made one statement at a time, so a seed gives the same shapes whichever compiler built it. */
 std::vector<NamedMesh> proceduralShapes(std::size_t count, std::uint64_t seed);
 
 /** The kinds of thin structure, walls thinner than a k = 64 neighbourhood of a 100,000-point
@@ -30,7 +31,8 @@ std::vector<NamedMesh> proceduralShapes(std::size_t count, std::uint64_t seed);
  *  neighbourhood: finnedplate (a heat sink), hairpin (two parallel plates close together),
  *  channel (thin-walled L, U, J and rectangular sections), hollowbox (thin walls, open top),
  *  perforatedplate (rectangular holes), bentsheet (sheet metal with sharp bends of 20 to 160
- *  degrees), thintube, twistedblade, wedge (a knife edge of 5 to 60 degrees). */
+ *  degrees, drawn again until the strip keeps half its thickness clear of itself), thintube, twistedblade, wedge (a
+ * knife edge of 5 to 60 degrees). */
 const std::vector<std::string>& thinKinds();
 
 /** `count` thin shapes, cycling through thinKinds(), named "thin_<kind>_<seed>_<i>"; seeds as for

@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include "training/outward_normals.h"
 #include "training/procedural_shapes.h"
 
 namespace {
@@ -80,6 +81,68 @@ TEST(ThinShapes, EveryKindIsAClosedSolidWithOutwardFaces) {
     EXPECT_GT(signedVolume(shapes[s].mesh), 0);
     const Cloud c = sample(shapes[s].mesh, 1000, Density::Uniform, 0.0, 1);
     for (const auto& n : c.normals) ASSERT_NEAR(norm(n), 1.0, 1e-5);
+  }
+}
+
+// The generalised winding number of a closed mesh about p, its faces turned outward (`outward`:
+// one normal per triangle): 1 inside, 0 outside (the sum of the solid angles its triangles
+// subtend, over 4 pi); 2 where it overlaps itself.
+double windingNumber(const Mesh& m, const std::vector<std::array<double, 3>>& outward, const std::array<double, 3>& p) {
+  double total = 0;
+  for (std::size_t f = 0; f < m.triangles.size(); ++f) {
+    const auto& t = m.triangles[f];
+    double v[3][3], len[3];
+    for (int c = 0; c < 3; ++c) {
+      for (int k = 0; k < 3; ++k) v[c][k] = m.vertices[t[c]][k] - p[k];
+      len[c] = std::sqrt(v[c][0] * v[c][0] + v[c][1] * v[c][1] + v[c][2] * v[c][2]);
+    }
+    auto dot = [&](int a, int b) { return v[a][0] * v[b][0] + v[a][1] * v[b][1] + v[a][2] * v[b][2]; };
+    const double det = v[0][0] * (v[1][1] * v[2][2] - v[1][2] * v[2][1]) -
+                       v[0][1] * (v[1][0] * v[2][2] - v[1][2] * v[2][0]) +
+                       v[0][2] * (v[1][0] * v[2][1] - v[1][1] * v[2][0]);
+    const double angle =
+        2 * std::atan2(det, len[0] * len[1] * len[2] + dot(0, 1) * len[2] + dot(0, 2) * len[1] + dot(1, 2) * len[0]);
+    double wound[3];  // (b - a) x (c - a), against the outward normal
+    const double ab[3] = {v[1][0] - v[0][0], v[1][1] - v[0][1], v[1][2] - v[0][2]},
+                 ac[3] = {v[2][0] - v[0][0], v[2][1] - v[0][1], v[2][2] - v[0][2]};
+    for (int k = 0; k < 3; ++k) wound[k] = ab[(k + 1) % 3] * ac[(k + 2) % 3] - ab[(k + 2) % 3] * ac[(k + 1) % 3];
+    const double facing = wound[0] * outward[f][0] + wound[1] * outward[f][1] + wound[2] * outward[f][2];
+    total += facing < 0 ? -angle : angle;
+  }
+  return total / (4 * 3.14159265358979323846);
+}
+
+// Every sampled point has the solid just behind it and nothing just in front of it: a shape that
+// crosses or folds onto itself has points whose inward side lies in two solids or whose outward
+// side lies inside another part.
+void expectNoSelfOverlap(const NamedMesh& shape, std::size_t samples) {
+  SCOPED_TRACE(shape.name);
+  const Cloud c = sample(shape.mesh, samples, Density::Uniform, 0.0, 7);
+  const auto outward = outwardFaceNormals(shape.mesh);
+  const double step = 1e-6;
+  int bad = 0;
+  for (std::size_t i = 0; i < c.points.size(); ++i) {
+    std::array<double, 3> inside, outside;
+    for (int k = 0; k < 3; ++k) {
+      inside[k] = c.points[i][k] - step * c.normals[i][k];
+      outside[k] = c.points[i][k] + step * c.normals[i][k];
+    }
+    bad += std::lround(windingNumber(shape.mesh, outward, inside)) != 1 ||
+           std::lround(windingNumber(shape.mesh, outward, outside)) != 0;
+  }
+  EXPECT_EQ(bad, 0) << "of " << samples << " points";
+}
+
+TEST(ThinShapes, NoShapeOverlapsItself) {
+  for (const auto& shape : thinShapes(2 * thinKinds().size(), 3)) expectNoSelfOverlap(shape, 400);
+}
+
+TEST(ThinShapes, BentSheetsNeverCrossThemselves) {
+  // Bends of up to 160 degrees can bring a strip back across itself; those are drawn again.
+  const std::size_t bent = std::find(thinKinds().begin(), thinKinds().end(), "bentsheet") - thinKinds().begin();
+  for (std::uint64_t seed : {1, 2, 3, 7}) {
+    const auto shapes = thinShapes(30 * thinKinds().size(), seed);
+    for (std::size_t s = bent; s < shapes.size(); s += thinKinds().size()) expectNoSelfOverlap(shapes[s], 300);
   }
 }
 
