@@ -8,6 +8,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "group_by_key.h"
 #include "pcl_dise/forward.h"  // detail::resolveThreads
 
 namespace pcl_dise {
@@ -166,16 +167,11 @@ GridSearch::GridSearch(const float* points, std::size_t num_points, float cell_s
 
   const std::size_t cells = std::size_t(dims_[0]) * dims_[1] * dims_[2];
   std::vector<std::int64_t> cell_of(num_points);
-  cell_start_.assign(cells + 1, 0);
   for (std::size_t i = 0; i < num_points; ++i) {
     const float* p = points + 3 * i;
     cell_of[i] = cellIndex(coordinate(p[0], 0), coordinate(p[1], 1), coordinate(p[2], 2));
-    ++cell_start_[cell_of[i] + 1];
   }
-  for (std::size_t c = 1; c <= cells; ++c) cell_start_[c] += cell_start_[c - 1];
-  std::vector<std::int32_t> next(cell_start_.begin(), cell_start_.end() - 1);
-  ids_.resize(num_points);
-  for (std::size_t i = 0; i < num_points; ++i) ids_[next[cell_of[i]]++] = static_cast<std::int32_t>(i);
+  detail::groupByKey(cell_of, cells, cell_start_, ids_);
   x_.resize(num_points);
   y_.resize(num_points);
   z_.resize(num_points);

@@ -8,12 +8,16 @@
 #include <string>
 #include <vector>
 
+#include "group_by_key.h"
 #include "pcl_dise/forward.h"  // detail::resolveThreads
 #include "pcl_dise/grid_search.h"
 #include "pcl_dise/splat_ray_caster.h"
+#include "vector3.h"
 
 namespace pcl_dise {
 namespace {
+
+using detail::dot;
 
 // Two near-parallel normals (within 30 degrees, up to sign) belong to two layers, the two faces of a
 // thin wall or two surfaces facing each other, where each point lies off the other's tangent plane by
@@ -52,7 +56,6 @@ FinitePoints finitePoints(const float* points, const float* normals, std::size_t
   return finite;
 }
 
-float dot(const float* a, const float* b) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
 void negate(float* v) {
   for (int a = 0; a < 3; ++a) v[a] = -v[a];
 }
@@ -218,16 +221,12 @@ Forest spanningForest(std::size_t m, const Neighborhoods& graph, std::size_t str
     forest.through_sheet += keys[e] >= kCostLevels;
     if (from.size() + 1 == m) break;
   }
-  forest.adjacency.offsets.assign(m + 1, 0);
-  for (std::size_t t = 0; t < from.size(); ++t)
-    ++forest.adjacency.offsets[from[t] + 1], ++forest.adjacency.offsets[to[t] + 1];
-  std::partial_sum(forest.adjacency.offsets.begin(), forest.adjacency.offsets.end(), forest.adjacency.offsets.begin());
-  forest.adjacency.indices.resize(2 * from.size());
-  std::vector<std::int64_t> fill(forest.adjacency.offsets.begin(), forest.adjacency.offsets.end() - 1);
-  for (std::size_t t = 0; t < from.size(); ++t) {
-    forest.adjacency.indices[fill[from[t]]++] = to[t];
-    forest.adjacency.indices[fill[to[t]]++] = from[t];
-  }
+  // Each tree edge in both directions: ends[t] is the far end of the half-edge keyed by starts[t].
+  std::vector<std::int32_t> starts = from, ends = to;
+  starts.insert(starts.end(), to.begin(), to.end());
+  ends.insert(ends.end(), from.begin(), from.end());
+  detail::groupByKey(starts, m, forest.adjacency.offsets, forest.adjacency.indices);
+  for (std::int32_t& half_edge : forest.adjacency.indices) half_edge = ends[half_edge];
   forest.part.resize(m);
   for (std::size_t i = 0; i < m; ++i) forest.part[i] = sets.find(static_cast<std::int32_t>(i));
   return forest;
@@ -386,12 +385,7 @@ std::size_t flipPatchesByParity(FinitePoints& finite, const LocalScale& scale, c
   const std::size_t m = finite.size();
   const std::vector<std::int32_t> patch = smoothPatches(finite, graph, stride);
   Neighborhoods members;  // the points of each patch, by representative
-  members.offsets.assign(m + 1, 0);
-  for (std::size_t i = 0; i < m; ++i) ++members.offsets[patch[i] + 1];
-  std::partial_sum(members.offsets.begin(), members.offsets.end(), members.offsets.begin());
-  members.indices.resize(m);
-  std::vector<std::int64_t> fill(members.offsets.begin(), members.offsets.end() - 1);
-  for (std::size_t i = 0; i < m; ++i) members.indices[fill[patch[i]]++] = static_cast<std::int32_t>(i);
+  detail::groupByKey(patch, m, members.offsets, members.indices);
 
   std::vector<std::int32_t> voters, voters_patch;  // points sending rays, spread over each patch
   for (std::size_t p = 0; p < m; ++p) {

@@ -4,14 +4,17 @@
 #include <cmath>
 #include <limits>
 
+#include "group_by_key.h"
+#include "vector3.h"
+
 namespace pcl_dise {
 namespace {
+
+using detail::dot;
 
 // Below this |cos| between the ray and a disc's normal, the ray runs beside that sheet rather than
 // through it, and the depth of a meeting would be unreliable: such discs are not met.
 constexpr float kGrazing = 0.05f;
-
-float dot(const float* a, const float* b) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
 
 }  // namespace
 
@@ -55,20 +58,16 @@ SplatRayCaster::SplatRayCaster(const float* points, const float* normals, const 
   for (int a = 0; a < 3; ++a) dims_[a] = static_cast<int>(std::floor((upper[a] - lower_[a]) / cell_)) + 1;
   for (float& r : radius_) r = std::min(r, 0.5f * cell_);
 
-  auto cellOf = [&](std::size_t i) {
+  std::vector<std::uint32_t> cell_of(n);
+  for (std::size_t i = 0; i < n; ++i) {
     std::size_t c = 0;
     for (int a = 2; a >= 0; --a) {
       const int q = std::min(dims_[a] - 1, static_cast<int>((xyz_[3 * i + a] - lower_[a]) / cell_));
       c = c * dims_[a] + q;
     }
-    return c;
-  };
-  cell_start_.assign(std::size_t(dims_[0]) * dims_[1] * dims_[2] + 1, 0);
-  for (std::size_t i = 0; i < n; ++i) ++cell_start_[cellOf(i) + 1];
-  for (std::size_t c = 1; c < cell_start_.size(); ++c) cell_start_[c] += cell_start_[c - 1];
-  cell_points_.resize(n);
-  std::vector<std::uint32_t> fill(cell_start_.begin(), cell_start_.end() - 1);
-  for (std::size_t i = 0; i < n; ++i) cell_points_[fill[cellOf(i)]++] = static_cast<std::uint32_t>(i);
+    cell_of[i] = static_cast<std::uint32_t>(c);
+  }
+  detail::groupByKey(cell_of, std::size_t(dims_[0]) * dims_[1] * dims_[2], cell_start_, cell_points_);
 }
 
 void SplatRayCaster::meet(std::size_t i, const float origin[3], const float direction[3], float start,
