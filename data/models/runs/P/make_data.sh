@@ -2,7 +2,9 @@
 # Run P's training data (data/models/EXPERIMENTS.md): the 27 training meshes of ../shared/data/meshes,
 # 44 procedural CAD shapes and 36 thin structures (shape seed 1) in the six PCPNet categories, with
 # POINTS points per cloud (argument; default 100,000), and the list trainingset_p.txt that weights
-# them as run P does. Deterministic: the same clouds on every machine. Writes to
+# them as run P does. Deterministic: the same clouds on every machine. One cloud differs from the
+# data runs P, Q and R trained on: thin_bentsheet_1_5, whose strip came too close to itself and is
+# drawn again since 2026-11-26 (dise_make_dataset built at commit 58b5aee makes the old one). Writes to
 # $PCL_DISE_TRAIN_DATA (default /tmp/ds2), with _POINTS appended to the folder below 100,000 points.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../../../.." && pwd)"
