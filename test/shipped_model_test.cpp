@@ -1,7 +1,12 @@
 // The shipped models (data/models/dise_k<k>.safetensors): their metadata says how each was made,
 // and each keeps a cube's edges sharper than PCA does, a guard against shipping broken weights.
+#include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <random>
+#include <regex>
+#include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 #include <pcl/features/normal_3d.h>
@@ -14,11 +19,28 @@ namespace {
 
 using namespace pcl_dise::test;
 
-// The k of every shipped model (data/models/dise_k<k>.safetensors).
-const int kShippedK[] = {32, 64};
+// The k of every shipped model: the dise_k<k>.safetensors beside the default one (data/models, or
+// $PCL_DISE_MODEL_DIR where set).
+std::vector<int> shippedK() {
+  const std::filesystem::path folder = std::filesystem::path(pcl_dise::defaultModelPath(64)).parent_path();
+  const std::regex name("dise_k([0-9]+)\\.safetensors");
+  std::vector<int> ks;
+  for (const auto& entry : std::filesystem::directory_iterator(folder)) {
+    std::smatch match;
+    const std::string file = entry.path().filename().string();
+    if (std::regex_match(file, match, name)) ks.push_back(std::stoi(match[1]));
+  }
+  std::sort(ks.begin(), ks.end());
+  return ks;
+}
+
+TEST(ShippedModel, TheDefaultK64AndK32Ship) {
+  const std::vector<int> ks = shippedK();
+  for (int k : {32, 64}) EXPECT_NE(std::find(ks.begin(), ks.end(), k), ks.end()) << k;
+}
 
 TEST(ShippedModel, RecordsHowItWasMade) {
-  for (int k : kShippedK) {
+  for (int k : shippedK()) {
     const std::string path = pcl_dise::defaultModelPath(k);
     EXPECT_NE(path.find("dise_k" + std::to_string(k) + ".safetensors"), std::string::npos) << path;
     const pcl_dise::Model model = pcl_dise::loadModel(path);
@@ -52,7 +74,7 @@ TEST(ShippedModel, SharperThanPcaOnANoisyCube) {
   for (auto& p : *noisy)
     for (int a = 0; a < 3; ++a) p.data[a] += noise(rng);
 
-  for (int k : kShippedK) {
+  for (int k : shippedK()) {
     pcl::DeepIterativeNormalEstimation<pcl::PointXYZ, pcl::Normal> dise;  // the default model for k
     dise.setInputCloud(noisy);
     dise.setKSearch(k);
