@@ -10,7 +10,8 @@ first point had it, so it is also given "up to one sign": the better of the two 
 dise_orient runs with --closed (the dataset's clouds sample closed shapes) unless --tree-only.
 
 Usage: scripts/bench_orientation.py build/dataset/val [--prefix validationset]
-       [--categories no_noise low_noise] [--k 10] [--tree-only] [--build build] [--work /tmp/bench_orientation]
+       [--categories no_noise low_noise] [--k 10] [--tree-only] [--no-open3d] [--build build]
+       [--work /tmp/bench_orientation]
 """
 import argparse
 import importlib.util
@@ -86,9 +87,10 @@ def main():
     parser.add_argument("--build", default="build")
     parser.add_argument("--work", default="/tmp/bench_orientation")
     parser.add_argument("--open3d-timeout", type=float, default=60)
+    parser.add_argument("--no-open3d", action="store_true", help="leave Open3D's columns out")
     args = parser.parse_args()
-    with_open3d = importlib.util.find_spec("open3d") is not None
-    if not with_open3d:
+    with_open3d = not args.no_open3d and importlib.util.find_spec("open3d") is not None
+    if not with_open3d and not args.no_open3d:
         print("(Open3D not found: apt-get install python3-open3d, and run this with Debian's /usr/bin/python3; "
               "its columns are left out)")
     os.makedirs(args.work, exist_ok=True)
