@@ -52,17 +52,22 @@ bool sameBits(const std::vector<float>& a, const std::vector<float>& b) {
   return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
 }
 
-// The forward pass on the whole cloud (points x 3), each point's `neighbors` nearest (itself included).
-ForwardResult wholeCloudForward(const Model& model, const std::vector<float>& points, std::size_t neighbors,
-                                int iterations) {
-  const Neighborhoods knn = nearestNeighborGraph(points.data(), points.size() / 3, neighbors);
+// The forward pass on the whole cloud (points x 3) over `graph`.
+ForwardResult wholeCloud(const Model& model, const std::vector<float>& points, const Neighborhoods& graph,
+                         int iterations) {
   ForwardInput input;
   input.points = points.data();
   input.num_points = points.size() / 3;
-  input.neighborhoods = &knn;
+  input.neighborhoods = &graph;
   ForwardOptions options;
   options.iterations = iterations;
   return runForward(model, input, options);
+}
+
+// The same over each point's `neighbors` nearest (itself included).
+ForwardResult wholeCloudForward(const Model& model, const std::vector<float>& points, std::size_t neighbors,
+                                int iterations) {
+  return wholeCloud(model, points, nearestNeighborGraph(points.data(), points.size() / 3, neighbors), iterations);
 }
 
 TEST(TiledForward, GivesTheWholeCloudsNormalsBitForBit) {
@@ -105,17 +110,6 @@ TEST(TiledForward, OneTileAndBadInput) {
   EXPECT_THROW(runTiledForward(randomModel(1), bad.data(), 500, options, normals, curvature), std::invalid_argument);
   options.tile_points = 0;
   EXPECT_THROW(runTiledForward(randomModel(1), points.data(), 500, options, normals, curvature), std::invalid_argument);
-}
-
-ForwardResult wholeCloud(const Model& model, const std::vector<float>& points, const Neighborhoods& graph,
-                         int iterations) {
-  ForwardInput input;
-  input.points = points.data();
-  input.num_points = points.size() / 3;
-  input.neighborhoods = &graph;
-  ForwardOptions options;
-  options.iterations = iterations;
-  return runForward(model, input, options);
 }
 
 TEST(TiledForward, RadiusNeighborhoodsGiveTheWholeCloudsNormals) {
