@@ -5,13 +5,5 @@
 # training data (train.sh makes it) and writes into data/models/runs/P/k32 (resumes from there).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../../../.." && pwd)"
-run="$root/data/models/runs/P"
-ds="${PCL_DISE_TRAIN_DATA:-/tmp/ds2}"
-if [ ! -f "$run/k32/progress.json" ]; then
-  mkdir -p "$run/k32"
-  cp "$run/checkpoints/"{average,model,optimizer}.safetensors "$run/checkpoints/progress.json" "$run/k32/"
-fi
-OPENBLAS_NUM_THREADS=1 OMP_WAIT_POLICY=PASSIVE "$root/build/apps/dise_train" "$ds/trainingset_p.txt" --engine native \
-  --k 32 --patch 16384 --patches-per-cloud 1 --epochs 100 --seed 1 --threads 2 \
-  --lr 3e-4 --lr-final 5e-5 --decay-start 22000 --decay-end 23000 --average-from 22500 --stop-at 23000 \
-  --checkpoints "$run/k32" --checkpoint-minutes 10 --out "$run/k32/dise_k32.safetensors" --log "$run/k32/train_log.csv" --resume "$@"
+source "$root/data/models/runs/lib.sh"
+finetune_k P "$ds/trainingset_p.txt" 32 1 22000 "$@"
