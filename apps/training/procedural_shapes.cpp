@@ -434,7 +434,8 @@ Mesh makeThinShape(const std::string& kind, std::mt19937_64& rng) {
       for (int b = 0; b <= bends; ++b) {
         const double len = uniform(0.15, 0.5);
         path.push_back({path.back()[0] + len * std::cos(heading), path.back()[1] + len * std::sin(heading)});
-        heading += (integer(0, 1) ? 1 : -1) * uniform(20, 160) * kPi / 180;
+        const double side = integer(0, 1) ? 1 : -1;
+        heading += side * uniform(20, 160) * kPi / 180;
       }
       width = uniform(0.3, 1.0);
       thickness = thin();
