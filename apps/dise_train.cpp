@@ -2,6 +2,7 @@
 // data, on spatial patches: L iterations per patch, a loss and an RMSprop step after each,
 // dropout on the kernel weights, weight averaging, checkpoints and --resume. The native engine
 // (the default on the CPU) needs no LibTorch; the LibTorch engine runs on the CPU or a GPU.
+#include <algorithm>
 #include <chrono>
 #include <csignal>
 #include <filesystem>
@@ -37,20 +38,36 @@ struct Options {
   int k = 64, iterations = 8, epochs = 300, patch = 2048, patches_per_cloud = 4, threads = 0;
   double lr = 5e-4, lr_final = -1, dropout = 0.25, minutes = 0, checkpoint_minutes = 5;
   long decay_start = 0, decay_end = 0, average_from = -1, stop_at = 0, snapshot_every = 0;  // patch indices
+  std::vector<int> k_mix;  // each patch's k drawn from these (repeats weigh a value); empty: k
   std::uint64_t seed = 1;
-  bool resume = false;
+  bool resume = false, fresh_noise = false;
 };
 
 // A training cloud with its whole-cloud edge scale (docs/algorithm.md: one statistic per cloud).
+// With --fresh-noise a noisy cloud is held as its clean cloud and the deviation of its noise,
+// drawn afresh for each patch.
 struct TrainingCloud {
   std::string name;
   std::vector<float> points, normals;  // N x 3
   float edge_scale;
   std::unique_ptr<pcl_dise::GridSearch> search;
+  double noise_deviation = 0;
 };
 
-TrainingCloud loadCloud(const std::string& base) {
-  auto loaded = pcl_dise::pcpnet::readCloud(base);
+// The largest side of the bounding box of points (N x 3).
+double largestSide(const std::vector<float>& points) {
+  float lo[3] = {points[0], points[1], points[2]}, hi[3] = {points[0], points[1], points[2]};
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    lo[i % 3] = std::min(lo[i % 3], points[i]);
+    hi[i % 3] = std::max(hi[i % 3], points[i]);
+  }
+  return std::max({hi[0] - lo[0], hi[1] - lo[1], hi[2] - lo[2]});
+}
+
+TrainingCloud loadCloud(const std::string& base, bool fresh_noise) {
+  std::string clean;
+  const double noise_level = fresh_noise ? pcl_dise::pcpnet::noiseLevelOfName(base, clean) : 0;
+  auto loaded = pcl_dise::pcpnet::readCloud(noise_level > 0 ? clean : base);
   TrainingCloud c;
   c.name = base;
   for (std::size_t i = 0; i < loaded.cloud.points.size(); ++i) {
@@ -66,7 +83,33 @@ TrainingCloud loadCloud(const std::string& base) {
     for (int d = 0; d < 3; ++d) c.points[3 * i + d] -= static_cast<float>(mean[d]);
   c.search = std::make_unique<pcl_dise::GridSearch>(pcl_dise::GridSearch::forNearest(c.points.data(), n, 17));
   c.edge_scale = pcl_dise::edgeScale(c.points.data(), c.search->nearest(c.points.data(), n, 17));
+  if (noise_level > 0) c.noise_deviation = pcl_dise::pcpnet::noiseDeviation(noise_level, largestSide(c.points));
   return c;
+}
+
+// The cloud a patch is cut from: `c` itself, or with --fresh-noise a new noisy copy of it (new
+// noise, its own edge scale and search), as dise_make_dataset would have sampled it.
+struct PatchSource {
+  const std::vector<float>* points;
+  const pcl_dise::GridSearch* search;
+  float edge_scale;
+  std::vector<float> noisy_points;
+  std::unique_ptr<pcl_dise::GridSearch> noisy_search;
+};
+
+void drawSource(const TrainingCloud& c, std::mt19937_64& rng, PatchSource& source) {
+  source = {&c.points, c.search.get(), c.edge_scale, {}, nullptr};
+  if (c.noise_deviation <= 0) return;
+  std::normal_distribution<double> gauss(0.0, c.noise_deviation);
+  source.noisy_points = c.points;
+  for (float& v : source.noisy_points) v = static_cast<float>(v + gauss(rng));
+  const std::size_t n = c.points.size() / 3;
+  const float* noisy = source.noisy_points.data();
+  source.noisy_search =
+      std::make_unique<pcl_dise::GridSearch>(pcl_dise::GridSearch::forNearest(noisy, n, 17));
+  source.edge_scale = pcl_dise::edgeScale(noisy, source.noisy_search->nearest(noisy, n, 17));
+  source.points = &source.noisy_points;
+  source.search = source.noisy_search.get();
 }
 
 // A patch: the `size` points nearest to a random centre, their k-NN graph within the patch, and
@@ -74,18 +117,41 @@ TrainingCloud loadCloud(const std::string& base) {
 pcl_dise::TrainingPatch makePatch(const TrainingCloud& c, int size, int k, std::mt19937_64& rng) {
   const std::size_t n = c.points.size() / 3;
   const std::size_t centre = std::uniform_int_distribution<std::size_t>(0, n - 1)(rng);
+  PatchSource source;
+  drawSource(c, rng, source);
+  const std::vector<float>& points = *source.points;
   std::vector<std::int32_t> ids;
   std::vector<float> dist2;
-  c.search->nearest(&c.points[3 * centre], std::min<std::size_t>(size, n), ids, dist2);
+  source.search->nearest(&points[3 * centre], std::min<std::size_t>(size, n), ids, dist2);
   pcl_dise::TrainingPatch p;
   for (auto i : ids) {
-    p.points.insert(p.points.end(), &c.points[3 * i], &c.points[3 * i] + 3);
+    p.points.insert(p.points.end(), &points[3 * i], &points[3 * i] + 3);
     p.targets.insert(p.targets.end(), &c.normals[3 * i], &c.normals[3 * i] + 3);
   }
   p.graph = pcl_dise::nearestNeighborGraph(p.points.data(), ids.size(), k + 1);
-  p.edge_scale = c.edge_scale;
+  p.edge_scale = source.edge_scale;
   p.loss_points = ids.size() / 2;
   return p;
+}
+
+// The k of patch `step`: o.k, or one of --k-mix drawn from (seed, step) alone, so that the
+// patches' centres and dropout masks are those of the same run without it.
+int patchK(const Options& o, long step) {
+  if (o.k_mix.empty()) return o.k;
+  std::mt19937_64 rng(o.seed * 15485863 + step);
+  return o.k_mix[std::uniform_int_distribution<std::size_t>(0, o.k_mix.size() - 1)(rng)];
+}
+
+// --k-mix as given: "32,64,64,128".
+std::string kMixText(const Options& o) {
+  std::string mix;
+  for (const int k : o.k_mix) mix += (mix.empty() ? "" : ",") + std::to_string(k);
+  return mix;
+}
+
+// The k of the run as the log and the recipe name it: "64" or "64 (each patch one of 32,64,128)".
+std::string kText(const Options& o) {
+  return std::to_string(o.k) + (o.k_mix.empty() ? "" : " (each patch one of " + kMixText(o) + ")");
 }
 
 // The learning rate of patch `step`: o.lr until decay_start, then linear down to o.lr_final at
@@ -174,7 +240,9 @@ pcl_dise::RmsProp resumedOptimizer(const std::string& dir) {
 }
 
 int train(const Options& o) {
-  if (o.k < 2 || o.iterations < 1 || o.epochs < 1 || o.patch < o.k + 1)
+  const int largest_k = o.k_mix.empty() ? o.k : *std::max_element(o.k_mix.begin(), o.k_mix.end());
+  const int smallest_k = o.k_mix.empty() ? o.k : *std::min_element(o.k_mix.begin(), o.k_mix.end());
+  if (smallest_k < 2 || o.iterations < 1 || o.epochs < 1 || o.patch < largest_k + 1)
     throw std::runtime_error("need k >= 2, iterations >= 1, epochs >= 1 and a patch of at least k+1 points");
   if (o.lr_final >= 0 && o.decay_end <= o.decay_start)
     throw std::runtime_error("--lr-final needs --decay-end > --decay-start");
@@ -187,7 +255,7 @@ int train(const Options& o) {
 #pragma omp parallel for schedule(dynamic)
   for (std::size_t i = 0; i < bases.size(); ++i) {
     try {
-      loaded[i] = loadCloud(bases[i]);
+      loaded[i] = loadCloud(bases[i], o.fresh_noise);
     } catch (const std::exception& e) {
 #pragma omp critical
       std::cerr << "dise_train: warning: skipping " << e.what() << "\n";
@@ -197,7 +265,7 @@ int train(const Options& o) {
   for (auto& c : loaded)
     if (c) clouds.push_back(std::move(*c));
   if (clouds.empty()) throw std::runtime_error("no usable cloud in " + o.list);
-  std::cout << "dise_train: " << clouds.size() << " clouds, k = " << o.k << ", L = " << o.iterations << ", "
+  std::cout << "dise_train: " << clouds.size() << " clouds, k = " << kText(o) << ", L = " << o.iterations << ", "
             << o.patches_per_cloud << " patches of " << o.patch << " points per cloud and epoch" << std::endl;
 
   // Both engines start from the same weights for a seed.
@@ -242,8 +310,9 @@ int train(const Options& o) {
                              std::to_string(o.decay_start) + ".." + std::to_string(o.decay_end)
                        : std::string()) +
       (o.average_from >= 0 ? ", weights averaged from patch " + std::to_string(o.average_from) : std::string()) +
-      ", dropout " + std::to_string(o.dropout) + ", k = " + std::to_string(o.k) +
-      ", L = " + std::to_string(o.iterations) + " with a loss and step after every iteration, seed " +
+      ", dropout " + std::to_string(o.dropout) + ", k = " + kText(o) +
+      ", L = " + std::to_string(o.iterations) + " with a loss and step after every iteration" +
+      (o.fresh_noise ? ", new noise for every noisy patch" : "") + ", seed " +
       std::to_string(o.seed);
   if (!resumed_recipe.empty() && (resumed_recipe != recipe || resumed_list != o.list))
     history += (history.empty() ? "" : "; ") + std::string("until patch ") + std::to_string(step) + ": " +
@@ -258,6 +327,7 @@ int train(const Options& o) {
                       {"averaged_patches", std::to_string(average.count)},
                       {"training_list", o.list},
                       {"recipe", recipe}};
+    if (!o.k_mix.empty()) model.metadata["k_mix"] = kMixText(o);
     if (!history.empty()) model.metadata["history"] = history;
     pcl_dise::saveModel(model, path);
   };
@@ -285,7 +355,7 @@ int train(const Options& o) {
     std::shuffle(order.begin(), order.end(), epoch_rng);
     std::mt19937_64 rng(o.seed * 104729 + step);
     const TrainingCloud& cloud = clouds[order[step % steps_per_epoch]];
-    const pcl_dise::TrainingPatch patch = makePatch(cloud, o.patch, o.k, rng);
+    const pcl_dise::TrainingPatch patch = makePatch(cloud, o.patch, patchK(o, step), rng);
     std::vector<double> losses;
     try {
       losses = engine->trainPatch(patch, o.iterations, learningRate(o, step), o.dropout, o.seed * 1000003 + step);
@@ -351,6 +421,10 @@ int main(int argc, char** argv) {
   app.add_option("list", o.list, "list file naming the training clouds")->required()->check(CLI::ExistingFile);
   app.add_option("--out", o.out, "output model")->capture_default_str();
   app.add_option("--k", o.k, "neighbours per point (+ the point itself)")->capture_default_str();
+  app.add_option("--k-mix", o.k_mix,
+                 "draw each patch's k from these, e.g. 32,64,64,128 (repeats weigh a value); --k still names the "
+                 "k the model is for (its metadata)")
+      ->delimiter(',');
   app.add_option("--iterations", o.iterations, "L during training")->capture_default_str();
   app.add_option("--epochs", o.epochs, "passes over the clouds")->capture_default_str();
   app.add_option("--patch", o.patch, "points per training patch")->capture_default_str();
@@ -379,6 +453,9 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--log", o.log, "CSV log of every loss")->capture_default_str();
   app.add_flag("--resume", o.resume, "continue from the checkpoint folder");
+  app.add_flag("--fresh-noise", o.fresh_noise,
+               "train a listed NAME_noise_white_<level> cloud as NAME (which must exist) with new noise of that "
+               "level for each patch, instead of the one noisy sample on disk");
   CLI11_PARSE(app, argc, argv);
   std::signal(SIGINT, requestStop);
   std::signal(SIGTERM, requestStop);

@@ -37,6 +37,25 @@ bool Mesh::addTriangle(int a, int b, int c, int solid) {
   return true;
 }
 
+double noiseDeviation(double level, double largest_side) { return level / (4.2 * std::sqrt(3.0)) * largest_side; }
+
+double noiseLevelOfName(const std::string& name, std::string& clean) {
+  const std::string marker = "_noise_white_";
+  const std::size_t at = name.rfind(marker);
+  if (at == std::string::npos) return 0;
+  const std::string level_text = name.substr(at + marker.size());
+  std::size_t used = 0;
+  double level = 0;
+  try {
+    level = std::stod(level_text, &used);
+  } catch (const std::exception&) {
+    return 0;
+  }
+  if (used != level_text.size() || !(level > 0) || !std::isfinite(level)) return 0;
+  clean = name.substr(0, at);
+  return level;
+}
+
 Cloud sample(const Mesh& mesh, std::size_t count, Density density, double noise_level, std::uint64_t seed) {
   std::array<double, 3> lo = mesh.vertices[0], hi = mesh.vertices[0];
   for (const auto& v : mesh.vertices)
@@ -68,7 +87,7 @@ Cloud sample(const Mesh& mesh, std::size_t count, Density density, double noise_
   std::mt19937_64 rng(seed);
   std::discrete_distribution<std::size_t> pick(weight.begin(), weight.end());
   std::uniform_real_distribution<double> uniform(0.0, 1.0);
-  std::normal_distribution<double> gauss(0.0, noise_level / (4.2 * std::sqrt(3.0)) * largest_side);
+  std::normal_distribution<double> gauss(0.0, noiseDeviation(noise_level, largest_side));
   // A point of solid `own` that lies strictly inside another solid is inside the union.
   auto insideOtherSolid = [&](const double* q, int own) {
     constexpr double kTolerance = 1e-9;

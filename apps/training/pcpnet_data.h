@@ -34,8 +34,16 @@ struct Cloud {
   std::vector<std::array<float, 3>> points, normals;  // N x 3 each
 };
 
+/** The standard deviation (per coordinate) of PCPNet's white noise of `level` on a shape whose
+ *  bounding box's largest side is `largest_side`: level / (4.2 sqrt 3) x largest_side. */
+double noiseDeviation(double level, double largest_side);
+
+/** A noisy cloud's name, NAME_noise_white_<level> (as dise_make_dataset names them): sets `clean`
+ *  to NAME and returns the level; 0 (clean untouched) for any other name. */
+double noiseLevelOfName(const std::string& name, std::string& clean);
+
 /** Area-weighted samples (face normal as ground truth), density variant by face centroid,
- *  Gaussian noise of std level / (4.2 sqrt 3) x the bounding box's largest side. */
+ *  Gaussian noise of noiseDeviation(noise_level, the bounding box's largest side). */
 Cloud sample(const Mesh& mesh, std::size_t count, Density density, double noise_level, std::uint64_t seed);
 
 /** `count` distinct indices in [0, n), ascending (PCPNet's .pidx). */

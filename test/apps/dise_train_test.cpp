@@ -99,6 +99,25 @@ TEST_F(DiseTrain, ResumingWithAnotherKFineTunesForIt) {
   EXPECT_NE(tuned.metadata.at("history").find(", k = 12,"), std::string::npos) << tuned.metadata.at("history");
 }
 
+TEST_F(DiseTrain, KMixDrawsEachPatchsKAndKeepsTheRest) {
+  // --k-mix with one value is the run without it (its draw leaves the patch centres and dropout
+  // masks as they were); with two values some patches train at the other k. The metadata says so.
+  const std::string plain = train("gplain", "--epochs 1");
+  const std::string single = train("hsingle", "--epochs 1 --k-mix 12");
+  EXPECT_EQ(readFile(plain + ".csv"), readFile(single + ".csv"));
+  const std::string mixed = train("imixed", "--epochs 1 --k-mix 6,12");
+  EXPECT_NE(readFile(plain + ".csv"), readFile(mixed + ".csv"));
+  const auto model = pcl_dise::loadModel(mixed + ".safetensors");
+  EXPECT_EQ(model.metadata.at("k_train"), "12");
+  EXPECT_EQ(model.metadata.at("k_mix"), "6,12");
+  EXPECT_NE(model.metadata.at("recipe").find("k = 12 (each patch one of 6,12)"), std::string::npos)
+      << model.metadata.at("recipe");
+  std::string output;
+  EXPECT_NE(run(binaryDir() + "/apps/dise_train " + *dir_ + "/data/train_all.txt --patch 100 --k-mix 12,200", &output),
+            0);
+  EXPECT_NE(output.find("a patch of at least k+1 points"), std::string::npos) << output;
+}
+
 TEST_F(DiseTrain, DecayAndAverageResumeExactly) {
   // Six clouds, one patch each per epoch: decay and averaging both span the resume at patch 6.
   const std::string schedule = "--lr-final 1e-4 --decay-start 2 --decay-end 9 --average-from 3 ";
