@@ -118,6 +118,40 @@ TEST_F(DiseTrain, KMixDrawsEachPatchsKAndKeepsTheRest) {
   EXPECT_NE(output.find("a patch of at least k+1 points"), std::string::npos) << output;
 }
 
+TEST_F(DiseTrain, FreshNoiseRedrawsOnlyTheNoisyClouds) {
+  // A clean list trains the same with and without --fresh-noise; on a noisy list the patches get
+  // new noise, drawn per seed and patch, and a noisy cloud without its clean cloud is skipped.
+  auto trainOn = [&](const std::string& list, const std::string& name, const std::string& extra) {
+    const std::string out = *dir_ + "/" + name;
+    std::string output;
+    EXPECT_EQ(run(binaryDir() + "/apps/dise_train " + *dir_ + "/data/" + list + " --k 12 --iterations 2 " +
+                      "--patch 200 --patches-per-cloud 2 --threads 1 --epochs 2 --out " + out + ".safetensors " +
+                      "--log " + out + ".csv --checkpoints " + *dir_ + "/ckpt_" + name + " " + extra,
+                  &output),
+              0)
+        << output;
+    return readFile(out + ".csv");
+  };
+  EXPECT_EQ(trainOn("train_no_noise.txt", "clean", ""), trainOn("train_no_noise.txt", "clean_fresh", "--fresh-noise"));
+  std::ofstream(*dir_ + "/data/noisy.txt") << "cube_noise_white_5.00e-02\ncube_noise_white_1.00e-01\n";
+  const std::string on_disk = trainOn("noisy.txt", "ondisk", ""), fresh = trainOn("noisy.txt", "fresh", "--fresh-noise");
+  EXPECT_NE(on_disk, fresh);
+  EXPECT_EQ(fresh, trainOn("noisy.txt", "fresh_again", "--fresh-noise"));
+  const auto model = pcl_dise::loadModel(*dir_ + "/fresh.safetensors");
+  EXPECT_NE(model.metadata.at("recipe").find("new noise for every noisy patch"), std::string::npos);
+
+  std::ofstream(*dir_ + "/data/orphan_noise_white_1.00e-02.xyz") << "0 0 0\n1 0 0\n0 1 0\n";
+  std::ofstream(*dir_ + "/data/orphan_noise_white_1.00e-02.normals") << "0 0 1\n0 0 1\n0 0 1\n";
+  std::ofstream(*dir_ + "/data/noisy.txt", std::ios::app) << "orphan_noise_white_1.00e-02\n";
+  std::string output;
+  run(binaryDir() + "/apps/dise_train " + *dir_ + "/data/noisy.txt --k 12 --iterations 2 --patch 200 " +
+          "--threads 1 --epochs 1 --fresh-noise --out " + *dir_ + "/orphan.safetensors --log " + *dir_ +
+          "/orphan.csv --checkpoints " + *dir_ + "/ckpt_orphan",
+      &output);
+  EXPECT_NE(output.find("skipping"), std::string::npos) << output;
+  EXPECT_NE(output.find("data/orphan"), std::string::npos) << output;
+}
+
 TEST_F(DiseTrain, DecayAndAverageResumeExactly) {
   // Six clouds, one patch each per epoch: decay and averaging both span the resume at patch 6.
   const std::string schedule = "--lr-final 1e-4 --decay-start 2 --decay-end 9 --average-from 3 ";

@@ -42,7 +42,21 @@ TEST(PcpnetData, NoiseHasTheProtocolsStd) {
     for (const auto& p : c.points) sum2 += double(p[2]) * p[2];
     const double expected = level / (4.2 * std::sqrt(3.0)) * 2.0;  // the bounding box (vertex 4 too) has side 2
     EXPECT_NEAR(std::sqrt(sum2 / c.points.size()), expected, 0.03 * expected);
+    EXPECT_DOUBLE_EQ(noiseDeviation(level, 2.0), expected);  // what dise_train --fresh-noise draws
   }
+}
+
+TEST(PcpnetData, NoisyNamesGiveTheirLevelAndCleanName) {
+  std::string clean = "untouched";
+  EXPECT_DOUBLE_EQ(noiseLevelOfName("/d/fandisk_noise_white_5.00e-02", clean), 5e-2);
+  EXPECT_EQ(clean, "/d/fandisk");
+  EXPECT_DOUBLE_EQ(noiseLevelOfName("a_noise_white_x_noise_white_1.00e-01", clean), 1e-1);
+  EXPECT_EQ(clean, "a_noise_white_x");
+  clean = "untouched";
+  for (const char* name : {"/d/fandisk", "/d/fandisk_ddist_minmax", "a_noise_white_", "a_noise_white_1e-2x",
+                           "a_noise_white_0", "a_noise_white_-1e-2", "a_noise_white_nan"})
+    EXPECT_EQ(noiseLevelOfName(name, clean), 0.0) << name;
+  EXPECT_EQ(clean, "untouched");
 }
 
 TEST(PcpnetData, DensityVariants) {
