@@ -105,8 +105,7 @@ void drawSource(const TrainingCloud& c, std::mt19937_64& rng, PatchSource& sourc
   for (float& v : source.noisy_points) v = static_cast<float>(v + gauss(rng));
   const std::size_t n = c.points.size() / 3;
   const float* noisy = source.noisy_points.data();
-  source.noisy_search =
-      std::make_unique<pcl_dise::GridSearch>(pcl_dise::GridSearch::forNearest(noisy, n, 17));
+  source.noisy_search = std::make_unique<pcl_dise::GridSearch>(pcl_dise::GridSearch::forNearest(noisy, n, 17));
   source.edge_scale = pcl_dise::edgeScale(noisy, source.noisy_search->nearest(noisy, n, 17));
   source.points = &source.noisy_points;
   source.search = source.noisy_search.get();
@@ -310,10 +309,9 @@ int train(const Options& o) {
                              std::to_string(o.decay_start) + ".." + std::to_string(o.decay_end)
                        : std::string()) +
       (o.average_from >= 0 ? ", weights averaged from patch " + std::to_string(o.average_from) : std::string()) +
-      ", dropout " + std::to_string(o.dropout) + ", k = " + kText(o) +
-      ", L = " + std::to_string(o.iterations) + " with a loss and step after every iteration" +
-      (o.fresh_noise ? ", new noise for every noisy patch" : "") + ", seed " +
-      std::to_string(o.seed);
+      ", dropout " + std::to_string(o.dropout) + ", k = " + kText(o) + ", L = " + std::to_string(o.iterations) +
+      " with a loss and step after every iteration" + (o.fresh_noise ? ", new noise for every noisy patch" : "") +
+      ", seed " + std::to_string(o.seed);
   if (!resumed_recipe.empty() && (resumed_recipe != recipe || resumed_list != o.list))
     history += (history.empty() ? "" : "; ") + std::string("until patch ") + std::to_string(step) + ": " +
                resumed_recipe + (resumed_list.empty() ? std::string() : ", on " + resumed_list);

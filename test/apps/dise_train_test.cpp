@@ -134,7 +134,8 @@ TEST_F(DiseTrain, FreshNoiseRedrawsOnlyTheNoisyClouds) {
   };
   EXPECT_EQ(trainOn("train_no_noise.txt", "clean", ""), trainOn("train_no_noise.txt", "clean_fresh", "--fresh-noise"));
   std::ofstream(*dir_ + "/data/noisy.txt") << "cube_noise_white_5.00e-02\ncube_noise_white_1.00e-01\n";
-  const std::string on_disk = trainOn("noisy.txt", "ondisk", ""), fresh = trainOn("noisy.txt", "fresh", "--fresh-noise");
+  const std::string on_disk = trainOn("noisy.txt", "ondisk", ""),
+                    fresh = trainOn("noisy.txt", "fresh", "--fresh-noise");
   EXPECT_NE(on_disk, fresh);
   EXPECT_EQ(fresh, trainOn("noisy.txt", "fresh_again", "--fresh-noise"));
   const auto model = pcl_dise::loadModel(*dir_ + "/fresh.safetensors");
