@@ -26,7 +26,7 @@ constexpr double kMaxCellsPerPoint = 4.0;
 // to this many; std::sort beyond.
 constexpr std::size_t kRankSortLimit = 256;
 // The next query's first limit: the last k-th squared distance times this.
-constexpr float kHintGrowth = 1.3f;
+constexpr float kHintGrowth = 1.15f;
 
 bool finite3(const float* p) { return std::isfinite(p[0]) && std::isfinite(p[1]) && std::isfinite(p[2]); }
 
@@ -52,14 +52,25 @@ float keyDist2(std::uint64_t k) {
 #define PCL_DISE_VECTOR_CLONES
 #endif
 
-// The `wanted` smallest of keys[0, count) (distinct), in order, into out.
+// The `wanted` smallest of keys[0, count) (distinct, count <= kRankSortLimit), in order, into
+// out: each key's rank is the number of keys below it. The ranks of a block of kRankBlock keys
+// stay in registers while every key is compared with them (no sums across lanes); the last
+// block is padded with keys above every real one.
+constexpr std::size_t kRankBlock = 32;
 PCL_DISE_VECTOR_CLONES void rankSmallest(const std::uint64_t* keys, std::size_t count, std::size_t wanted,
                                          std::uint64_t* out) {
-  for (std::size_t i = 0; i < count; ++i) {
-    const std::uint64_t k = keys[i];
-    std::size_t rank = 0;
-    for (std::size_t j = 0; j < count; ++j) rank += keys[j] < k;
-    if (rank < wanted) out[rank] = k;
+  std::uint64_t padded[kRankSortLimit + kRankBlock];
+  std::copy(keys, keys + count, padded);
+  std::fill(padded + count, padded + count + kRankBlock, ~std::uint64_t{0});
+  for (std::size_t first = 0; first < count; first += kRankBlock) {
+    const std::uint64_t* block = padded + first;
+    std::uint64_t rank[kRankBlock] = {};
+    for (std::size_t j = 0; j < count; ++j) {
+      const std::uint64_t k = keys[j];
+      for (std::size_t t = 0; t < kRankBlock; ++t) rank[t] += k < block[t];
+    }
+    for (std::size_t t = 0; t < kRankBlock && first + t < count; ++t)
+      if (rank[t] < wanted) out[rank[t]] = block[t];
   }
 }
 
