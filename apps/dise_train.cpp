@@ -87,28 +87,22 @@ TrainingCloud loadCloud(const std::string& base, bool fresh_noise) {
   return c;
 }
 
-// The cloud a patch is cut from: `c` itself, or with --fresh-noise a new noisy copy of it (new
-// noise, its own edge scale and search), as dise_make_dataset would have sampled it.
-struct PatchSource {
-  const std::vector<float>* points;
-  const pcl_dise::GridSearch* search;
+// A new noisy copy of a --fresh-noise cloud, as dise_make_dataset would have sampled it: new
+// noise of its deviation, and its own search and edge scale.
+struct NoisyCopy {
+  std::vector<float> points;
+  std::unique_ptr<pcl_dise::GridSearch> search;
   float edge_scale;
-  std::vector<float> noisy_points;
-  std::unique_ptr<pcl_dise::GridSearch> noisy_search;
 };
 
-void drawSource(const TrainingCloud& c, std::mt19937_64& rng, PatchSource& source) {
-  source = {&c.points, c.search.get(), c.edge_scale, {}, nullptr};
-  if (c.noise_deviation <= 0) return;
+NoisyCopy noisyCopy(const TrainingCloud& c, std::mt19937_64& rng) {
   std::normal_distribution<double> gauss(0.0, c.noise_deviation);
-  source.noisy_points = c.points;
-  for (float& v : source.noisy_points) v = static_cast<float>(v + gauss(rng));
+  NoisyCopy copy{c.points, nullptr, 0.f};
+  for (float& v : copy.points) v = static_cast<float>(v + gauss(rng));
   const std::size_t n = c.points.size() / 3;
-  const float* noisy = source.noisy_points.data();
-  source.noisy_search = std::make_unique<pcl_dise::GridSearch>(pcl_dise::GridSearch::forNearest(noisy, n, 17));
-  source.edge_scale = pcl_dise::edgeScale(noisy, source.noisy_search->nearest(noisy, n, 17));
-  source.points = &source.noisy_points;
-  source.search = source.noisy_search.get();
+  copy.search = std::make_unique<pcl_dise::GridSearch>(pcl_dise::GridSearch::forNearest(copy.points.data(), n, 17));
+  copy.edge_scale = pcl_dise::edgeScale(copy.points.data(), copy.search->nearest(copy.points.data(), n, 17));
+  return copy;
 }
 
 // A patch: the `size` points nearest to a random centre, their k-NN graph within the patch, and
@@ -116,19 +110,19 @@ void drawSource(const TrainingCloud& c, std::mt19937_64& rng, PatchSource& sourc
 pcl_dise::TrainingPatch makePatch(const TrainingCloud& c, int size, int k, std::mt19937_64& rng) {
   const std::size_t n = c.points.size() / 3;
   const std::size_t centre = std::uniform_int_distribution<std::size_t>(0, n - 1)(rng);
-  PatchSource source;
-  drawSource(c, rng, source);
-  const std::vector<float>& points = *source.points;
+  std::optional<NoisyCopy> noisy;
+  if (c.noise_deviation > 0) noisy = noisyCopy(c, rng);
+  const std::vector<float>& points = noisy ? noisy->points : c.points;
   std::vector<std::int32_t> ids;
   std::vector<float> dist2;
-  source.search->nearest(&points[3 * centre], std::min<std::size_t>(size, n), ids, dist2);
+  (noisy ? *noisy->search : *c.search).nearest(&points[3 * centre], std::min<std::size_t>(size, n), ids, dist2);
   pcl_dise::TrainingPatch p;
   for (auto i : ids) {
     p.points.insert(p.points.end(), &points[3 * i], &points[3 * i] + 3);
     p.targets.insert(p.targets.end(), &c.normals[3 * i], &c.normals[3 * i] + 3);
   }
   p.graph = pcl_dise::nearestNeighborGraph(p.points.data(), ids.size(), k + 1);
-  p.edge_scale = source.edge_scale;
+  p.edge_scale = noisy ? noisy->edge_scale : c.edge_scale;
   p.loss_points = ids.size() / 2;
   return p;
 }
