@@ -55,7 +55,7 @@ float keyDist2(std::uint64_t k) {
 // The `wanted` smallest of keys[0, count) (distinct, count <= kRankSortLimit), in order, into
 // out: each key's rank is the number of keys below it. The ranks of a block of kRankBlock keys
 // stay in registers while every key is compared with them (no sums across lanes); the last
-// block is padded with keys above every real one.
+// block is padded to fill its registers, and the padding's ranks are not used.
 constexpr std::size_t kRankBlock = 32;
 PCL_DISE_VECTOR_CLONES void rankSmallest(const std::uint64_t* keys, std::size_t count, std::size_t wanted,
                                          std::uint64_t* out) {
