@@ -13,6 +13,17 @@ three_density_list() {
   for dir in "$ds" "${ds}_15000" "${ds}_40000"; do sed "s|^|$dir/|" "$dir/trainingset_p.txt"; done
 }
 
+# Run R's list (the three densities, the 15,000-point medium- and high-noise clouds three times),
+# made once into $ds/trainingset_r.txt; prints its path. Runs R and T train on it.
+r_list() {
+  local list="$ds/trainingset_r.txt"
+  if [ ! -f "$list" ]; then
+    three_density_list > "$list"
+    for again in 1 2; do noisy_lines "${ds}_15000"; done >> "$list"
+  fi
+  echo "$list"
+}
+
 # The medium- and high-noise lines of run P's list in folder $1, as absolute paths.
 noisy_lines() {
   grep -E '_noise_white_(5.00e-02|1.00e-01)$' "$1/trainingset_p.txt" | sed "s|^|$1/|"

@@ -9,9 +9,5 @@ set -euo pipefail
 root="$(cd "$(dirname "$0")/../../../.." && pwd)"
 source "$root/data/models/runs/lib.sh"
 make_three_densities
-list="$ds/trainingset_r.txt"
-if [ ! -f "$list" ]; then
-  three_density_list > "$list"
-  for again in 1 2; do noisy_lines "${ds}_15000"; done >> "$list"
-fi
+list="$(r_list)"
 warm_restart T R "$list" 7 38000 44000 1000 --fresh-noise "$@"
