@@ -14,7 +14,11 @@ namespace pcl_dise {
 namespace {
 
 constexpr std::size_t kEdgeScaleNeighbors = 17;  // edge_scale.h: 16 nearest plus the point itself
-constexpr double kHaloGrowth = 1.5;
+// A halo too shallow grows at least this much; a measured margin gets this much slack.
+constexpr double kLeastHaloGrowth = 1.2;
+constexpr double kMarginSlack = 1.05;
+// Tiles whose typical reaches differ by less than this factor share what their halos needed.
+constexpr double kLikeSpacing = 1.25;
 constexpr std::size_t kRadiusSamples = 256;
 // A part of a tile is halved while its halo outgrows the budget, down to parts of this many points.
 constexpr std::size_t kSmallestPart = 64;
@@ -34,9 +38,19 @@ struct NeighborhoodRule {
   }
 };
 
-// Where a loaded point's neighbourhood is surely the whole cloud's: the ball that holds it (out
-// to the last neighbour; the whole radius for radius search) lies inside the loaded region, faces
-// beyond the cloud's own bounds aside (no points there).
+// The squared distance a loaded point's neighbourhood reaches: to its last neighbour, or the
+// whole radius for radius search.
+double reach2(const TileLoad& load, const Neighborhoods& graph, const NeighborhoodRule& rule, std::size_t i) {
+  if (rule.radius > 0 || graph.size(i) == 0) return double(rule.radius) * rule.radius;
+  const float* p = load.positions.data() + 3 * i;
+  const float* q = load.positions.data() + 3 * std::size_t(graph.begin(i)[graph.size(i) - 1]);
+  double sum = 0;
+  for (int a = 0; a < 3; ++a) sum += (double(q[a]) - p[a]) * (double(q[a]) - p[a]);
+  return sum;
+}
+
+// Where a loaded point's neighbourhood is surely the whole cloud's: the ball that holds it lies
+// inside the loaded region, faces beyond the cloud's own bounds aside (no points there).
 std::vector<std::uint8_t> completeNeighborhoods(const TileLoad& load, const Neighborhoods& graph,
                                                 const NeighborhoodRule& rule, const Box& bounds) {
   std::vector<std::uint8_t> complete(load.global.size());
@@ -47,66 +61,74 @@ std::vector<std::uint8_t> completeNeighborhoods(const TileLoad& load, const Neig
       if (load.region.lo[a] > bounds.lo[a]) room = std::min(room, p[a] - load.region.lo[a]);
       if (load.region.hi[a] < bounds.hi[a]) room = std::min(room, load.region.hi[a] - p[a]);
     }
-    double reach2 = double(rule.radius) * rule.radius;
-    if (rule.radius <= 0 && graph.size(i) > 0) {
-      const float* q = load.positions.data() + 3 * std::size_t(graph.begin(i)[graph.size(i) - 1]);
-      reach2 = 0;
-      for (int a = 0; a < 3; ++a) reach2 += (double(q[a]) - p[a]) * (double(q[a]) - p[a]);
-    }
-    complete[i] = room > 0 && room * room > reach2 * (1 + kRoundingAllowance) + 1e-30;
+    complete[i] = room > 0 && room * room > reach2(load, graph, rule, i) * (1 + kRoundingAllowance) + 1e-30;
   }
   return complete;
 }
 
-// Whether every point within `hops` neighbourhood hops of the tile's own points has a complete
-// neighbourhood: then the tile's own results are the whole cloud's.
-bool provesTile(const TileLoad& load, const Neighborhoods& graph, const std::vector<std::uint8_t>& complete, int hops) {
+// Calls visit(i, hop) for every loaded point within `hops` neighbourhood hops of the tile's own
+// points, hop by hop, until visit returns false; returns whether every call returned true.
+template <typename Visit>
+bool visitWithinHops(const TileLoad& load, const Neighborhoods& graph, int hops, Visit visit) {
   std::vector<std::uint8_t> seen(load.global.size(), 0);
   std::vector<std::int32_t> frontier = load.core, next;
   for (std::int32_t i : frontier) seen[i] = 1;
-  for (int hop = 0;; ++hop) {
-    for (std::int32_t i : frontier)
-      if (!complete[i]) return false;
-    if (hop == hops) return true;
+  for (int hop = 0; hop <= hops && !frontier.empty(); ++hop) {
     next.clear();
-    for (std::int32_t i : frontier)
+    for (std::int32_t i : frontier) {
+      if (!visit(i, hop)) return false;
+      if (hop == hops) continue;
       for (const std::int32_t* j = graph.begin(i); j != graph.begin(i) + graph.size(i); ++j)
         if (!seen[*j]) {
           seen[*j] = 1;
           next.push_back(*j);
         }
+    }
     frontier.swap(next);
   }
+  return true;
+}
+
+// Whether every point within `hops` hops of the tile's own points has a complete neighbourhood:
+// then the tile's own results are the whole cloud's.
+bool provesTile(const TileLoad& load, const Neighborhoods& graph, const std::vector<std::uint8_t>& complete, int hops) {
+  return visitWithinHops(load, graph, hops, [&](std::int32_t i, int) { return complete[i] != 0; });
 }
 
 // Per loaded point, the last iteration the tile's own points read from it: L - hops for points
 // within L hops, 0 (iteration 0, their PCA normal) beyond.
 std::vector<std::uint8_t> lastIterations(const TileLoad& load, const Neighborhoods& graph, int iterations) {
   std::vector<std::uint8_t> last(load.global.size(), 0);
-  std::vector<std::uint8_t> seen(load.global.size(), 0);
-  std::vector<std::int32_t> frontier = load.core, next;
-  for (std::int32_t i : frontier) seen[i] = 1;
-  for (int hop = 0; hop < iterations && !frontier.empty(); ++hop) {
-    next.clear();
-    for (std::int32_t i : frontier) {
-      last[i] = static_cast<std::uint8_t>(iterations - hop);
-      for (const std::int32_t* j = graph.begin(i); j != graph.begin(i) + graph.size(i); ++j)
-        if (!seen[*j]) {
-          seen[*j] = 1;
-          next.push_back(*j);
-        }
-    }
-    frontier.swap(next);
-  }
+  visitWithinHops(load, graph, iterations, [&](std::int32_t i, int hop) {
+    last[i] = static_cast<std::uint8_t>(iterations - hop);
+    return true;
+  });
   return last;
 }
 
-// A first margin: hops + 1 neighbourhood reaches (the radius, or the distance to the k-th
-// neighbour that 95% of kRadiusSamples of the tile's own points stay within). A margin too small
-// costs a second load and graph; the median reach, used before, needed that for most tiles (1M
-// points in 7 tiles: 14 regrowths in 14 proofs, 25.4 s; with the 95th percentile 7 and 21.4 s).
-double firstMargin(const TileLoad& own, const NeighborhoodRule& rule, int hops) {
-  if (rule.radius > 0) return (hops + 1) * double(rule.radius);
+// The margin around `box` that the neighbourhoods of the points within `hops` hops of the tile's
+// own points need: the largest, over those points and the box's faces inside the cloud's bounds,
+// of the point's reach plus how far it lies beyond the face. Exact on a load that proves the
+// part; on one that does not, an estimate (its neighbourhoods are the load's, not the cloud's).
+double reachedMargin(const TileLoad& load, const Neighborhoods& graph, const NeighborhoodRule& rule, const Box& box,
+                     const Box& bounds, int hops) {
+  double margin = 0;
+  visitWithinHops(load, graph, hops, [&](std::int32_t i, int) {
+    const float* p = load.positions.data() + 3 * std::size_t(i);
+    const double reach = std::sqrt(reach2(load, graph, rule, std::size_t(i)));
+    for (int a = 0; a < 3; ++a) {
+      if (box.lo[a] > bounds.lo[a]) margin = std::max(margin, reach + (box.lo[a] - p[a]));
+      if (box.hi[a] < bounds.hi[a]) margin = std::max(margin, reach + (p[a] - box.hi[a]));
+    }
+    return true;
+  });
+  return margin;
+}
+
+// The typical reach of a tile's neighbourhoods: the radius, or the distance to the k-th neighbour
+// that 95% of kRadiusSamples of the tile's own points stay within.
+double typicalReach(const TileLoad& own, const NeighborhoodRule& rule) {
+  if (rule.radius > 0) return rule.radius;
   std::vector<float> positions;
   for (std::int32_t i : own.core)
     positions.insert(positions.end(), own.positions.begin() + 3 * i, own.positions.begin() + 3 * i + 3);
@@ -122,43 +144,72 @@ double firstMargin(const TileLoad& own, const NeighborhoodRule& rule, int hops) 
   }
   if (reach.empty()) return 0;
   std::sort(reach.begin(), reach.end());
-  return (hops + 1) * reach[reach.size() * 19 / 20];
+  return reach[reach.size() * 19 / 20];
 }
 
+// What the proven halos of a pass needed, in typical reaches of their tiles. A tile's first halo
+// is the most that tiles of like spacing (typical reaches within kLikeSpacing of each other)
+// needed, and at least hops + 1 reaches. Tiles of unlike spacing do not share: a dense blob's halo
+// reaches into the sparse plate beside it and needs many of the blob's own reaches.
+class HaloDepths {
+ public:
+  explicit HaloDepths(int hops) : least_(hops + 1) {}
+  double firstMargin(double typical) const {
+    double reaches = least_;
+    for (const Seen& seen : seen_)
+      if (seen.typical <= typical * kLikeSpacing && typical <= seen.typical * kLikeSpacing)
+        reaches = std::max(reaches, seen.reaches);
+    return reaches * typical;
+  }
+  void learn(double typical, double needed) {
+    if (typical > 0 && needed > 0) seen_.push_back({typical, kMarginSlack * needed / typical});
+  }
+
+ private:
+  struct Seen {
+    double typical, reaches;
+  };
+  double least_;
+  std::vector<Seen> seen_;
+};
+
 // The part with a halo that grows until it proves the part: true, with the load and its graph;
-// false where the load would hold more than options.max_load points first.
+// false where the load would hold more than options.max_load points first. A halo too shallow
+// grows to what its own neighbourhoods say it needs, and at least by kLeastHaloGrowth.
 bool provenLoad(const TiledCloud& cloud, const TilePart& part, double margin, const NeighborhoodRule& rule, int hops,
                 const TiledForwardOptions& options, TileLoad& load, Neighborhoods& graph, TiledForwardReport& report) {
+  const Box& bounds = cloud.tiles().bounds();
   for (;;) {
     load = cloud.load(part, part.box.grown(margin));
     if (options.max_load > 0 && load.global.size() > options.max_load) return false;
     graph = rule.graph(load.positions.data(), load.global.size(), options.threads);
     const bool whole_cloud = load.global.size() == cloud.size();
-    if (whole_cloud ||
-        provesTile(load, graph, completeNeighborhoods(load, graph, rule, cloud.tiles().bounds()), hops)) {
+    if (whole_cloud || provesTile(load, graph, completeNeighborhoods(load, graph, rule, bounds), hops)) {
       report.largest_load = std::max(report.largest_load, load.global.size());
       return true;
     }
     ++report.halo_growths;
-    margin = margin > 0 ? margin * kHaloGrowth : 1e-6;
+    margin =
+        std::max(margin * kLeastHaloGrowth, kMarginSlack * reachedMargin(load, graph, rule, part.box, bounds, hops));
+    if (!(margin > 0)) margin = 1e-6;
   }
 }
 
 // Calls work(load, graph) for the tile loaded with a proving halo `hops` deep; where that load
 // would outgrow options.max_load, for each half of the tile instead, halving again as needed.
-// Returns whether the tile holds points.
+// `depths` carries what earlier tiles' halos needed. Returns whether the tile holds points.
 template <typename Work>
 bool forEachProvenPart(const TiledCloud& cloud, std::size_t tile, const NeighborhoodRule& rule, int hops,
-                       const TiledForwardOptions& options, Neighborhoods& graph, TiledForwardReport& report,
-                       Work work) {
+                       const TiledForwardOptions& options, HaloDepths& depths, Neighborhoods& graph,
+                       TiledForwardReport& report, Work work) {
   TilePart whole;
   whole.tile = tile;
   whole.box = cloud.tiles().tileBox(tile);
   const TileLoad own = cloud.load(whole, whole.box);
   if (own.core.empty()) return false;
-  // The first margin comes from the whole tile's spacing, for its parts too (a small part alone
-  // would make its neighbourhoods look wide).
-  const double margin = firstMargin(own, rule, hops);
+  // From the whole tile's spacing, for its parts too (a small part alone would make its
+  // neighbourhoods look wide).
+  const double typical = typicalReach(own, rule);
   std::vector<TilePart> pending{whole};
   TileLoad load;
   while (!pending.empty()) {
@@ -167,7 +218,8 @@ bool forEachProvenPart(const TiledCloud& cloud, std::size_t tile, const Neighbor
     std::size_t points = 0;
     for (std::int32_t i : own.core) points += part.holds(own.positions.data() + 3 * std::size_t(i));
     if (points == 0) continue;
-    if (provenLoad(cloud, part, margin, rule, hops, options, load, graph, report)) {
+    if (provenLoad(cloud, part, depths.firstMargin(typical), rule, hops, options, load, graph, report)) {
+      depths.learn(typical, reachedMargin(load, graph, rule, part.box, cloud.tiles().bounds(), hops));
       work(load, graph);
       continue;
     }
@@ -203,9 +255,10 @@ TiledForwardReport runTiledForward(const Model& model, const TiledCloud& cloud, 
   // First pass: the edge scale's per-point terms, each tile's own points with their 16 nearest.
   const NeighborhoodRule scale_rule{std::min(kEdgeScaleNeighbors, n), 0.f, 0};
   ExactSum terms;
+  HaloDepths scale_depths(0);
   for (std::size_t tile = 0; tile < cloud.tiles().size(); ++tile) {
     if (!ours(tile)) continue;
-    report.tiles += forEachProvenPart(cloud, tile, scale_rule, 0, options, graph, report,
+    report.tiles += forEachProvenPart(cloud, tile, scale_rule, 0, options, scale_depths, graph, report,
                                       [&](const TileLoad& load, const Neighborhoods& g) {
                                         for (std::int32_t i : load.core)
                                           terms.add(edgeScaleTerm(load.positions.data(), g, std::size_t(i)));
@@ -214,14 +267,18 @@ TiledForwardReport runTiledForward(const Model& model, const TiledCloud& cloud, 
   if (options.parts > 1) options.share_terms(terms);
   report.edge_scale = edgeScaleFromSum(terms, n * scale_rule.neighbors);
 
-  // Second pass: each tile's forward pass, its halo L + 1 hops deep.
+  // Second pass: each tile's forward pass. Iteration L - h at a point h hops out reads iteration
+  // L - h - 1 at its neighbours, down to the PCA of the points L hops out: the neighbourhoods of
+  // the points within L hops must be the whole cloud's (their neighbours, L + 1 hops out, only
+  // need to be loaded).
   const NeighborhoodRule rule{std::min(options.neighbors, n), options.radius, options.max_neighbors};
   ForwardOptions forward;
   forward.iterations = options.iterations;
   forward.threads = options.threads;
+  HaloDepths depths(options.iterations);
   for (std::size_t tile = 0; tile < cloud.tiles().size(); ++tile) {
     if (!ours(tile)) continue;
-    forEachProvenPart(cloud, tile, rule, options.iterations + 1, options, graph, report,
+    forEachProvenPart(cloud, tile, rule, options.iterations, options, depths, graph, report,
                       [&](const TileLoad& load, const Neighborhoods& g) {
                         ForwardInput input;
                         input.points = load.positions.data();

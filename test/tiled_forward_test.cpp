@@ -96,6 +96,29 @@ TEST(TiledForward, GivesTheWholeCloudsNormalsBitForBit) {
     }
 }
 
+// A halo learns its depth from the tiles before it: on a surface of even density only the first
+// tile of each pass (the edge scale's, the forward pass's) should have to grow its halo.
+TEST(TiledForward, HalosLearnTheirDepthFromTheTilesBefore) {
+  std::mt19937 rng(8);
+  std::uniform_real_distribution<float> u(0.f, 4.f);
+  std::vector<float> points;
+  for (int i = 0; i < 24000; ++i) {
+    const float x = u(rng), y = u(rng);
+    points.insert(points.end(), {x, y, 0.2f * std::sin(3.f * x) * std::cos(2.f * y)});
+  }
+  const std::size_t n = points.size() / 3;
+  const Model model = randomModel(9);
+  TiledForwardOptions tiled;
+  tiled.neighbors = 33;
+  tiled.iterations = 3;
+  tiled.tile_points = 3000;
+  std::vector<float> normals, curvature;
+  const TiledForwardReport report = runTiledForward(model, points.data(), n, tiled, normals, curvature);
+  EXPECT_GE(report.tiles, 8u);
+  EXPECT_LE(report.halo_growths, 2u);
+  EXPECT_TRUE(sameBits(normals, wholeCloudForward(model, points, tiled.neighbors, tiled.iterations).normals));
+}
+
 TEST(TiledForward, OneTileAndBadInput) {
   const std::vector<float> points = unevenCloud(500);
   std::vector<float> normals, curvature;

@@ -1,6 +1,7 @@
 #pragma once
 // The forward pass tile by tile, exactly: every tile loads its points plus a halo wide enough that
-// the neighbourhoods its points read, L + 1 hops out, are the whole cloud's, and runs the forward
+// the neighbourhoods of the points within L hops of its own are the whole cloud's (what L
+// iterations read: iteration L - h at h hops out, down to the PCA L hops out), and runs the forward
 // pass on that alone with the whole cloud's edge scale. The normals are the whole cloud's bit for
 // bit; memory follows the tile, not the cloud. The tiles come from a TiledCloud (tiled_cloud.h):
 // in memory, or on disk for clouds larger than memory (disk_tiled_cloud.h).
