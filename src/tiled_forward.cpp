@@ -89,12 +89,6 @@ bool visitWithinHops(const TileLoad& load, const Neighborhoods& graph, int hops,
   return true;
 }
 
-// Whether every point within `hops` hops of the tile's own points has a complete neighbourhood:
-// then the tile's own results are the whole cloud's.
-bool provesTile(const TileLoad& load, const Neighborhoods& graph, const std::vector<std::uint8_t>& complete, int hops) {
-  return visitWithinHops(load, graph, hops, [&](std::int32_t i, int) { return complete[i] != 0; });
-}
-
 // Per loaded point, the last iteration the tile's own points read from it: L - hops for points
 // within L hops, 0 (iteration 0, their PCA normal) beyond.
 std::vector<std::uint8_t> lastIterations(const TileLoad& load, const Neighborhoods& graph, int iterations) {
@@ -106,23 +100,32 @@ std::vector<std::uint8_t> lastIterations(const TileLoad& load, const Neighborhoo
   return last;
 }
 
-// The margin around `box` that the neighbourhoods of the points within `hops` hops of the tile's
-// own points need: the largest, over those points and the box's faces inside the cloud's bounds,
-// of the point's reach plus how far it lies beyond the face. Exact on a load that proves the
-// part; on one that does not, an estimate (its neighbourhoods are the load's, not the cloud's).
-double reachedMargin(const TileLoad& load, const Neighborhoods& graph, const NeighborhoodRule& rule, const Box& box,
-                     const Box& bounds, int hops) {
-  double margin = 0;
+// What one pass over the points within `hops` hops of the tile's own points tells of a load's halo.
+struct HaloCheck {
+  // Every such point has a complete neighbourhood: the tile's own results are the whole cloud's.
+  bool proves = true;
+  // The margin around the part's box their neighbourhoods need: the largest, over those points
+  // and the box's faces inside the cloud's bounds, of the point's reach plus how far it lies
+  // beyond the face. Exact on a load that proves the part; on one that does not, an estimate (its
+  // neighbourhoods are the load's, not the cloud's).
+  double needed = 0;
+};
+
+HaloCheck checkHalo(const TileLoad& load, const Neighborhoods& graph, const NeighborhoodRule& rule, const Box& box,
+                    const Box& bounds, int hops) {
+  const std::vector<std::uint8_t> complete = completeNeighborhoods(load, graph, rule, bounds);
+  HaloCheck check;
   visitWithinHops(load, graph, hops, [&](std::int32_t i, int) {
+    check.proves = check.proves && complete[i] != 0;
     const float* p = load.positions.data() + 3 * std::size_t(i);
     const double reach = std::sqrt(reach2(load, graph, rule, std::size_t(i)));
     for (int a = 0; a < 3; ++a) {
-      if (box.lo[a] > bounds.lo[a]) margin = std::max(margin, reach + (box.lo[a] - p[a]));
-      if (box.hi[a] < bounds.hi[a]) margin = std::max(margin, reach + (p[a] - box.hi[a]));
+      if (box.lo[a] > bounds.lo[a]) check.needed = std::max(check.needed, reach + (box.lo[a] - p[a]));
+      if (box.hi[a] < bounds.hi[a]) check.needed = std::max(check.needed, reach + (p[a] - box.hi[a]));
     }
     return true;
   });
-  return margin;
+  return check;
 }
 
 // The typical reach of a tile's neighbourhoods: the radius, or the distance to the k-th neighbour
@@ -173,24 +176,25 @@ class HaloDepths {
   std::vector<Seen> seen_;
 };
 
-// The part with a halo that grows until it proves the part: true, with the load and its graph;
-// false where the load would hold more than options.max_load points first. A halo too shallow
-// grows to what its own neighbourhoods say it needs, and at least by kLeastHaloGrowth.
+// The part with a halo that grows until it proves the part: true, with the load, its graph and
+// the margin its halo needed; false where the load would hold more than options.max_load points
+// first. A halo too shallow grows to what its own neighbourhoods say it needs, and at least by
+// kLeastHaloGrowth.
 bool provenLoad(const TiledCloud& cloud, const TilePart& part, double margin, const NeighborhoodRule& rule, int hops,
-                const TiledForwardOptions& options, TileLoad& load, Neighborhoods& graph, TiledForwardReport& report) {
-  const Box& bounds = cloud.tiles().bounds();
+                const TiledForwardOptions& options, TileLoad& load, Neighborhoods& graph, double& needed,
+                TiledForwardReport& report) {
   for (;;) {
     load = cloud.load(part, part.box.grown(margin));
     if (options.max_load > 0 && load.global.size() > options.max_load) return false;
     graph = rule.graph(load.positions.data(), load.global.size(), options.threads);
-    const bool whole_cloud = load.global.size() == cloud.size();
-    if (whole_cloud || provesTile(load, graph, completeNeighborhoods(load, graph, rule, bounds), hops)) {
+    const HaloCheck check = checkHalo(load, graph, rule, part.box, cloud.tiles().bounds(), hops);
+    needed = check.needed;
+    if (check.proves || load.global.size() == cloud.size()) {
       report.largest_load = std::max(report.largest_load, load.global.size());
       return true;
     }
     ++report.halo_growths;
-    margin =
-        std::max(margin * kLeastHaloGrowth, kMarginSlack * reachedMargin(load, graph, rule, part.box, bounds, hops));
+    margin = std::max(margin * kLeastHaloGrowth, kMarginSlack * check.needed);
     if (!(margin > 0)) margin = 1e-6;
   }
 }
@@ -212,14 +216,15 @@ bool forEachProvenPart(const TiledCloud& cloud, std::size_t tile, const Neighbor
   const double typical = typicalReach(own, rule);
   std::vector<TilePart> pending{whole};
   TileLoad load;
+  double needed = 0;
   while (!pending.empty()) {
     const TilePart part = pending.back();
     pending.pop_back();
     std::size_t points = 0;
     for (std::int32_t i : own.core) points += part.holds(own.positions.data() + 3 * std::size_t(i));
     if (points == 0) continue;
-    if (provenLoad(cloud, part, depths.firstMargin(typical), rule, hops, options, load, graph, report)) {
-      depths.learn(typical, reachedMargin(load, graph, rule, part.box, cloud.tiles().bounds(), hops));
+    if (provenLoad(cloud, part, depths.firstMargin(typical), rule, hops, options, load, graph, needed, report)) {
+      depths.learn(typical, needed);
       work(load, graph);
       continue;
     }

@@ -48,6 +48,18 @@ std::vector<float> unevenCloud(std::size_t n) {
   return p;
 }
 
+// A wavy sheet of n points over [0, side]^2 (points x 3), the same shape at every side.
+std::vector<float> wavySheet(std::size_t n, unsigned seed, float side) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> u(0.f, side);
+  std::vector<float> points;
+  for (std::size_t i = 0; i < n; ++i) {
+    const float x = u(rng), y = u(rng);
+    points.insert(points.end(), {x, y, 0.05f * side * std::sin(6.f * x / side) * std::cos(5.f * y / side)});
+  }
+  return points;
+}
+
 bool sameBits(const std::vector<float>& a, const std::vector<float>& b) {
   return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
 }
@@ -99,13 +111,7 @@ TEST(TiledForward, GivesTheWholeCloudsNormalsBitForBit) {
 // A halo learns its depth from the tiles before it: on a surface of even density only the first
 // tile of each pass (the edge scale's, the forward pass's) should have to grow its halo.
 TEST(TiledForward, HalosLearnTheirDepthFromTheTilesBefore) {
-  std::mt19937 rng(8);
-  std::uniform_real_distribution<float> u(0.f, 4.f);
-  std::vector<float> points;
-  for (int i = 0; i < 24000; ++i) {
-    const float x = u(rng), y = u(rng);
-    points.insert(points.end(), {x, y, 0.2f * std::sin(3.f * x) * std::cos(2.f * y)});
-  }
+  const std::vector<float> points = wavySheet(24000, 8, 4.f);
   const std::size_t n = points.size() / 3;
   const Model model = randomModel(9);
   TiledForwardOptions tiled;
@@ -224,13 +230,7 @@ TEST(TiledForward, TilesWhoseHaloOutgrowsTheBudgetRunInParts) {
   // A wavy sheet of 20,000 points in tiles of up to 5,000, but at most 5,000 loaded with a halo:
   // each tile runs in halves, each half proving its own halo, and the normals stay the whole
   // cloud's.
-  std::mt19937 rng(11);
-  std::uniform_real_distribution<float> u(0.f, 1.f);
-  std::vector<float> points;
-  for (int i = 0; i < 20000; ++i) {
-    const float x = u(rng), y = u(rng);
-    points.insert(points.end(), {x, y, 0.05f * std::sin(6.f * x) * std::cos(5.f * y)});
-  }
+  const std::vector<float> points = wavySheet(20000, 11, 1.f);
   const std::size_t n = points.size() / 3;
   const Model model = randomModel(6);
   const ForwardResult whole = wholeCloudForward(model, points, 17, 2);
