@@ -262,17 +262,29 @@ TEST(Forward, RejectsMalformedInput) {
 }
 
 TEST(Forward, TheCallersVisitOrderGivesTheSameNormals) {
-  // The feature passes the Morton order its searches used; any order gives the same result.
+  // The feature passes the Morton order its searches used; any order gives the same result, and
+  // every output comes back in point order (the native backend iterates in visit order).
   std::vector<float> points;
   for (int i = 0; i < 300; ++i) points.insert(points.end(), {0.07f * (i % 20), 0.05f * (i / 20), 0.01f * (i % 7)});
   const Neighborhoods nb = bruteForceKnn(points, 17);
   const Model model = randomModel(3);
-  const ForwardResult own = runForward(model, ForwardInput{points.data(), 300, &nb, 1.f}, ForwardOptions{});
+  ForwardOptions options;
+  options.keep_iterations = true;
+  const ForwardResult own = runForward(model, ForwardInput{points.data(), 300, &nb, 1.f}, options);
   std::vector<std::int32_t> reversed(300);
   for (int i = 0; i < 300; ++i) reversed[i] = 299 - i;
   ForwardInput given{points.data(), 300, &nb, 1.f};
   given.visit_order = reversed.data();
-  EXPECT_EQ(runForward(model, given, ForwardOptions{}).normals, own.normals);
+  const ForwardResult other = runForward(model, given, options);
+  EXPECT_EQ(other.normals, own.normals);
+  EXPECT_EQ(other.curvature, own.curvature);
+  EXPECT_EQ(other.iteration_normals, own.iteration_normals);
+  EXPECT_EQ(other.kernel_weights, own.kernel_weights);
+  EXPECT_EQ(other.kernel_neighborhoods.indices, nb.indices);
+  EXPECT_EQ(other.kernel_neighborhoods.offsets, nb.offsets);
+  // The normals of the last iteration are the result's.
+  ASSERT_EQ(own.iteration_normals.size(), 5u);
+  EXPECT_EQ(own.iteration_normals.back(), own.normals);
 }
 
 TEST(Forward, EmptyInputGivesEmptyOutput) {
