@@ -95,9 +95,14 @@ void runNativeIterations(const Model& model, PreparedGraph& g, const ForwardOpti
           std::copy(previous, previous + 3, normal);
           continue;
         }
-        const int count = static_cast<int>(last - first);
-        const PointNeighborhood neighborhood{visit.points.data(), normals.data(), g.edge_scale,          t,
-                                             nb.begin(i),         count,          weights.data() + first};
+        PointNeighborhood neighborhood;
+        neighborhood.points = visit.points.data();
+        neighborhood.normals = normals.data();
+        neighborhood.edge_scale = g.edge_scale;
+        neighborhood.center = t;
+        neighborhood.neighbors = nb.begin(i);
+        neighborhood.count = static_cast<int>(last - first);
+        neighborhood.previous_weights = weights.data() + first;
         // A degenerate weighted fit keeps the point's previous normal (and curvature).
         if (!network(net, neighborhood, scratch.data(), weights.data() + first, normal, &curvature[i]))
           std::copy(previous, previous + 3, normal);
