@@ -4,7 +4,7 @@
 set -euo pipefail
 
 # libopenblas0-openmp: LibTorch multiplies through the system BLAS, and the reference BLAS
-# Debian falls back to is about 10x slower.
+# Debian falls back to is about 10x slower. python3-numpy: the benchmark scripts check outputs with it.
 packages=(
   build-essential cmake ccache pkg-config git
   libpcl-dev libeigen3-dev libflann-dev libboost-all-dev
@@ -13,6 +13,7 @@ packages=(
   xvfb libpng-dev clang libclang-rt-14-dev clang-format
   libopenmpi-dev openmpi-bin
   ros-core-dev libroscpp-dev libsensor-msgs-dev libpcl-conversions-dev python3-rosmaster
+  python3-numpy
 )
 
 missing=()

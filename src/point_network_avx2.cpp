@@ -16,8 +16,7 @@ struct Avx2 {
   static constexpr int width = 8;
   static constexpr int lanes = 3;  // 12 accumulators, 3 inputs and a weight: the 16 registers
   static constexpr int outputs = 4;
-  static constexpr int vector_outputs = 2;  // vectorLayer: 8 accumulators of the 16 registers
-  static constexpr int edge_by_edge = 2;    // at most this many edges in a last register go edge by edge
+  static constexpr int edge_by_edge = 2;  // at most this many edges in a last register go edge by edge
   static Reg load(const float* p) { return _mm256_loadu_ps(p); }
   static void store(float* p, Reg v) { _mm256_storeu_ps(p, v); }
   static Reg set1(float v) { return _mm256_set1_ps(v); }

@@ -13,10 +13,9 @@ namespace {
 struct Avx512 {
   using Reg = __m512;
   static constexpr int width = 16;
-  static constexpr int lanes = 4;           // 64 lanes: a k = 64 neighbourhood (65 edges) and one edge by edge
-  static constexpr int outputs = 4;         // 20 accumulators of the 32 registers
-  static constexpr int vector_outputs = 4;  // vectorLayer: 16 accumulators
-  static constexpr int edge_by_edge = 4;    // at most this many edges in a last register go edge by edge
+  static constexpr int lanes = 4;         // 64 lanes: a k = 64 neighbourhood (65 edges) and one edge by edge
+  static constexpr int outputs = 4;       // 20 accumulators of the 32 registers
+  static constexpr int edge_by_edge = 4;  // at most this many edges in a last register go edge by edge
   static Reg load(const float* p) { return _mm512_loadu_ps(p); }
   static void store(float* p, Reg v) { _mm512_storeu_ps(p, v); }
   static Reg set1(float v) { return _mm512_set1_ps(v); }

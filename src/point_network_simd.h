@@ -1,14 +1,12 @@
 #pragma once
 // The per-point network of point_network.h, written once over a SIMD type V. V has Reg and width
 // (floats per register), lanes (registers of lanes a product keeps in flight), outputs (output
-// rows it keeps in flight), vector_outputs (output registers vectorLayer keeps in flight) and
-// edge_by_edge (LaneRows), and load, store, set1, add, sub, mul,
+// rows it keeps in flight) and edge_by_edge (LaneRows), and load, store, set1, add, sub, mul,
 // div, fma (a * b + c), max, sqrt, relu, zeroWhereBelow, fillTail, sum, maximum and exp (the
 // SIMD types build it with expPolynomial from min, round and pow2). Included only by the
 // translation units compiled for one instruction set each; everything here has internal
 // linkage, so no instance compiled for one instruction set can stand in for another's at link
 // time.
-#include <algorithm>
 #include <limits>
 
 #include "pcl_dise/edge_features.h"
@@ -61,61 +59,39 @@ typename V::Reg expPolynomial(typename V::Reg x) {
   return V::mul(p, V::pow2(n));
 }
 
-// Output registers [o, o + R * width) of vectorLayer: each with four chains of accumulators, the
-// R registers' chains interleaved so that their latencies overlap.
-template <typename V, int R>
-void vectorLayerRegisters(const float* x, int x_stride, const DenseWeights& d, const float* bias, bool relu, float* y,
-                          int y_stride, int o) {
-  using Reg = typename V::Reg;
-  constexpr int W = V::width;
-  const float* w = d.weight_t.data() + o;
-  Reg acc[R][4];
-  for (int r = 0; r < R; ++r) {
-    acc[r][0] = V::load(bias + o + r * W);
-    acc[r][1] = acc[r][2] = acc[r][3] = V::set1(0.f);
-  }
-  const auto terms = [&](int c, int chain) {
-    const Reg xc = V::set1(x[c * x_stride]);
-    for (int r = 0; r < R; ++r) acc[r][chain] = V::fma(xc, V::load(w + c * d.stride + r * W), acc[r][chain]);
-  };
-  int c = 0;
-  for (; c + 4 <= d.in; c += 4)
-    for (int chain = 0; chain < 4; ++chain) terms(c + chain, chain);
-  for (; c < d.in; ++c) terms(c, 0);
-  for (int r = 0; r < R; ++r) {
-    Reg sum = V::add(V::add(acc[r][0], acc[r][1]), V::add(acc[r][2], acc[r][3]));
-    if (relu) sum = V::relu(sum);
-    const int first = o + r * W;
-    if (y_stride == 1 && first + W <= d.out) {
-      V::store(y + first, sum);
-    } else {
-      float values[W];
-      V::store(values, sum);
-      for (int j = 0; j < W && first + j < d.out; ++j) y[(first + j) * y_stride] = values[j];
-    }
-  }
-}
-
-// vectorLayerRegisters for a count of registers known only at run time (1..R).
-template <typename V, int R>
-void vectorLayerTail(int registers, const float* x, int x_stride, const DenseWeights& d, const float* bias, bool relu,
-                     float* y, int y_stride, int o) {
-  if constexpr (R > 0) {
-    if (registers == R) return vectorLayerRegisters<V, R>(x, x_stride, d, bias, relu, y, y_stride, o);
-    vectorLayerTail<V, R - 1>(registers, x, x_stride, d, bias, relu, y, y_stride, o);
-  }
-}
-
 // y (d.out values, y_stride floats apart) = act(bias + d^T x) for x (d.in values, x_stride floats
-// apart), bias: d.stride values: registers over the outputs, V::vector_outputs of them at a time.
-// For the per-point layers, and for the edges of a neighbourhood that do not fill a register.
+// apart), bias: d.stride values: registers over the outputs, four chains of accumulators to hide
+// the FMA latency. For the per-point layers, and for the edges of a neighbourhood that do not
+// fill a register.
 template <typename V>
 void vectorLayer(const float* x, int x_stride, const DenseWeights& d, const float* bias, bool relu, float* y,
                  int y_stride) {
-  constexpr int W = V::width, R = V::vector_outputs;
-  const int registers = (d.out + W - 1) / W;
-  for (int r = 0; r < registers; r += R)
-    vectorLayerTail<V, R>(std::min(R, registers - r), x, x_stride, d, bias, relu, y, y_stride, r * W);
+  using Reg = typename V::Reg;
+  constexpr int W = V::width;
+  const float* w = d.weight_t.data();
+  for (int o = 0; o < d.out; o += W) {
+    const auto term = [&](int c, Reg acc) {
+      return V::fma(V::set1(x[c * x_stride]), V::load(w + c * d.stride + o), acc);
+    };
+    Reg a0 = V::load(bias + o), a1 = V::set1(0.f), a2 = a1, a3 = a1;
+    int c = 0;
+    for (; c + 4 <= d.in; c += 4) {
+      a0 = term(c, a0);
+      a1 = term(c + 1, a1);
+      a2 = term(c + 2, a2);
+      a3 = term(c + 3, a3);
+    }
+    for (; c < d.in; ++c) a0 = term(c, a0);
+    Reg sum = V::add(V::add(a0, a1), V::add(a2, a3));
+    if (relu) sum = V::relu(sum);
+    if (y_stride == 1 && o + W <= d.out) {
+      V::store(y + o, sum);
+    } else {
+      float values[W];
+      V::store(values, sum);
+      for (int j = 0; j < W && o + j < d.out; ++j) y[(o + j) * y_stride] = values[j];
+    }
+  }
 }
 
 // The rows of a neighbourhood's feature-major arrays: `stride` floats each (a multiple of

@@ -18,7 +18,6 @@ struct Portable {
   static constexpr int width = 4;
   static constexpr int lanes = 3;
   static constexpr int outputs = 4;
-  static constexpr int vector_outputs = 2;
   static constexpr int edge_by_edge = 1;
   static Reg load(const float* p) {
     Reg r;
