@@ -20,34 +20,36 @@ void prefetch(const T* first, std::int64_t count) {
   for (std::int64_t e = 0; e < count; e += per_line) __builtin_prefetch(first + e);
 }
 
-// The state the iterations read at the neighbours, laid out along the visit order: the points
-// visited one after another mostly share their neighbours, so what the network gathers for one
-// point is still in cache for the next, whatever order the cloud came in.
-struct VisitOrderState {
-  std::vector<std::int32_t> rank;  // M: rank[i] = t where visit_order[t] = i
-  std::vector<float> points;       // M x 3, in visit order
+// The iterations read positions and normals laid out along the visit order: the points visited
+// one after another mostly share their neighbours, so what the network gathers for one point is
+// still in cache for the next, whatever order the cloud came in.
 
-  explicit VisitOrderState(const PreparedGraph& g) : rank(g.num_points), points(3 * g.num_points) {
-    for (std::size_t t = 0; t < g.num_points; ++t) {
-      const std::int32_t i = g.visit_order[t];
-      rank[i] = static_cast<std::int32_t>(t);
-      std::copy(g.points + 3 * std::size_t(i), g.points + 3 * std::size_t(i) + 3, points.data() + 3 * t);
-    }
-  }
-  // Rows of 3 floats from point order into visit order (to_visit) or back.
-  void permute(const std::vector<float>& from, std::vector<float>& to, bool to_visit) const {
-    to.resize(from.size());
-    for (std::size_t i = 0; i < rank.size(); ++i) {
-      const std::size_t a = 3 * i, b = 3 * std::size_t(rank[i]);
-      std::copy_n(from.data() + (to_visit ? a : b), 3, to.data() + (to_visit ? b : a));
-    }
-  }
-  // Neighbour lists from point indices to visit ranks (to_visit) or back, in place.
-  void renumber(Neighborhoods& nb, const std::vector<std::int32_t>& visit_order, bool to_visit) const {
-    const std::vector<std::int32_t>& map = to_visit ? rank : visit_order;
-    for (std::int32_t& j : nb.indices) j = map[j];
-  }
-};
+// Rows of 3 floats (M x 3) in visit order: row t is row order[t] of `rows`.
+std::vector<float> inVisitOrder(const float* rows, const std::vector<std::int32_t>& order) {
+  std::vector<float> out(3 * order.size());
+  for (std::size_t t = 0; t < order.size(); ++t) std::copy_n(rows + 3 * std::size_t(order[t]), 3, out.data() + 3 * t);
+  return out;
+}
+
+// The inverse: rows in visit order back in point order.
+std::vector<float> inPointOrder(const std::vector<float>& rows, const std::vector<std::int32_t>& order) {
+  std::vector<float> out(rows.size());
+  for (std::size_t t = 0; t < order.size(); ++t)
+    std::copy_n(rows.data() + 3 * t, 3, out.data() + 3 * std::size_t(order[t]));
+  return out;
+}
+
+// rank[i] = t where order[t] = i.
+std::vector<std::int32_t> visitRanks(const std::vector<std::int32_t>& order) {
+  std::vector<std::int32_t> rank(order.size());
+  for (std::size_t t = 0; t < order.size(); ++t) rank[order[t]] = static_cast<std::int32_t>(t);
+  return rank;
+}
+
+// Every neighbour index j of the lists becomes map[j], in place.
+void renumber(Neighborhoods& nb, const std::vector<std::int32_t>& map) {
+  for (std::int32_t& j : nb.indices) j = map[j];
+}
 
 }  // namespace
 
@@ -61,13 +63,12 @@ void runNativeIterations(const Model& model, PreparedGraph& g, const ForwardOpti
   const float nan = std::numeric_limits<float>::quiet_NaN();
   std::vector<float> point_order_normals, curvature;
   startingState(g, point_order_normals, curvature);
-  // Normals and positions in visit order, neighbour lists renumbered to match (and back at the
-  // end); curvature, weights and flags stay in point order: a point alone reads its own.
-  const VisitOrderState visit(g);
-  std::vector<float> normals, next_normals(3 * m, nan);
-  visit.permute(point_order_normals, normals, true);
+  // Positions and normals in visit order, neighbour lists renumbered to visit ranks (and back at
+  // the end); curvature, weights and flags stay in point order: a point alone reads its own.
+  const std::vector<float> points = inVisitOrder(g.points, g.visit_order);
+  std::vector<float> normals = inVisitOrder(point_order_normals.data(), g.visit_order), next_normals(3 * m, nan);
   std::vector<float>().swap(point_order_normals);
-  visit.renumber(nb, g.visit_order, true);
+  renumber(nb, visitRanks(g.visit_order));
   // A point's kernel weights are read by that point alone, before it writes the new ones: they
   // are updated in place.
   std::vector<float> weights = std::move(g.initial_weights);
@@ -96,7 +97,7 @@ void runNativeIterations(const Model& model, PreparedGraph& g, const ForwardOpti
           continue;
         }
         PointNeighborhood neighborhood;
-        neighborhood.points = visit.points.data();
+        neighborhood.points = points.data();
         neighborhood.normals = normals.data();
         neighborhood.edge_scale = g.edge_scale;
         neighborhood.center = t;
@@ -112,13 +113,10 @@ void runNativeIterations(const Model& model, PreparedGraph& g, const ForwardOpti
       }
     }
     normals.swap(next_normals);
-    if (options.keep_iterations) {
-      result.iteration_normals.emplace_back();
-      visit.permute(normals, result.iteration_normals.back(), false);
-    }
+    if (options.keep_iterations) result.iteration_normals.push_back(inPointOrder(normals, g.visit_order));
   }
-  visit.renumber(nb, g.visit_order, false);
-  visit.permute(normals, result.normals, false);
+  renumber(nb, g.visit_order);
+  result.normals = inPointOrder(normals, g.visit_order);
   result.curvature = std::move(curvature);
   result.kernel_weights = std::move(weights);
 }
