@@ -47,8 +47,11 @@ std::vector<std::int32_t> visitRanks(const std::vector<std::int32_t>& order) {
 }
 
 // Every neighbour index j of the lists becomes map[j], in place.
-void renumber(Neighborhoods& nb, const std::vector<std::int32_t>& map) {
-  for (std::int32_t& j : nb.indices) j = map[j];
+void renumber(Neighborhoods& nb, const std::vector<std::int32_t>& map, int threads) {
+  const std::int64_t n = static_cast<std::int64_t>(nb.indices.size());
+  std::int32_t* indices = nb.indices.data();
+#pragma omp parallel for num_threads(threads) schedule(static)
+  for (std::int64_t e = 0; e < n; ++e) indices[e] = map[indices[e]];
 }
 
 }  // namespace
@@ -56,6 +59,7 @@ void renumber(Neighborhoods& nb, const std::vector<std::int32_t>& map) {
 void runNativeIterations(const Model& model, PreparedGraph& g, const ForwardOptions& options, ForwardResult& result) {
   const PointNetworkWeights net(model);
   const PointNetworkFunction network = pointNetwork().function;
+  const int threads = resolveThreads(options.threads);
   const std::size_t m = g.num_points;
   Neighborhoods& nb = g.neighborhoods;
   int largest = 0;
@@ -68,7 +72,7 @@ void runNativeIterations(const Model& model, PreparedGraph& g, const ForwardOpti
   const std::vector<float> points = inVisitOrder(g.points, g.visit_order);
   std::vector<float> normals = inVisitOrder(point_order_normals.data(), g.visit_order), next_normals(3 * m, nan);
   std::vector<float>().swap(point_order_normals);
-  renumber(nb, visitRanks(g.visit_order));
+  renumber(nb, visitRanks(g.visit_order), threads);
   // A point's kernel weights are read by that point alone, before it writes the new ones: they
   // are updated in place.
   std::vector<float> weights = std::move(g.initial_weights);
@@ -76,7 +80,7 @@ void runNativeIterations(const Model& model, PreparedGraph& g, const ForwardOpti
   const float settle_cos = static_cast<float>(std::cos(options.settle_degrees * M_PI / 180.0));
   std::vector<char> settled(m, 0);
   for (int iteration = 1; iteration <= options.iterations; ++iteration) {
-#pragma omp parallel num_threads(resolveThreads(options.threads))
+#pragma omp parallel num_threads(threads)
     {
       std::vector<float> scratch(pointNetworkScratchFloats(largest));
 #pragma omp for schedule(dynamic, 64)
@@ -115,7 +119,7 @@ void runNativeIterations(const Model& model, PreparedGraph& g, const ForwardOpti
     normals.swap(next_normals);
     if (options.keep_iterations) result.iteration_normals.push_back(inPointOrder(normals, g.visit_order));
   }
-  renumber(nb, g.visit_order);
+  renumber(nb, g.visit_order, threads);
   result.normals = inPointOrder(normals, g.visit_order);
   result.curvature = std::move(curvature);
   result.kernel_weights = std::move(weights);

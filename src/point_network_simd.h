@@ -102,12 +102,43 @@ struct LaneRows {
   int count, registers, stride, lane_registers;
 };
 
-// Lanes [0, E * width) of out (N rows) = act(bias + W^T in) edge by edge, for in (K rows) and
-// w (K x N, row-major, rows w_stride floats apart); N is a multiple of RO. RO x E accumulators
-// stay in registers.
-template <typename V, int E, int RO>
-void productBlock(const float* in, int K, int stride, const float* w, int w_stride, int N, const float* bias, bool relu,
-                  float* out) {
+// Where productBlock puts one block's results: act(acc) into rows of out, `stride` floats apart...
+template <typename V, int E>
+struct StoreRows {
+  float* out;
+  int stride;
+  bool relu;
+  void put(int row, int e, typename V::Reg acc) {
+    V::store(out + row * stride + e * V::width, relu ? V::relu(acc) : acc);
+  }
+  void finish() {}
+};
+
+// ... or through a layer with a single output on the fly, the hidden rows never stored: out
+// (one row) = bias + sum over the rows o of w[o * w_stride] relu(acc_o), summed in the order of
+// o, as a product over stored rows would.
+template <typename V, int E>
+struct ReluDotRow {
+  using Reg = typename V::Reg;
+  const float* w;
+  int w_stride;
+  float* out;
+  Reg dot[E];
+  ReluDotRow(const DenseWeights& layer, float* row) : w(layer.weight_t.data()), w_stride(layer.stride), out(row) {
+    for (int e = 0; e < E; ++e) dot[e] = V::set1(layer.bias[0]);
+  }
+  void put(int row, int e, Reg acc) { dot[e] = V::fma(V::set1(w[row * w_stride]), V::relu(acc), dot[e]); }
+  void finish() {
+    for (int e = 0; e < E; ++e) V::store(out + e * V::width, dot[e]);
+  }
+};
+
+// Lanes [0, E * width) of N rows = bias + W^T in edge by edge, handed to sink, for in (K rows)
+// and w (K x N, row-major, rows w_stride floats apart); N is a multiple of RO. RO x E
+// accumulators stay in registers.
+template <typename V, int E, int RO, typename Sink>
+void productBlock(const float* in, int K, int stride, const float* w, int w_stride, int N, const float* bias,
+                  Sink&& sink) {
   using Reg = typename V::Reg;
   constexpr int W = V::width;
   for (int o = 0; o < N; o += RO) {
@@ -123,48 +154,93 @@ void productBlock(const float* in, int K, int stride, const float* w, int w_stri
       }
     }
     for (int j = 0; j < RO; ++j)
-      for (int e = 0; e < E; ++e) V::store(out + (o + j) * stride + e * W, relu ? V::relu(acc[j][e]) : acc[j][e]);
+      for (int e = 0; e < E; ++e) sink.put(o + j, e, acc[j][e]);
   }
+  sink.finish();
 }
 
-// The last `remaining` (< V::lanes) registers of lanes.
-template <typename V, int E, int RO>
-void productTail(int remaining, const float* in, int K, int stride, const float* w, int w_stride, int N,
-                 const float* bias, bool relu, float* out) {
+// Where productRows puts the lanes' results: rows of act(bias + W^T in)...
+template <typename V>
+struct LayerRows {
+  float* out;
+  int stride;
+  bool relu;
+  template <int E>
+  StoreRows<V, E> block(int lane) const {
+    return {out + lane, stride, relu};
+  }
+};
+
+// ... or one row of dot(relu(bias + W^T in)).
+template <typename V>
+struct ReluDotRows {
+  const DenseWeights& dot;
+  float* out;
+  template <int E>
+  ReluDotRow<V, E> block(int lane) const {
+    return {dot, out + lane};
+  }
+};
+
+// The last `remaining` (< V::lanes) registers of lanes, from `lane` on.
+template <typename V, int E, int RO, typename Out>
+void productTail(int remaining, int lane, const float* in, const DenseWeights& d, const float* bias, const Out& out,
+                 int stride) {
   if constexpr (E > 0) {
-    if (remaining == E) return productBlock<V, E, RO>(in, K, stride, w, w_stride, N, bias, relu, out);
-    productTail<V, E - 1, RO>(remaining, in, K, stride, w, w_stride, N, bias, relu, out);
+    if (remaining == E)
+      return productBlock<V, E, RO>(in + lane, d.in, stride, d.weight_t.data(), d.stride, d.out, bias,
+                                    out.template block<E>(lane));
+    productTail<V, E - 1, RO>(remaining, lane, in, d, bias, out, stride);
   }
 }
 
-template <typename V, int RO>
-void productRows(const float* in, const DenseWeights& d, const float* bias, bool relu, float* out, LaneRows rows) {
+// The layer d over the lane registers of rows: bias + d^T in, handed to out, RO outputs at a time.
+template <typename V, int RO, typename Out>
+void laneProduct(const float* in, const DenseWeights& d, const float* bias, const Out& out, LaneRows rows) {
   constexpr int E = V::lanes;
   int q = 0;
-  for (; q + E <= rows.lane_registers; q += E) {
-    const int lane = q * V::width;
-    productBlock<V, E, RO>(in + lane, d.in, rows.stride, d.weight_t.data(), d.stride, d.out, bias, relu, out + lane);
-  }
-  const int lane = q * V::width;
-  productTail<V, E - 1, RO>(rows.lane_registers - q, in + lane, d.in, rows.stride, d.weight_t.data(), d.stride, d.out,
-                            bias, relu, out + lane);
-  for (int e = rows.lane_registers * V::width; e < rows.count; ++e)
-    vectorLayer<V>(in + e, rows.stride, d, bias, relu, out + e, rows.stride);
+  for (; q + E <= rows.lane_registers; q += E)
+    productBlock<V, E, RO>(in + q * V::width, d.in, rows.stride, d.weight_t.data(), d.stride, d.out, bias,
+                           out.template block<E>(q * V::width));
+  productTail<V, E - 1, RO>(rows.lane_registers - q, q * V::width, in, d, bias, out, rows.stride);
 }
 
-// out (d.out rows) = act(bias + d^T in), in: d.in rows, edge by edge.
+template <typename V, typename Out>
+void laneProduct(const float* in, const DenseWeights& d, const float* bias, const Out& out, LaneRows rows) {
+  if (d.out % V::outputs == 0) return laneProduct<V, V::outputs>(in, d, bias, out, rows);
+  laneProduct<V, 1>(in, d, bias, out, rows);
+}
+
+// The edges after the lane registers, one by one, through `layers` (first, second) from column e
+// of in: the hidden values stay in a short vector and only the last layer's outputs are written,
+// to column e of out (`out_rows` rows).
 template <typename V>
-void edgeLayer(const float* in, const DenseWeights& d, const float* bias, bool relu, float* out, LaneRows rows) {
-  if (d.out % V::outputs == 0) return productRows<V, V::outputs>(in, d, bias, relu, out, rows);
-  productRows<V, 1>(in, d, bias, relu, out, rows);
+void edgeByEdge(const float* in, const DenseWeights& first, const float* first_bias, const DenseWeights& second,
+                bool second_relu, float* out, LaneRows rows) {
+  float hidden[64], y[16];  // the widest hidden layer and MLP output
+  for (int e = rows.lane_registers * V::width; e < rows.count; ++e) {
+    vectorLayer<V>(in + e, rows.stride, first, first_bias, true, hidden, 1);
+    vectorLayer<V>(hidden, 1, second, second.bias.data(), second_relu, y, 1);
+    for (int f = 0; f < second.out; ++f) out[f * rows.stride + e] = y[f];
+  }
 }
 
 // An edge MLP: out = second(relu(first(in) + first_bias)), through `hidden`.
 template <typename V>
 void edgeMlp(const float* in, const DenseWeights& first, const float* first_bias, const DenseWeights& second,
              float* hidden, float* out, LaneRows rows) {
-  edgeLayer<V>(in, first, first_bias, true, hidden, rows);
-  edgeLayer<V>(hidden, second, second.bias.data(), false, out, rows);
+  laneProduct<V>(in, first, first_bias, LayerRows<V>{hidden, rows.stride, true}, rows);
+  laneProduct<V>(hidden, second, second.bias.data(), LayerRows<V>{out, rows.stride, false}, rows);
+  edgeByEdge<V>(in, first, first_bias, second, false, out, rows);
+}
+
+// The same with a second layer of one output, applied as the first one's outputs come: out is
+// one row, and the hidden rows are never stored.
+template <typename V>
+void edgeMlpToOne(const float* in, const DenseWeights& first, const float* first_bias, const DenseWeights& second,
+                  float* out, LaneRows rows) {
+  laneProduct<V>(in, first, first_bias, ReluDotRows<V>{second, out}, rows);
+  edgeByEdge<V>(in, first, first_bias, second, false, out, rows);
 }
 
 // The mean of each of `features` rows over the real edges.
@@ -307,9 +383,8 @@ bool pointNetworkLanes(const PointNetworkWeights& net, const PointNeighborhood& 
 
   // 8: kernel logits from [e3, theta, R c]; theta is per point and joins the bias.
   pointBias<V>(g3 + 4, net.kernel_theta, net.kernel_edge, bias);
-  edgeLayer<V>(kernel_in, net.kernel_edge, bias, true, hidden, rows);
   float* logits = e1;
-  edgeLayer<V>(hidden, net.kernel_logit, net.kernel_logit.bias.data(), false, logits, rows);
+  edgeMlpToOne<V>(kernel_in, net.kernel_edge, bias, net.kernel_logit, logits, rows);
 
   // 9: softmax over the neighbourhood.
   softmax<V>(logits, rows, weights_out);
