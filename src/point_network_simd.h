@@ -159,7 +159,7 @@ void productBlock(const float* in, int K, int stride, const float* w, int w_stri
   sink.finish();
 }
 
-// Where productRows puts the lanes' results: rows of act(bias + W^T in)...
+// Where laneProduct puts the lanes' results: rows of act(bias + W^T in)...
 template <typename V>
 struct LayerRows {
   float* out;
@@ -211,16 +211,16 @@ void laneProduct(const float* in, const DenseWeights& d, const float* bias, cons
   laneProduct<V, 1>(in, d, bias, out, rows);
 }
 
-// The edges after the lane registers, one by one, through `layers` (first, second) from column e
-// of in: the hidden values stay in a short vector and only the last layer's outputs are written,
-// to column e of out (`out_rows` rows).
+// The edges after the lane registers, one by one, through the MLP second(relu(first(in) +
+// first_bias)) from column e of in: the hidden values stay in a short vector and only the MLP's
+// outputs are written, to column e of out.
 template <typename V>
 void edgeByEdge(const float* in, const DenseWeights& first, const float* first_bias, const DenseWeights& second,
-                bool second_relu, float* out, LaneRows rows) {
-  float hidden[64], y[16];  // the widest hidden layer and MLP output
+                float* out, LaneRows rows) {
+  float hidden[kLayer4.hidden], y[kEdgeEmbedding];  // the widest hidden layer and edge MLP output
   for (int e = rows.lane_registers * V::width; e < rows.count; ++e) {
     vectorLayer<V>(in + e, rows.stride, first, first_bias, true, hidden, 1);
-    vectorLayer<V>(hidden, 1, second, second.bias.data(), second_relu, y, 1);
+    vectorLayer<V>(hidden, 1, second, second.bias.data(), false, y, 1);
     for (int f = 0; f < second.out; ++f) out[f * rows.stride + e] = y[f];
   }
 }
@@ -231,7 +231,7 @@ void edgeMlp(const float* in, const DenseWeights& first, const float* first_bias
              float* hidden, float* out, LaneRows rows) {
   laneProduct<V>(in, first, first_bias, LayerRows<V>{hidden, rows.stride, true}, rows);
   laneProduct<V>(hidden, second, second.bias.data(), LayerRows<V>{out, rows.stride, false}, rows);
-  edgeByEdge<V>(in, first, first_bias, second, false, out, rows);
+  edgeByEdge<V>(in, first, first_bias, second, out, rows);
 }
 
 // The same with a second layer of one output, applied as the first one's outputs come: out is
@@ -240,7 +240,7 @@ template <typename V>
 void edgeMlpToOne(const float* in, const DenseWeights& first, const float* first_bias, const DenseWeights& second,
                   float* out, LaneRows rows) {
   laneProduct<V>(in, first, first_bias, ReluDotRows<V>{second, out}, rows);
-  edgeByEdge<V>(in, first, first_bias, second, false, out, rows);
+  edgeByEdge<V>(in, first, first_bias, second, out, rows);
 }
 
 // The mean of each of `features` rows over the real edges.
