@@ -295,9 +295,12 @@ void softmax(float* logits, LaneRows rows, float* weights_out) {
   for (int e = 0; e < rows.count; ++e) weights_out[e] = logits[e];
 }
 
-// The scratch rows of pointNetworkLanes: edge features 8, hidden 64, e1 16, e2 16, kernel input
-// 19, neighbour positions 3.
-constexpr int kScratchRows = 8 + 64 + 16 + 16 + 19 + 3;
+// The scratch rows of pointNetworkLanes: edge features, the edge MLPs' hidden layer (the kernel's
+// is never stored), e1, e2, the kernel's input [e3 | R c] and the neighbour positions.
+constexpr int kHiddenRows = kLayer1.hidden > kLayer2.hidden ? kLayer1.hidden : kLayer2.hidden;
+static_assert(kLayer3.hidden <= kHiddenRows, "layer3's hidden layer fits the hidden rows");
+constexpr int kKernelInputRows = kEdgeEmbedding + kRotatedEdge;
+constexpr int kScratchRows = kEdgeFeatures + kHiddenRows + 2 * kEdgeEmbedding + kKernelInputRows + 3;
 
 // fitPlaneToOffsets (plane_fit.h) over the neighbour positions in rows: d_e = p_e - center.
 struct RowOffsets {
@@ -319,12 +322,12 @@ bool pointNetworkLanes(const PointNetworkWeights& net, const PointNeighborhood& 
   const LaneRows rows{nb.count, registers, registers * W,
                       last_edges > 0 && last_edges <= V::edge_by_edge ? registers - 1 : registers};
   const int P = rows.stride;
-  float* edge = scratch;                  // 8 rows: the edge features
-  float* hidden = edge + 8 * P;           // 64 rows: the hidden layers; first the neighbours' state
-  float* e1 = hidden + 64 * P;            // 16 rows; at the end the logits
-  float* e2 = e1 + 16 * P;                // 16 rows
-  float* kernel_in = e2 + 16 * P;         // 19 rows: [e3 | R c]
-  float* positions = kernel_in + 19 * P;  // 3 rows: p_j
+  float* edge = scratch;                                // 8 rows: the edge features
+  float* hidden = edge + kEdgeFeatures * P;             // 32 rows: the hidden layers; first the neighbours' state
+  float* e1 = hidden + kHiddenRows * P;                 // 16 rows; at the end the logits
+  float* e2 = e1 + kEdgeEmbedding * P;                  // 16 rows
+  float* kernel_in = e2 + kEdgeEmbedding * P;           // 19 rows: [e3 | R c]
+  float* positions = kernel_in + kKernelInputRows * P;  // 3 rows: p_j
 
   // 1: edge features. The neighbours' positions, normals and weights go into rows first (the
   // padding lanes repeat the centre), then every lane computes its edge's features.
