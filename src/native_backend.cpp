@@ -86,11 +86,13 @@ void runNativeIterations(const Model& model, PreparedGraph& g, const ForwardOpti
 #pragma omp for schedule(dynamic, 64)
       for (std::int64_t t = 0; t < static_cast<std::int64_t>(m); ++t) {
         const std::int64_t i = g.visit_order[t];
-        // Neighbour lists and weights lie in point order: fetch the next point's now.
+        // Neighbour lists and weights lie in point order: fetch the next point's now, and where
+        // the point after it finds them.
         if (t + 1 < static_cast<std::int64_t>(m)) {
           const std::int64_t next = g.visit_order[t + 1];
           prefetch(nb.begin(next), nb.size(next));
           prefetch(weights.data() + nb.offsets[next], nb.size(next));
+          if (t + 2 < static_cast<std::int64_t>(m)) __builtin_prefetch(nb.offsets.data() + g.visit_order[t + 2]);
         }
         float* normal = next_normals.data() + 3 * t;
         if (!g.active[i]) continue;
