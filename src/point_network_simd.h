@@ -135,10 +135,11 @@ struct ReluDotRow {
 
 // Lanes [0, E * width) of N rows = bias + W^T in edge by edge, handed to sink, for in (K rows)
 // and w (K x N, row-major, rows w_stride floats apart); N is a multiple of RO. RO x E
-// accumulators stay in registers.
+// accumulators stay in registers. sink is taken by value: a local that the stores cannot alias
+// keeps its fields in registers.
 template <typename V, int E, int RO, typename Sink>
 void productBlock(const float* in, int K, int stride, const float* w, int w_stride, int N, const float* bias,
-                  Sink&& sink) {
+                  Sink sink) {
   using Reg = typename V::Reg;
   constexpr int W = V::width;
   for (int o = 0; o < N; o += RO) {
