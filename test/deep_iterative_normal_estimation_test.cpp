@@ -1,5 +1,6 @@
 // pcl::DeepIterativeNormalEstimation as a drop-in for pcl::NormalEstimation, and its behaviour
 // on bad input.
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -13,6 +14,10 @@
 #include <pcl/search/kdtree.h>
 
 #include "pcl_dise/deep_iterative_normal_estimation.h"
+#include "pcl_dise/edge_scale.h"
+#include "pcl_dise/forward.h"
+#include "pcl_dise/grid_search.h"
+#include "pcl_dise/model.h"
 #include "test_support.h"
 
 namespace {
@@ -200,6 +205,55 @@ TEST(Dise, RadiusNeighbourhoodsHaveTheirTrueSize) {
     sizes.insert(neighbors.size());
   }
   EXPECT_GT(sizes.size(), 3u);  // variable-size, not padded
+}
+
+TEST(Dise, InputOrderOnlyBreaksTies) {
+  // A stepped lattice, a few points doubled, in random order: distances tie everywhere, and the
+  // input order is far from the spatial one. The feature works on the points renumbered along a
+  // curve; its normals must be, bit for bit, those of the forward pass run on the cloud as given
+  // (the grid search's lists, ties by input index, points visited in input order).
+  auto cloud = pcl::make_shared<Cloud>();
+  for (int i = 0; i < 40; ++i)
+    for (int j = 0; j < 40; ++j) cloud->push_back(pcl::PointXYZ(0.5f * i, 0.5f * j, 0.25f * ((i / 8) % 3)));
+  for (std::size_t p = 0; p < 1600; p += 37) cloud->push_back((*cloud)[p]);
+  std::shuffle(cloud->begin(), cloud->end(), std::mt19937(11));
+  const std::string model_file = randomModelFile(12);
+  const int k = 24;
+
+  // The forward pass on the points as given, centred as the feature centres them.
+  Eigen::Vector3d centroid = Eigen::Vector3d::Zero();
+  for (const auto& p : *cloud) centroid += p.getVector3fMap().cast<double>();
+  centroid /= static_cast<double>(cloud->size());
+  std::vector<float> positions;
+  for (const auto& p : *cloud)
+    for (int c = 0; c < 3; ++c) positions.push_back(static_cast<float>(p.getVector3fMap()[c] - centroid[c]));
+  const pcl_dise::Neighborhoods lists = pcl_dise::GridSearch::forNearest(positions.data(), cloud->size(), k + 1)
+                                            .nearest(positions.data(), cloud->size(), k + 1);
+  pcl_dise::ForwardInput input;
+  input.points = positions.data();
+  input.num_points = cloud->size();
+  input.neighborhoods = &lists;
+  input.edge_scale = pcl_dise::edgeScale(positions.data(), lists.truncated(cloud->size(), 17));
+  pcl_dise::ForwardOptions options;
+  options.iterations = 2;
+  const pcl_dise::ForwardResult expected = pcl_dise::runForward(pcl_dise::loadModel(model_file), input, options);
+
+  Dise dise;
+  dise.setInputCloud(cloud);
+  dise.setModelPath(model_file);
+  dise.setIterations(2);
+  dise.setKSearch(k);
+  pcl::PointCloud<pcl::Normal> out;
+  dise.compute(out);
+  ASSERT_EQ(out.size(), cloud->size());
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    float n[3] = {expected.normals[3 * i], expected.normals[3 * i + 1], expected.normals[3 * i + 2]};
+    pcl::flipNormalTowardsViewpoint((*cloud)[i], 0.f, 0.f, 0.f, n[0], n[1], n[2]);
+    ASSERT_EQ(out[i].normal_x, n[0]) << "point " << i;
+    ASSERT_EQ(out[i].normal_y, n[1]) << "point " << i;
+    ASSERT_EQ(out[i].normal_z, n[2]) << "point " << i;
+    ASSERT_EQ(out[i].curvature, expected.curvature[i]) << "point " << i;
+  }
 }
 
 TEST(Dise, StoresEveryIteration) {

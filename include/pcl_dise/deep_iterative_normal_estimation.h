@@ -187,20 +187,26 @@ class DeepIterativeNormalEstimation : public Feature<PointInT, PointOutT> {
   /** Node positions (nodes x 3) relative to the surface's centroid, so that float keeps the
    *  precision of georeferenced coordinates. */
   std::vector<float> centredPositions(const Nodes& nodes) const;
-  /** Each node's neighbourhood as node indices, nearest first (all nodes when iterating, the
-   *  output points for plain PCA): by the grid search on `positions`, or by the user's search
-   *  method in `order` (the nodes along a Morton curve, which the forward pass visits them in too). */
+  /** Renumbers the nodes along a Morton curve, surface nodes first (nodes, positions,
+   *  node_to_surface_, output_nodes_): every later stage reads neighbouring nodes' data close
+   *  together in memory, whatever order the cloud came in. Returns the surface nodes' former
+   *  numbers, which are in surface order (surface_count entries). */
+  std::vector<std::int32_t> numberAlongCurve(Nodes& nodes, std::vector<float>& positions);
+  /** Each node's neighbourhood as node indices, nearest first, ties by surface index (all nodes
+   *  when iterating, the output points for plain PCA): by the grid search on `positions`, or by
+   *  the user's search method. surface_order: numberAlongCurve's result. */
   pcl_dise::Neighborhoods searchNeighborhoods(const Nodes& nodes, const std::vector<float>& positions,
-                                              const std::vector<std::int32_t>& order) const;
+                                              const std::vector<std::int32_t>& surface_order) const;
   /** The same with the grid search on the surface nodes' positions. */
   pcl_dise::Neighborhoods gridNeighborhoods(const Nodes& nodes, const std::vector<float>& positions,
+                                            const std::vector<std::int32_t>& surface_order,
                                             const std::vector<std::uint8_t>& needed) const;
   /** The whole cloud's edge scale over the surface nodes' 16 nearest neighbours plus themselves. */
   float cloudEdgeScale(const Nodes& nodes, const std::vector<float>& positions,
                        const pcl_dise::Neighborhoods& neighborhoods) const;
   /** runForward into last_result_; false, with a PCL_ERROR, where it fails. */
-  bool runForwardPass(const std::vector<float>& positions, const std::vector<std::int32_t>& order,
-                      const pcl_dise::Neighborhoods& neighborhoods, float edge_scale);
+  bool runForwardPass(const std::vector<float>& positions, const pcl_dise::Neighborhoods& neighborhoods,
+                      float edge_scale);
   /** Normals flipped towards the viewpoint and curvature per output point, NaN where none. */
   void writeOutput(PointCloudOut& output) const;
 

@@ -130,13 +130,12 @@ void DeepIterativeNormalEstimation<PointInT, PointOutT>::searchNeighborhood(cons
 
 template <typename PointInT, typename PointOutT>
 void DeepIterativeNormalEstimation<PointInT, PointOutT>::computeFeature(PointCloudOut& output) {
-  const Nodes nodes = mapNodes();
-  const std::vector<float> positions = centredPositions(nodes);
-  // One Morton order for the searches and the iterations: neighbours stay close in memory.
-  const std::vector<std::int32_t> order = pcl_dise::mortonOrder(positions.data(), nodes.size());
-  const pcl_dise::Neighborhoods neighborhoods = searchNeighborhoods(nodes, positions, order);
+  Nodes nodes = mapNodes();
+  std::vector<float> positions = centredPositions(nodes);
+  const std::vector<std::int32_t> surface_order = numberAlongCurve(nodes, positions);
+  const pcl_dise::Neighborhoods neighborhoods = searchNeighborhoods(nodes, positions, surface_order);
   const float edge_scale = iterations_ > 0 ? cloudEdgeScale(nodes, positions, neighborhoods) : 1.f;
-  if (!runForwardPass(positions, order, neighborhoods, edge_scale)) {
+  if (!runForwardPass(positions, neighborhoods, edge_scale)) {
     output.width = output.height = 0;
     output.clear();
     output_nodes_.clear();
@@ -190,8 +189,44 @@ std::vector<float> DeepIterativeNormalEstimation<PointInT, PointOutT>::centredPo
 }
 
 template <typename PointInT, typename PointOutT>
+std::vector<std::int32_t> DeepIterativeNormalEstimation<PointInT, PointOutT>::numberAlongCurve(
+    Nodes& nodes, std::vector<float>& positions) {
+  // One Morton order over the nodes, surface nodes kept first.
+  const std::vector<std::int32_t> curve = pcl_dise::mortonOrder(positions.data(), nodes.size());
+  std::vector<std::int32_t> old_of_new;
+  old_of_new.reserve(nodes.size());
+  for (const std::int32_t n : curve)
+    if (static_cast<std::size_t>(n) < nodes.surface_count) old_of_new.push_back(n);
+  for (const std::int32_t n : curve)
+    if (static_cast<std::size_t>(n) >= nodes.surface_count) old_of_new.push_back(n);
+  std::vector<std::int32_t> new_of_old(nodes.size());
+  for (std::size_t n = 0; n < nodes.size(); ++n) new_of_old[old_of_new[n]] = static_cast<std::int32_t>(n);
+
+  std::vector<float> moved(positions.size());
+  std::vector<pcl::index_t> surface_of_node(nodes.surface_count);
+  std::vector<pcl::index_t> query_inputs(nodes.query_inputs.size());
+  for (std::size_t n = 0; n < nodes.size(); ++n) {
+    const std::size_t old = static_cast<std::size_t>(old_of_new[n]);
+    std::copy_n(positions.begin() + 3 * old, 3, moved.begin() + 3 * n);
+    if (n < nodes.surface_count)
+      surface_of_node[n] = node_to_surface_[old];
+    else
+      query_inputs[n - nodes.surface_count] = nodes.query_inputs[old - nodes.surface_count];
+  }
+  positions.swap(moved);
+  node_to_surface_.swap(surface_of_node);
+  nodes.query_inputs.swap(query_inputs);
+  for (std::int32_t& node : nodes.of_surface)
+    if (node >= 0) node = new_of_old[node];
+  for (std::int32_t& node : output_nodes_)
+    if (node >= 0) node = new_of_old[node];
+  old_of_new.resize(nodes.surface_count);
+  return old_of_new;
+}
+
+template <typename PointInT, typename PointOutT>
 pcl_dise::Neighborhoods DeepIterativeNormalEstimation<PointInT, PointOutT>::searchNeighborhoods(
-    const Nodes& nodes, const std::vector<float>& positions, const std::vector<std::int32_t>& order) const {
+    const Nodes& nodes, const std::vector<float>& positions, const std::vector<std::int32_t>& surface_order) const {
   // Every node when iterating (each iteration reads its neighbours' normals), the output points
   // alone for plain PCA.
   std::vector<std::uint8_t> needed(nodes.size(), iterations_ > 0 ? 1 : 0);
@@ -199,13 +234,12 @@ pcl_dise::Neighborhoods DeepIterativeNormalEstimation<PointInT, PointOutT>::sear
     for (std::int32_t node : output_nodes_)
       if (node >= 0) needed[node] = 1;
   if (dynamic_cast<const pcl_dise::search::Grid<PointInT>*>(tree_.get()))
-    return gridNeighborhoods(nodes, positions, needed);
+    return gridNeighborhoods(nodes, positions, surface_order, needed);
   std::vector<std::vector<std::int32_t>> rows(nodes.size());
-  // Searched along a space-filling curve: consecutive searches walk the same branches of the tree.
+  // Searched in node order, along the curve: consecutive searches walk the same branches of the tree.
   const int threads = pcl_dise::detail::resolveThreads(static_cast<int>(threads_));
 #pragma omp parallel for num_threads(threads) schedule(dynamic, 256)
-  for (std::int64_t t = 0; t < static_cast<std::int64_t>(nodes.size()); ++t) {
-    const std::int64_t n = order[t];
+  for (std::int64_t n = 0; n < static_cast<std::int64_t>(nodes.size()); ++n) {
     if (!needed[n]) continue;
     pcl::Indices neighbors;
     std::vector<float> distances;
@@ -222,12 +256,18 @@ pcl_dise::Neighborhoods DeepIterativeNormalEstimation<PointInT, PointOutT>::sear
 
 template <typename PointInT, typename PointOutT>
 pcl_dise::Neighborhoods DeepIterativeNormalEstimation<PointInT, PointOutT>::gridNeighborhoods(
-    const Nodes& nodes, const std::vector<float>& positions, const std::vector<std::uint8_t>& needed) const {
-  // The surface nodes come first in `positions`: the grid's indices are node indices.
+    const Nodes& nodes, const std::vector<float>& positions, const std::vector<std::int32_t>& surface_order,
+    const std::vector<std::uint8_t>& needed) const {
+  // The grid holds the surface nodes in surface order, so that it breaks ties in distance by
+  // surface index, as a search of the cloud itself does; its answers are renumbered to nodes.
+  std::vector<float> in_surface_order(3 * nodes.surface_count);
+  for (std::size_t n = 0; n < nodes.surface_count; ++n)
+    std::copy_n(positions.begin() + 3 * n, 3, in_surface_order.begin() + 3 * surface_order[n]);
   const pcl_dise::GridSearch grid =
-      k_ > 0
-          ? pcl_dise::GridSearch::forNearest(positions.data(), nodes.surface_count, k_ + 1)
-          : pcl_dise::GridSearch::forRadius(positions.data(), nodes.surface_count, static_cast<float>(search_radius_));
+      k_ > 0 ? pcl_dise::GridSearch::forNearest(in_surface_order.data(), nodes.surface_count, k_ + 1)
+             : pcl_dise::GridSearch::forRadius(in_surface_order.data(), nodes.surface_count,
+                                               static_cast<float>(search_radius_));
+  std::vector<float>().swap(in_surface_order);
   std::vector<float> queries;
   std::vector<std::int32_t> queried;
   const bool every_node = std::find(needed.begin(), needed.end(), 0) == needed.end();
@@ -244,6 +284,12 @@ pcl_dise::Neighborhoods DeepIterativeNormalEstimation<PointInT, PointOutT>::grid
       k_ > 0 ? grid.nearest(query_points, num_queries, static_cast<std::size_t>(k_) + 1, threads)
              : grid.withinRadius(query_points, num_queries, static_cast<float>(search_radius_),
                                  static_cast<std::size_t>(max_neighbors_), threads);
+  std::vector<std::int32_t> node_of(nodes.surface_count);  // node of the grid's point s
+  for (std::size_t n = 0; n < nodes.surface_count; ++n) node_of[surface_order[n]] = static_cast<std::int32_t>(n);
+  std::int32_t* ids = found.indices.data();
+  const std::int64_t num_ids = static_cast<std::int64_t>(found.indices.size());
+#pragma omp parallel for num_threads(threads) schedule(static)
+  for (std::int64_t e = 0; e < num_ids; ++e) ids[e] = node_of[ids[e]];
   if (every_node) return found;
   std::vector<std::vector<std::int32_t>> rows(nodes.size());
   for (std::size_t q = 0; q < queried.size(); ++q)
@@ -262,7 +308,6 @@ float DeepIterativeNormalEstimation<PointInT, PointOutT>::cloudEdgeScale(
 
 template <typename PointInT, typename PointOutT>
 bool DeepIterativeNormalEstimation<PointInT, PointOutT>::runForwardPass(const std::vector<float>& positions,
-                                                                        const std::vector<std::int32_t>& order,
                                                                         const pcl_dise::Neighborhoods& neighborhoods,
                                                                         float edge_scale) {
   pcl_dise::ForwardInput input;
@@ -270,7 +315,10 @@ bool DeepIterativeNormalEstimation<PointInT, PointOutT>::runForwardPass(const st
   input.num_points = positions.size() / 3;
   input.neighborhoods = &neighborhoods;
   input.edge_scale = edge_scale;
-  input.visit_order = order.data();
+  // The nodes already lie along the curve: they are visited in node order.
+  std::vector<std::int32_t> in_node_order(input.num_points);
+  std::iota(in_node_order.begin(), in_node_order.end(), 0);
+  input.visit_order = in_node_order.data();
   pcl_dise::ForwardOptions options;
   options.iterations = iterations_;
   options.threads = pcl_dise::detail::resolveThreads(static_cast<int>(threads_));
