@@ -7,6 +7,7 @@
 // translation units compiled for one instruction set each; everything here has internal
 // linkage, so no instance compiled for one instruction set can stand in for another's at link
 // time.
+#include <cstring>
 #include <limits>
 
 #include "pcl_dise/edge_features.h"
@@ -303,15 +304,25 @@ static_assert(kLayer3.hidden <= kHiddenRows, "layer3's hidden layer fits the hid
 constexpr int kKernelInputRows = kEdgeEmbedding + kRotatedEdge;
 constexpr int kScratchRows = kEdgeFeatures + kHiddenRows + 2 * kEdgeEmbedding + kKernelInputRows + 3;
 
-// fitPlaneToOffsets (plane_fit.h) over the neighbour positions in rows: d_e = p_e - center.
-struct RowOffsets {
-  const float* x;  // 3 rows, `stride` floats apart
+// The neighbour offsets d_e = p_e - center in double for fitPlaneToOffsets (plane_fit.h),
+// converted for every edge at once (the compiler vectorises the loop) before the fit's two passes
+// read them: 3 rows of `stride` doubles in float scratch rows (memcpy: no type punning).
+struct DoubleOffsets {
+  float* rows;
   int stride;
-  const float* center;
-  void operator()(int e, double* d) const {
-    for (int c = 0; c < 3; ++c) d[c] = double(x[c * stride + e]) - double(center[c]);
+  DoubleOffsets(const float* positions, int stride, int count, const float* center, float* scratch_rows)
+      : rows(scratch_rows), stride(stride) {
+    for (int c = 0; c < 3; ++c)
+      for (int e = 0; e < count; ++e) {
+        const double d = double(positions[c * stride + e]) - double(center[c]);
+        std::memcpy(rows + 2 * (c * stride + e), &d, sizeof d);
+      }
+  }
+  void operator()(int e, double* out) const {
+    for (int c = 0; c < 3; ++c) std::memcpy(out + c, rows + 2 * (c * stride + e), sizeof(double));
   }
 };
+static_assert(kHiddenRows >= 6, "the hidden rows hold the offsets in double at the end");
 
 // PointNetworkFunction (point_network.h) for V.
 template <typename V>
@@ -393,8 +404,9 @@ bool pointNetworkLanes(const PointNetworkWeights& net, const PointNeighborhood& 
   // 9: softmax over the neighbourhood.
   softmax<V>(logits, rows, weights_out);
 
-  // 10: weighted plane fit.
-  return fitPlaneToOffsets<double>(RowOffsets{positions, P, pi}, weights_out, nb.count, normal, curvature);
+  // 10: weighted plane fit, the offsets in double in the hidden rows, free by now.
+  const DoubleOffsets offsets(positions, P, nb.count, pi, hidden);
+  return fitPlaneToOffsets<double>(offsets, weights_out, nb.count, normal, curvature);
 }
 
 }  // namespace
