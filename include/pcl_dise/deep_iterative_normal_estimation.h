@@ -189,17 +189,17 @@ class DeepIterativeNormalEstimation : public Feature<PointInT, PointOutT> {
   std::vector<float> centredPositions(const Nodes& nodes) const;
   /** Renumbers the nodes along a Morton curve, surface nodes first (nodes, positions,
    *  node_to_surface_, output_nodes_): every later stage reads neighbouring nodes' data close
-   *  together in memory, whatever order the cloud came in. Returns the surface nodes' former
-   *  numbers, which are in surface order (surface_count entries). */
+   *  together in memory, whatever order the cloud came in. Returns the new node of each former
+   *  surface node (surface_count entries; former numbers are in surface order). */
   std::vector<std::int32_t> numberAlongCurve(Nodes& nodes, std::vector<float>& positions);
   /** Each node's neighbourhood as node indices, nearest first, ties by surface index (all nodes
    *  when iterating, the output points for plain PCA): by the grid search on `positions`, or by
-   *  the user's search method. surface_order: numberAlongCurve's result. */
+   *  the user's search method. node_of_former: numberAlongCurve's result. */
   pcl_dise::Neighborhoods searchNeighborhoods(const Nodes& nodes, const std::vector<float>& positions,
-                                              const std::vector<std::int32_t>& surface_order) const;
+                                              const std::vector<std::int32_t>& node_of_former) const;
   /** The same with the grid search on the surface nodes' positions. */
   pcl_dise::Neighborhoods gridNeighborhoods(const Nodes& nodes, const std::vector<float>& positions,
-                                            const std::vector<std::int32_t>& surface_order,
+                                            const std::vector<std::int32_t>& node_of_former,
                                             const std::vector<std::uint8_t>& needed) const;
   /** The whole cloud's edge scale over the surface nodes' 16 nearest neighbours plus themselves. */
   float cloudEdgeScale(const Nodes& nodes, const std::vector<float>& positions,

@@ -132,8 +132,8 @@ template <typename PointInT, typename PointOutT>
 void DeepIterativeNormalEstimation<PointInT, PointOutT>::computeFeature(PointCloudOut& output) {
   Nodes nodes = mapNodes();
   std::vector<float> positions = centredPositions(nodes);
-  const std::vector<std::int32_t> surface_order = numberAlongCurve(nodes, positions);
-  const pcl_dise::Neighborhoods neighborhoods = searchNeighborhoods(nodes, positions, surface_order);
+  const std::vector<std::int32_t> node_of_former = numberAlongCurve(nodes, positions);
+  const pcl_dise::Neighborhoods neighborhoods = searchNeighborhoods(nodes, positions, node_of_former);
   const float edge_scale = iterations_ > 0 ? cloudEdgeScale(nodes, positions, neighborhoods) : 1.f;
   if (!runForwardPass(positions, neighborhoods, edge_scale)) {
     output.width = output.height = 0;
@@ -192,13 +192,9 @@ template <typename PointInT, typename PointOutT>
 std::vector<std::int32_t> DeepIterativeNormalEstimation<PointInT, PointOutT>::numberAlongCurve(
     Nodes& nodes, std::vector<float>& positions) {
   // One Morton order over the nodes, surface nodes kept first.
-  const std::vector<std::int32_t> curve = pcl_dise::mortonOrder(positions.data(), nodes.size());
-  std::vector<std::int32_t> old_of_new;
-  old_of_new.reserve(nodes.size());
-  for (const std::int32_t n : curve)
-    if (static_cast<std::size_t>(n) < nodes.surface_count) old_of_new.push_back(n);
-  for (const std::int32_t n : curve)
-    if (static_cast<std::size_t>(n) >= nodes.surface_count) old_of_new.push_back(n);
+  std::vector<std::int32_t> old_of_new = pcl_dise::mortonOrder(positions.data(), nodes.size());
+  std::stable_partition(old_of_new.begin(), old_of_new.end(),
+                        [&](std::int32_t n) { return static_cast<std::size_t>(n) < nodes.surface_count; });
   std::vector<std::int32_t> new_of_old(nodes.size());
   for (std::size_t n = 0; n < nodes.size(); ++n) new_of_old[old_of_new[n]] = static_cast<std::int32_t>(n);
 
@@ -220,13 +216,13 @@ std::vector<std::int32_t> DeepIterativeNormalEstimation<PointInT, PointOutT>::nu
     if (node >= 0) node = new_of_old[node];
   for (std::int32_t& node : output_nodes_)
     if (node >= 0) node = new_of_old[node];
-  old_of_new.resize(nodes.surface_count);
-  return old_of_new;
+  new_of_old.resize(nodes.surface_count);
+  return new_of_old;
 }
 
 template <typename PointInT, typename PointOutT>
 pcl_dise::Neighborhoods DeepIterativeNormalEstimation<PointInT, PointOutT>::searchNeighborhoods(
-    const Nodes& nodes, const std::vector<float>& positions, const std::vector<std::int32_t>& surface_order) const {
+    const Nodes& nodes, const std::vector<float>& positions, const std::vector<std::int32_t>& node_of_former) const {
   // Every node when iterating (each iteration reads its neighbours' normals), the output points
   // alone for plain PCA.
   std::vector<std::uint8_t> needed(nodes.size(), iterations_ > 0 ? 1 : 0);
@@ -234,7 +230,7 @@ pcl_dise::Neighborhoods DeepIterativeNormalEstimation<PointInT, PointOutT>::sear
     for (std::int32_t node : output_nodes_)
       if (node >= 0) needed[node] = 1;
   if (dynamic_cast<const pcl_dise::search::Grid<PointInT>*>(tree_.get()))
-    return gridNeighborhoods(nodes, positions, surface_order, needed);
+    return gridNeighborhoods(nodes, positions, node_of_former, needed);
   std::vector<std::vector<std::int32_t>> rows(nodes.size());
   // Searched in node order, along the curve: consecutive searches walk the same branches of the tree.
   const int threads = pcl_dise::detail::resolveThreads(static_cast<int>(threads_));
@@ -256,13 +252,13 @@ pcl_dise::Neighborhoods DeepIterativeNormalEstimation<PointInT, PointOutT>::sear
 
 template <typename PointInT, typename PointOutT>
 pcl_dise::Neighborhoods DeepIterativeNormalEstimation<PointInT, PointOutT>::gridNeighborhoods(
-    const Nodes& nodes, const std::vector<float>& positions, const std::vector<std::int32_t>& surface_order,
+    const Nodes& nodes, const std::vector<float>& positions, const std::vector<std::int32_t>& node_of_former,
     const std::vector<std::uint8_t>& needed) const {
   // The grid holds the surface nodes in surface order, so that it breaks ties in distance by
   // surface index, as a search of the cloud itself does; its answers are renumbered to nodes.
   std::vector<float> in_surface_order(3 * nodes.surface_count);
-  for (std::size_t n = 0; n < nodes.surface_count; ++n)
-    std::copy_n(positions.begin() + 3 * n, 3, in_surface_order.begin() + 3 * surface_order[n]);
+  for (std::size_t s = 0; s < nodes.surface_count; ++s)
+    std::copy_n(positions.begin() + 3 * node_of_former[s], 3, in_surface_order.begin() + 3 * s);
   const pcl_dise::GridSearch grid =
       k_ > 0 ? pcl_dise::GridSearch::forNearest(in_surface_order.data(), nodes.surface_count, k_ + 1)
              : pcl_dise::GridSearch::forRadius(in_surface_order.data(), nodes.surface_count,
@@ -284,12 +280,10 @@ pcl_dise::Neighborhoods DeepIterativeNormalEstimation<PointInT, PointOutT>::grid
       k_ > 0 ? grid.nearest(query_points, num_queries, static_cast<std::size_t>(k_) + 1, threads)
              : grid.withinRadius(query_points, num_queries, static_cast<float>(search_radius_),
                                  static_cast<std::size_t>(max_neighbors_), threads);
-  std::vector<std::int32_t> node_of(nodes.surface_count);  // node of the grid's point s
-  for (std::size_t n = 0; n < nodes.surface_count; ++n) node_of[surface_order[n]] = static_cast<std::int32_t>(n);
   std::int32_t* ids = found.indices.data();
   const std::int64_t num_ids = static_cast<std::int64_t>(found.indices.size());
 #pragma omp parallel for num_threads(threads) schedule(static)
-  for (std::int64_t e = 0; e < num_ids; ++e) ids[e] = node_of[ids[e]];
+  for (std::int64_t e = 0; e < num_ids; ++e) ids[e] = node_of_former[ids[e]];
   if (every_node) return found;
   std::vector<std::vector<std::int32_t>> rows(nodes.size());
   for (std::size_t q = 0; q < queried.size(); ++q)
