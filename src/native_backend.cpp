@@ -46,6 +46,14 @@ std::vector<std::int32_t> visitRanks(const std::vector<std::int32_t>& order) {
   return rank;
 }
 
+// Whether order[t] = t for every t: the points already lie in visit order (the feature numbers
+// them along the curve before its search), and nothing needs to move.
+bool isIdentity(const std::vector<std::int32_t>& order) {
+  for (std::size_t t = 0; t < order.size(); ++t)
+    if (order[t] != static_cast<std::int32_t>(t)) return false;
+  return true;
+}
+
 // Every neighbour index j of the lists becomes map[j], in place.
 void renumber(Neighborhoods& nb, const std::vector<std::int32_t>& map, int threads) {
   const std::int64_t n = static_cast<std::int64_t>(nb.indices.size());
@@ -69,10 +77,14 @@ void runNativeIterations(const Model& model, PreparedGraph& g, const ForwardOpti
   startingState(g, point_order_normals, curvature);
   // Positions and normals in visit order, neighbour lists renumbered to visit ranks (and back at
   // the end); curvature, weights and flags stay in point order: a point alone reads its own.
-  const std::vector<float> points = inVisitOrder(g.points, g.visit_order);
-  std::vector<float> normals = inVisitOrder(point_order_normals.data(), g.visit_order), next_normals(3 * m, nan);
+  const bool reorder = !isIdentity(g.visit_order);
+  const std::vector<float> reordered_points = reorder ? inVisitOrder(g.points, g.visit_order) : std::vector<float>();
+  const float* points = reorder ? reordered_points.data() : g.points;
+  std::vector<float> normals =
+      reorder ? inVisitOrder(point_order_normals.data(), g.visit_order) : std::move(point_order_normals);
+  std::vector<float> next_normals(3 * m, nan);
   std::vector<float>().swap(point_order_normals);
-  renumber(nb, visitRanks(g.visit_order), threads);
+  if (reorder) renumber(nb, visitRanks(g.visit_order), threads);
   // A point's kernel weights are read by that point alone, before it writes the new ones: they
   // are updated in place.
   std::vector<float> weights = std::move(g.initial_weights);
@@ -103,7 +115,7 @@ void runNativeIterations(const Model& model, PreparedGraph& g, const ForwardOpti
           continue;
         }
         PointNeighborhood neighborhood;
-        neighborhood.points = points.data();
+        neighborhood.points = points;
         neighborhood.normals = normals.data();
         neighborhood.edge_scale = g.edge_scale;
         neighborhood.center = t;
@@ -119,10 +131,11 @@ void runNativeIterations(const Model& model, PreparedGraph& g, const ForwardOpti
       }
     }
     normals.swap(next_normals);
-    if (options.keep_iterations) result.iteration_normals.push_back(inPointOrder(normals, g.visit_order));
+    if (options.keep_iterations)
+      result.iteration_normals.push_back(reorder ? inPointOrder(normals, g.visit_order) : normals);
   }
-  renumber(nb, g.visit_order, threads);
-  result.normals = inPointOrder(normals, g.visit_order);
+  if (reorder) renumber(nb, g.visit_order, threads);
+  result.normals = reorder ? inPointOrder(normals, g.visit_order) : std::move(normals);
   result.curvature = std::move(curvature);
   result.kernel_weights = std::move(weights);
 }
