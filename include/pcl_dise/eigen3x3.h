@@ -179,51 +179,86 @@ PCL_DISE_HOST_DEVICE void sortAscending(Scalar* values, Scalar (*vectors)[3]) {
 
 }  // namespace eigen3x3_detail
 
+namespace eigen3x3_detail {
+
+// m divided by its largest entry (max_abs > 0), and that matrix's eigenvalues in closed form
+// (ascending) where it is not diagonal nor a multiple of the identity (`general`).
+template <typename Scalar>
+struct ScaledEigenvalues {
+  SymMat3<Scalar> a;
+  Scalar off_norm2, q, half_det, values[3];
+  bool general;
+};
+
+template <typename Scalar>
+PCL_DISE_HOST_DEVICE ScaledEigenvalues<Scalar> scaledEigenvalues(const SymMat3<Scalar>& m, Scalar max_abs) {
+  ScaledEigenvalues<Scalar> s;
+  const Scalar inv_max = Scalar(1) / max_abs;
+  s.a = {m.a00 * inv_max, m.a01 * inv_max, m.a02 * inv_max, m.a11 * inv_max, m.a12 * inv_max, m.a22 * inv_max};
+  const SymMat3<Scalar>& a = s.a;
+  s.off_norm2 = a.a01 * a.a01 + a.a02 * a.a02 + a.a12 * a.a12;
+  s.q = (a.a00 + a.a11 + a.a22) / Scalar(3);
+  const Scalar b00 = a.a00 - s.q, b11 = a.a11 - s.q, b22 = a.a22 - s.q;
+  const Scalar p = std::sqrt((b00 * b00 + b11 * b11 + b22 * b22 + Scalar(2) * s.off_norm2) / Scalar(6));
+  s.general = s.off_norm2 > Scalar(0) && p > std::numeric_limits<Scalar>::epsilon();
+  if (!s.general) return s;
+  const Scalar c00 = b11 * b22 - a.a12 * a.a12;
+  const Scalar c01 = a.a01 * b22 - a.a12 * a.a02;
+  const Scalar c02 = a.a01 * a.a12 - b11 * a.a02;
+  Scalar half_det = (b00 * c00 - a.a01 * c01 + a.a02 * c02) / (p * p * p) * Scalar(0.5);
+  s.half_det = half_det < Scalar(-1) ? Scalar(-1) : (half_det > Scalar(1) ? Scalar(1) : half_det);
+  const Scalar angle = std::acos(s.half_det) / Scalar(3);
+  const Scalar two_thirds_pi = Scalar(2.09439510239319549);
+  const Scalar beta2 = std::cos(angle) * Scalar(2);
+  const Scalar beta0 = std::cos(angle + two_thirds_pi) * Scalar(2);
+  const Scalar beta1 = -(beta0 + beta2);
+  s.values[0] = s.q + p * beta0;
+  s.values[1] = s.q + p * beta1;
+  s.values[2] = s.q + p * beta2;
+  return s;
+}
+
+// The eigenvector of the simple eigenvalue `value` of a, refined once by its Rayleigh quotient
+// (near a double root the closed form loses half the digits).
+template <typename Scalar>
+PCL_DISE_HOST_DEVICE void refinedEigenvector(const SymMat3<Scalar>& a, Scalar value, Scalar* out) {
+  eigenvectorOfSimpleValue(a, value, out);
+  eigenvectorOfSimpleValue(a, rayleighQuotient(a, out), out);
+}
+
+// Largest absolute entry of m.
+template <typename Scalar>
+PCL_DISE_HOST_DEVICE Scalar largestEntry(const SymMat3<Scalar>& m) {
+  Scalar max_abs = std::fabs(m.a00);
+  const Scalar others[5] = {m.a01, m.a02, m.a11, m.a12, m.a22};
+  for (int i = 0; i < 5; ++i) max_abs = std::fabs(others[i]) > max_abs ? std::fabs(others[i]) : max_abs;
+  return max_abs;
+}
+
+}  // namespace eigen3x3_detail
+
 /** Eigendecomposition of the symmetric matrix m. Finite input gives finite output; a zero
  *  matrix gives zero eigenvalues and the identity basis. */
 template <typename Scalar>
 PCL_DISE_HOST_DEVICE Eigen3Result<Scalar> eigenSymmetric3(const SymMat3<Scalar>& m) {
   using namespace eigen3x3_detail;
   Eigen3Result<Scalar> r;
-  Scalar max_abs = std::fabs(m.a00);
-  const Scalar others[5] = {m.a01, m.a02, m.a11, m.a12, m.a22};
-  for (int i = 0; i < 5; ++i) max_abs = std::fabs(others[i]) > max_abs ? std::fabs(others[i]) : max_abs;
+  const Scalar max_abs = largestEntry(m);
   for (int i = 0; i < 3; ++i)
     for (int c = 0; c < 3; ++c) r.vectors[i][c] = (i == c) ? Scalar(1) : Scalar(0);
   if (!(max_abs > Scalar(0))) {
     r.values[0] = r.values[1] = r.values[2] = Scalar(0);
     return r;
   }
-  const Scalar inv_max = Scalar(1) / max_abs;
-  const SymMat3<Scalar> a{m.a00 * inv_max, m.a01 * inv_max, m.a02 * inv_max,
-                          m.a11 * inv_max, m.a12 * inv_max, m.a22 * inv_max};
-  const Scalar off_norm2 = a.a01 * a.a01 + a.a02 * a.a02 + a.a12 * a.a12;
+  const ScaledEigenvalues<Scalar> s = scaledEigenvalues(m, max_abs);
+  const SymMat3<Scalar>& a = s.a;
   Scalar values[3];
-  const Scalar q = (a.a00 + a.a11 + a.a22) / Scalar(3);
-  const Scalar b00 = a.a00 - q, b11 = a.a11 - q, b22 = a.a22 - q;
-  const Scalar p = std::sqrt((b00 * b00 + b11 * b11 + b22 * b22 + Scalar(2) * off_norm2) / Scalar(6));
-  if (off_norm2 > Scalar(0) && p > std::numeric_limits<Scalar>::epsilon()) {
-    const Scalar c00 = b11 * b22 - a.a12 * a.a12;
-    const Scalar c01 = a.a01 * b22 - a.a12 * a.a02;
-    const Scalar c02 = a.a01 * a.a12 - b11 * a.a02;
-    Scalar half_det = (b00 * c00 - a.a01 * c01 + a.a02 * c02) / (p * p * p) * Scalar(0.5);
-    half_det = half_det < Scalar(-1) ? Scalar(-1) : (half_det > Scalar(1) ? Scalar(1) : half_det);
-    const Scalar angle = std::acos(half_det) / Scalar(3);
-    const Scalar two_thirds_pi = Scalar(2.09439510239319549);
-    const Scalar beta2 = std::cos(angle) * Scalar(2);
-    const Scalar beta0 = std::cos(angle + two_thirds_pi) * Scalar(2);
-    const Scalar beta1 = -(beta0 + beta2);
-    values[0] = q + p * beta0;
-    values[1] = q + p * beta1;
-    values[2] = q + p * beta2;
-    // Start from the eigenvalue farthest from the other two: it is simple. Near a double root the
-    // closed form loses half the digits, so the simple eigenpair is refined once by its Rayleigh
-    // quotient before the other vectors are derived from it.
-    const int simple = half_det >= Scalar(0) ? 2 : 0;
-    eigenvectorOfSimpleValue(a, values[simple], r.vectors[simple]);
-    values[simple] = rayleighQuotient(a, r.vectors[simple]);
-    eigenvectorOfSimpleValue(a, values[simple], r.vectors[simple]);
-    eigenvectorInComplement(a, r.vectors[simple], values[1], r.vectors[1]);
+  if (s.general) {
+    // Start from the eigenvalue farthest from the other two: it is simple. The other vectors
+    // follow from it.
+    const int simple = s.half_det >= Scalar(0) ? 2 : 0;
+    refinedEigenvector(a, s.values[simple], r.vectors[simple]);
+    eigenvectorInComplement(a, r.vectors[simple], s.values[1], r.vectors[1]);
     if (simple == 2)
       cross(r.vectors[1], r.vectors[2], r.vectors[0]);
     else
@@ -231,8 +266,8 @@ PCL_DISE_HOST_DEVICE Eigen3Result<Scalar> eigenSymmetric3(const SymMat3<Scalar>&
     for (int i = 0; i < 3; ++i) values[i] = rayleighQuotient(a, r.vectors[i]);
     // Rayleigh quotients of a (near-)double root may swap by rounding.
     sortAscending(values, r.vectors);
-  } else if (off_norm2 > Scalar(0)) {  // a multiple of the identity up to rounding
-    values[0] = values[1] = values[2] = q;
+  } else if (s.off_norm2 > Scalar(0)) {  // a multiple of the identity up to rounding
+    values[0] = values[1] = values[2] = s.q;
   } else {  // diagonal: sort the diagonal, keep the axes
     values[0] = a.a00;
     values[1] = a.a11;
@@ -262,18 +297,39 @@ PCL_DISE_HOST_DEVICE void applySignRule(Scalar* n) {
   }
 }
 
+/** The eigenpair of smallest absolute value of m where that eigenvalue lies clearly below the
+ *  other two and farther from them than they lie from each other, as a plane's covariance has
+ *  it: the vector and value eigenSymmetric3 gives there, by the same steps without the other two
+ *  vectors. Returns false, writing nothing, elsewhere; eigenSymmetric3 then decides. */
+template <typename Scalar>
+PCL_DISE_HOST_DEVICE bool clearlySmallestEigenpair(const SymMat3<Scalar>& m, Scalar* vector, Scalar* value) {
+  using namespace eigen3x3_detail;
+  const Scalar max_abs = largestEntry(m);
+  if (!(max_abs > Scalar(0))) return false;
+  const ScaledEigenvalues<Scalar> s = scaledEigenvalues(m, max_abs);
+  // The scaled eigenvalues are at most 3 in size and the closed form's error is far below the
+  // margin, so eigenSymmetric3 would keep this eigenpair first, and it has the smallest magnitude.
+  const Scalar margin = Scalar(1e-4);
+  if (!s.general || !(s.half_det < Scalar(0)) || !(std::fabs(s.values[0]) + margin < s.values[1])) return false;
+  refinedEigenvector(s.a, s.values[0], vector);
+  *value = rayleighQuotient(s.a, vector) * max_abs;
+  return true;
+}
+
 /** Plane fit of a covariance matrix: the unit normal (sign rule applied) and PCL's surface
  *  variation |lambda_min| / trace (0 where the trace is 0). */
 template <typename Scalar>
 PCL_DISE_HOST_DEVICE void planeFromCovariance(const SymMat3<Scalar>& c, Scalar* normal, Scalar* curvature) {
-  const Eigen3Result<Scalar> e = eigenSymmetric3(c);
-  const int i = smallestMagnitudeIndex(e);
-  normal[0] = e.vectors[i][0];
-  normal[1] = e.vectors[i][1];
-  normal[2] = e.vectors[i][2];
+  Scalar lambda;
+  if (!clearlySmallestEigenpair(c, normal, &lambda)) {
+    const Eigen3Result<Scalar> e = eigenSymmetric3(c);
+    const int i = smallestMagnitudeIndex(e);
+    for (int k = 0; k < 3; ++k) normal[k] = e.vectors[i][k];
+    lambda = e.values[i];
+  }
   applySignRule(normal);
   const Scalar trace = c.a00 + c.a11 + c.a22;
-  *curvature = trace != Scalar(0) ? std::fabs(e.values[i]) / trace : Scalar(0);
+  *curvature = trace != Scalar(0) ? std::fabs(lambda) / trace : Scalar(0);
 }
 
 }  // namespace pcl_dise
