@@ -177,10 +177,6 @@ PCL_DISE_HOST_DEVICE void sortAscending(Scalar* values, Scalar (*vectors)[3]) {
       }
 }
 
-}  // namespace eigen3x3_detail
-
-namespace eigen3x3_detail {
-
 // m divided by its largest entry (max_abs > 0), and that matrix's eigenvalues in closed form
 // (ascending) where it is not diagonal nor a multiple of the identity (`general`).
 template <typename Scalar>
