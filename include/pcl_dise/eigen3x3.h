@@ -233,20 +233,23 @@ PCL_DISE_HOST_DEVICE Scalar largestEntry(const SymMat3<Scalar>& m) {
 
 }  // namespace eigen3x3_detail
 
-/** Eigendecomposition of the symmetric matrix m. Finite input gives finite output; a zero
- *  matrix gives zero eigenvalues and the identity basis. */
+namespace eigen3x3_detail {
+
+// The zero matrix's decomposition: zero eigenvalues and the identity basis.
 template <typename Scalar>
-PCL_DISE_HOST_DEVICE Eigen3Result<Scalar> eigenSymmetric3(const SymMat3<Scalar>& m) {
-  using namespace eigen3x3_detail;
+PCL_DISE_HOST_DEVICE Eigen3Result<Scalar> zeroDecomposition() {
   Eigen3Result<Scalar> r;
-  const Scalar max_abs = largestEntry(m);
-  for (int i = 0; i < 3; ++i)
+  for (int i = 0; i < 3; ++i) {
+    r.values[i] = Scalar(0);
     for (int c = 0; c < 3; ++c) r.vectors[i][c] = (i == c) ? Scalar(1) : Scalar(0);
-  if (!(max_abs > Scalar(0))) {
-    r.values[0] = r.values[1] = r.values[2] = Scalar(0);
-    return r;
   }
-  const ScaledEigenvalues<Scalar> s = scaledEigenvalues(m, max_abs);
+  return r;
+}
+
+// The decomposition of a nonzero matrix from its scaled closed form s (max_abs: its largest entry).
+template <typename Scalar>
+PCL_DISE_HOST_DEVICE Eigen3Result<Scalar> decomposeNonzero(const ScaledEigenvalues<Scalar>& s, Scalar max_abs) {
+  Eigen3Result<Scalar> r = zeroDecomposition<Scalar>();
   const SymMat3<Scalar>& a = s.a;
   Scalar values[3];
   if (s.general) {
@@ -274,6 +277,31 @@ PCL_DISE_HOST_DEVICE Eigen3Result<Scalar> eigenSymmetric3(const SymMat3<Scalar>&
   return r;
 }
 
+// clearlySmallestEigenpair (below) from the scaled closed form s of a nonzero matrix.
+template <typename Scalar>
+PCL_DISE_HOST_DEVICE bool clearlySmallestFromScaled(const ScaledEigenvalues<Scalar>& s, Scalar max_abs, Scalar* vector,
+                                                    Scalar* value) {
+  // The scaled eigenvalues are at most 3 in size and the closed form's error is far below the
+  // margin, so decomposeNonzero would keep this eigenpair first, and it has the smallest magnitude.
+  const Scalar margin = Scalar(1e-4);
+  if (!s.general || !(s.half_det < Scalar(0)) || !(std::fabs(s.values[0]) + margin < s.values[1])) return false;
+  refinedEigenvector(s.a, s.values[0], vector);
+  *value = rayleighQuotient(s.a, vector) * max_abs;
+  return true;
+}
+
+}  // namespace eigen3x3_detail
+
+/** Eigendecomposition of the symmetric matrix m. Finite input gives finite output; a zero
+ *  matrix gives zero eigenvalues and the identity basis. */
+template <typename Scalar>
+PCL_DISE_HOST_DEVICE Eigen3Result<Scalar> eigenSymmetric3(const SymMat3<Scalar>& m) {
+  using namespace eigen3x3_detail;
+  const Scalar max_abs = largestEntry(m);
+  if (!(max_abs > Scalar(0))) return zeroDecomposition<Scalar>();
+  return decomposeNonzero(scaledEigenvalues(m, max_abs), max_abs);
+}
+
 /** Index (0..2) of the eigenvalue of smallest absolute value: the plane normal's eigenvector. */
 template <typename Scalar>
 PCL_DISE_HOST_DEVICE int smallestMagnitudeIndex(const Eigen3Result<Scalar>& r) {
@@ -296,20 +324,30 @@ PCL_DISE_HOST_DEVICE void applySignRule(Scalar* n) {
 /** The eigenpair of smallest absolute value of m where that eigenvalue lies clearly below the
  *  other two and farther from them than they lie from each other, as a plane's covariance has
  *  it: the vector and value eigenSymmetric3 gives there, by the same steps without the other two
- *  vectors. Returns false, writing nothing, elsewhere; eigenSymmetric3 then decides. */
+ *  vectors. Returns false, writing nothing, elsewhere. */
 template <typename Scalar>
 PCL_DISE_HOST_DEVICE bool clearlySmallestEigenpair(const SymMat3<Scalar>& m, Scalar* vector, Scalar* value) {
   using namespace eigen3x3_detail;
   const Scalar max_abs = largestEntry(m);
-  if (!(max_abs > Scalar(0))) return false;
-  const ScaledEigenvalues<Scalar> s = scaledEigenvalues(m, max_abs);
-  // The scaled eigenvalues are at most 3 in size and the closed form's error is far below the
-  // margin, so eigenSymmetric3 would keep this eigenpair first, and it has the smallest magnitude.
-  const Scalar margin = Scalar(1e-4);
-  if (!s.general || !(s.half_det < Scalar(0)) || !(std::fabs(s.values[0]) + margin < s.values[1])) return false;
-  refinedEigenvector(s.a, s.values[0], vector);
-  *value = rayleighQuotient(s.a, vector) * max_abs;
-  return true;
+  return max_abs > Scalar(0) && clearlySmallestFromScaled(scaledEigenvalues(m, max_abs), max_abs, vector, value);
+}
+
+/** The eigenpair of smallest absolute value of m, as eigenSymmetric3 and smallestMagnitudeIndex
+ *  give it: taken alone where clearlySmallestEigenpair answers, else from the whole
+ *  decomposition, the closed form computed once for both. */
+template <typename Scalar>
+PCL_DISE_HOST_DEVICE void smallestMagnitudeEigenpair(const SymMat3<Scalar>& m, Scalar* vector, Scalar* value) {
+  using namespace eigen3x3_detail;
+  const Scalar max_abs = largestEntry(m);
+  Eigen3Result<Scalar> e = zeroDecomposition<Scalar>();
+  if (max_abs > Scalar(0)) {
+    const ScaledEigenvalues<Scalar> s = scaledEigenvalues(m, max_abs);
+    if (clearlySmallestFromScaled(s, max_abs, vector, value)) return;
+    e = decomposeNonzero(s, max_abs);
+  }
+  const int i = smallestMagnitudeIndex(e);
+  for (int c = 0; c < 3; ++c) vector[c] = e.vectors[i][c];
+  *value = e.values[i];
 }
 
 /** Plane fit of a covariance matrix: the unit normal (sign rule applied) and PCL's surface
@@ -317,12 +355,7 @@ PCL_DISE_HOST_DEVICE bool clearlySmallestEigenpair(const SymMat3<Scalar>& m, Sca
 template <typename Scalar>
 PCL_DISE_HOST_DEVICE void planeFromCovariance(const SymMat3<Scalar>& c, Scalar* normal, Scalar* curvature) {
   Scalar lambda;
-  if (!clearlySmallestEigenpair(c, normal, &lambda)) {
-    const Eigen3Result<Scalar> e = eigenSymmetric3(c);
-    const int i = smallestMagnitudeIndex(e);
-    for (int k = 0; k < 3; ++k) normal[k] = e.vectors[i][k];
-    lambda = e.values[i];
-  }
+  smallestMagnitudeEigenpair(c, normal, &lambda);
   applySignRule(normal);
   const Scalar trace = c.a00 + c.a11 + c.a22;
   *curvature = trace != Scalar(0) ? std::fabs(lambda) / trace : Scalar(0);
