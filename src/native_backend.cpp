@@ -1,6 +1,6 @@
-// The native CPU backend: per point, the whole DISE iteration (edge features, the seven MLPs,
-// kernel softmax, weighted plane fit: point_network.h) runs on one neighbourhood held in cache;
-// OpenMP over points.
+// The native CPU backend: the whole DISE iteration (edge features, the seven MLPs, kernel
+// softmax, weighted plane fit: point_network.h) runs on a group of points that follow each other
+// along the visit order, one per SIMD lane; OpenMP over groups.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -12,13 +12,6 @@ namespace pcl_dise {
 namespace detail {
 
 namespace {
-
-// Asks for `count` values from `first` on ahead of their use, one request per cache line.
-template <typename T>
-void prefetch(const T* first, std::int64_t count) {
-  constexpr std::int64_t per_line = 64 / sizeof(T);
-  for (std::int64_t e = 0; e < count; e += per_line) __builtin_prefetch(first + e);
-}
 
 // The iterations read positions and normals laid out along the visit order: the points visited
 // one after another mostly share their neighbours, so what the network gathers for one point is
@@ -66,7 +59,6 @@ void renumber(Neighborhoods& nb, const std::vector<std::int32_t>& map, int threa
 
 void runNativeIterations(const Model& model, PreparedGraph& g, const ForwardOptions& options, ForwardResult& result) {
   const PointNetworkWeights net(model);
-  const PointNetworkFunction network = pointNetwork().function;
   const int threads = resolveThreads(options.threads);
   const std::size_t m = g.num_points;
   Neighborhoods& nb = g.neighborhoods;
@@ -91,43 +83,57 @@ void runNativeIterations(const Model& model, PreparedGraph& g, const ForwardOpti
   // Adaptive mode: settled[i] once point i's normal turned by less than settle_degrees.
   const float settle_cos = static_cast<float>(std::cos(options.settle_degrees * M_PI / 180.0));
   std::vector<char> settled(m, 0);
+  const PointNetworkImplementation& network = pointNetwork();
+  std::vector<std::int64_t> running;  // visit ranks of the points an iteration runs
+  running.reserve(m);
   for (int iteration = 1; iteration <= options.iterations; ++iteration) {
+    // Settled points and points past their last iteration keep their normal; inactive ones stay NaN.
+    running.clear();
+    for (std::size_t t = 0; t < m; ++t) {
+      const std::int64_t i = g.visit_order[t];
+      if (!g.active[i]) continue;
+      if (settled[i] || (g.last_iteration && iteration > g.last_iteration[i]))
+        std::copy_n(normals.data() + 3 * t, 3, next_normals.data() + 3 * t);
+      else
+        running.push_back(static_cast<std::int64_t>(t));
+    }
+    const std::int64_t groups =
+        (static_cast<std::int64_t>(running.size()) + network.group_size - 1) / network.group_size;
 #pragma omp parallel num_threads(threads)
     {
-      std::vector<float> scratch(pointNetworkScratchFloats(largest));
-#pragma omp for schedule(dynamic, 64)
-      for (std::int64_t t = 0; t < static_cast<std::int64_t>(m); ++t) {
-        const std::int64_t i = g.visit_order[t];
-        // Neighbour lists and weights lie in point order: fetch the next point's now, and where
-        // the point after it finds them.
-        if (t + 1 < static_cast<std::int64_t>(m)) {
-          const std::int64_t next = g.visit_order[t + 1];
-          prefetch(nb.begin(next), nb.size(next));
-          prefetch(weights.data() + nb.offsets[next], nb.size(next));
-          if (t + 2 < static_cast<std::int64_t>(m)) __builtin_prefetch(nb.offsets.data() + g.visit_order[t + 2]);
+      std::vector<float> scratch(pointGroupScratchFloats(largest));
+      std::vector<PointNeighborhood> group(network.group_size);
+      std::vector<PointResult> results(network.group_size);
+#pragma omp for schedule(dynamic, 4)
+      for (std::int64_t q = 0; q < groups; ++q) {
+        const std::int64_t first_member = q * network.group_size;
+        const int size = static_cast<int>(std::min<std::int64_t>(network.group_size, running.size() - first_member));
+        for (int p = 0; p < size; ++p) {
+          const std::int64_t t = running[first_member + p], i = g.visit_order[t];
+          const std::int64_t first = nb.offsets[i];
+          PointNeighborhood& member = group[p];
+          member.points = points;
+          member.normals = normals.data();
+          member.edge_scale = g.edge_scale;
+          member.center = t;
+          member.neighbors = nb.begin(i);
+          member.count = static_cast<int>(nb.offsets[i + 1] - first);
+          member.previous_weights = weights.data() + first;
+          results[p].weights = weights.data() + first;
+          results[p].normal = next_normals.data() + 3 * t;
+          results[p].curvature = &curvature[i];
         }
-        float* normal = next_normals.data() + 3 * t;
-        if (!g.active[i]) continue;
-        const std::int64_t first = nb.offsets[i], last = nb.offsets[i + 1];
-        const float* previous = normals.data() + 3 * t;
-        if (settled[i] || (g.last_iteration && iteration > g.last_iteration[i])) {
-          std::copy(previous, previous + 3, normal);
-          continue;
+        network.function(net, group.data(), size, scratch.data(), results.data());
+        for (int p = 0; p < size; ++p) {
+          const std::int64_t t = running[first_member + p];
+          const float* previous = normals.data() + 3 * t;
+          float* normal = next_normals.data() + 3 * t;
+          // A degenerate weighted fit keeps the point's previous normal (and curvature).
+          if (!results[p].fitted) std::copy_n(previous, 3, normal);
+          if (options.settle_degrees > 0 &&
+              std::abs(normal[0] * previous[0] + normal[1] * previous[1] + normal[2] * previous[2]) >= settle_cos)
+            settled[g.visit_order[t]] = 1;
         }
-        PointNeighborhood neighborhood;
-        neighborhood.points = points;
-        neighborhood.normals = normals.data();
-        neighborhood.edge_scale = g.edge_scale;
-        neighborhood.center = t;
-        neighborhood.neighbors = nb.begin(i);
-        neighborhood.count = static_cast<int>(last - first);
-        neighborhood.previous_weights = weights.data() + first;
-        // A degenerate weighted fit keeps the point's previous normal (and curvature).
-        if (!network(net, neighborhood, scratch.data(), weights.data() + first, normal, &curvature[i]))
-          std::copy(previous, previous + 3, normal);
-        if (options.settle_degrees > 0 &&
-            std::abs(normal[0] * previous[0] + normal[1] * previous[1] + normal[2] * previous[2]) >= settle_cos)
-          settled[i] = 1;
       }
     }
     normals.swap(next_normals);

@@ -33,16 +33,16 @@ DenseWeights rowsOf(const Linear& l, const std::vector<std::pair<int, int>>& col
 }
 
 std::vector<PointNetworkImplementation> availableImplementations() {
-  std::vector<PointNetworkImplementation> found{{"portable", portable::pointNetwork}};
+  std::vector<PointNetworkImplementation> found{portable::kPointNetwork};
   const char* cap = std::getenv("PCL_DISE_SIMD");
   if (cap && std::strcmp(cap, "portable") == 0) return found;
 #if defined(__x86_64__) && defined(PCL_DISE_HAVE_AVX2_KERNELS)
   if (!__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("fma")) return found;
-  found.push_back({"AVX2", avx2::pointNetwork});
+  found.push_back(avx2::kPointNetwork);
   if (cap && std::strcmp(cap, "avx2") == 0) return found;
 #endif
 #if defined(__x86_64__) && defined(PCL_DISE_HAVE_AVX512_KERNELS)
-  if (__builtin_cpu_supports("avx512f")) found.push_back({"AVX-512", avx512::pointNetwork});
+  if (__builtin_cpu_supports("avx512f")) found.push_back(avx512::kPointNetwork);
 #endif
   return found;
 }
@@ -92,10 +92,7 @@ PointNetworkWeights::PointNetworkWeights(const Model& m) {
 }
 
 namespace portable {
-bool pointNetwork(const PointNetworkWeights& net, const PointNeighborhood& neighborhood, float* scratch,
-                  float* weights_out, float* normal, float* curvature) {
-  return pointNetworkLanes<Portable>(net, neighborhood, scratch, weights_out, normal, curvature);
-}
+const PointNetworkImplementation kPointNetwork{"portable", pointGroupLanes<Portable>, Portable::width};
 }  // namespace portable
 
 const std::vector<PointNetworkImplementation>& pointNetworkImplementations() {
@@ -105,9 +102,8 @@ const std::vector<PointNetworkImplementation>& pointNetworkImplementations() {
 
 const PointNetworkImplementation& pointNetwork() { return pointNetworkImplementations().back(); }
 
-std::size_t pointNetworkScratchFloats(int count) {
-  // kScratchRows rows of `count` lanes, rounded up to the widest registers.
-  return std::size_t{kScratchRows} * static_cast<std::size_t>(roundUpToWidest(count));
+std::size_t pointGroupScratchFloats(int count) {
+  return GroupScratch(nullptr, count, kWidestRegister, kMaxBlockRegisters).floats;
 }
 
 }  // namespace detail

@@ -1,10 +1,12 @@
 #pragma once
-// The native backend's per-point network (docs/algorithm.md steps 1-10): one neighbourhood's edge
-// features, the seven MLPs, the kernel softmax and the weighted plane fit, on raw arrays. It runs feature-major, a row
-// per feature and a SIMD lane per edge, so that every per-edge layer is a register-blocked
-// product whatever its width. AVX2 + FMA and AVX-512 versions are chosen at run time where the
-// processor has them; the library itself is built for the default x86-64 target, whose ABI PCL
-// and Eigen users share.
+// The native backend's per-point network (docs/algorithm.md steps 1-10): a neighbourhood's edge
+// features, the seven MLPs, the kernel softmax and the weighted plane fit, on raw arrays. A group
+// of points runs together, one point per SIMD lane and a register per edge: register t holds edge
+// t of every point. Every per-edge layer is then a register-blocked product over whole registers
+// whatever the neighbourhood's size (k = 64 has 65 edges), and the per-point layers, means and
+// softmax run lane by lane without reductions across lanes. AVX2 + FMA and AVX-512 versions are chosen at run time
+// where the processor has them; the library itself is built for the default x86-64 target, whose ABI PCL and Eigen
+// users share.
 #include <cstdint>
 #include <utility>
 #include <vector>
@@ -65,16 +67,26 @@ struct PointNeighborhood {
   const float* previous_weights = nullptr;  // count kernel weights
 };
 
-/** One DISE iteration at one point: writes its new kernel weights (count, a softmax over its
- *  neighbourhood) into weights_out (which may be neighborhood.previous_weights) and the weighted plane fit's normal (3)
- * and curvature; returns false, writing neither of those two, where the fit degenerates (fitPlaneToOffsets). scratch
- * holds pointNetworkScratchFloats(count) floats. */
-using PointNetworkFunction = bool (*)(const PointNetworkWeights& net, const PointNeighborhood& neighborhood,
-                                      float* scratch, float* weights_out, float* normal, float* curvature);
+/** Where one point's iteration goes: its new kernel weights (count floats: a softmax over its
+ *  neighbourhood; may be the neighbourhood's previous_weights), and the weighted plane fit's
+ *  normal (3) and curvature, written only where the fit succeeds (fitted; fitPlaneToOffsets). */
+struct PointResult {
+  float* weights = nullptr;
+  float* normal = nullptr;
+  float* curvature = nullptr;
+  bool fitted = false;
+};
+
+/** One DISE iteration at `size` points together (1 <= size <= the implementation's group_size),
+ *  one point per SIMD lane: a point's result does not depend on the others in its group. scratch
+ *  holds pointGroupScratchFloats(the largest count among them) floats. */
+using PointGroupFunction = void (*)(const PointNetworkWeights& net, const PointNeighborhood* group, int size,
+                                    float* scratch, PointResult* results);
 
 struct PointNetworkImplementation {
   const char* name;  // "portable", "AVX2", "AVX-512"
-  PointNetworkFunction function;
+  PointGroupFunction function;
+  int group_size;  // points per call at most: the floats of its registers
 };
 
 /** The implementations this processor runs, narrowest (portable) first. The environment variable
@@ -84,22 +96,20 @@ const std::vector<PointNetworkImplementation>& pointNetworkImplementations();
 /** The widest of them: the one the native backend runs. */
 const PointNetworkImplementation& pointNetwork();
 
-/** Scratch floats every implementation needs for a neighbourhood of `count` edges. */
-std::size_t pointNetworkScratchFloats(int count);
+/** Scratch floats every implementation needs for a group whose largest neighbourhood has `count`
+ *  edges. */
+std::size_t pointGroupScratchFloats(int count);
 
 // One per translation unit, each compiled for its instruction set: call them only through
 // pointNetworkImplementations(), which offers them only where the processor has them.
 namespace portable {
-bool pointNetwork(const PointNetworkWeights& net, const PointNeighborhood& neighborhood, float* scratch,
-                  float* weights_out, float* normal, float* curvature);
+extern const PointNetworkImplementation kPointNetwork;
 }  // namespace portable
 namespace avx2 {
-bool pointNetwork(const PointNetworkWeights& net, const PointNeighborhood& neighborhood, float* scratch,
-                  float* weights_out, float* normal, float* curvature);
+extern const PointNetworkImplementation kPointNetwork;
 }  // namespace avx2
 namespace avx512 {
-bool pointNetwork(const PointNetworkWeights& net, const PointNeighborhood& neighborhood, float* scratch,
-                  float* weights_out, float* normal, float* curvature);
+extern const PointNetworkImplementation kPointNetwork;
 }  // namespace avx512
 
 }  // namespace detail

@@ -16,7 +16,6 @@ struct Avx2 {
   static constexpr int width = 8;
   static constexpr int lanes = 3;  // 12 accumulators, 3 inputs and a weight: the 16 registers
   static constexpr int outputs = 4;
-  static constexpr int edge_by_edge = 2;  // at most this many edges in a last register go edge by edge
   static Reg load(const float* p) { return _mm256_loadu_ps(p); }
   static void store(float* p, Reg v) { _mm256_storeu_ps(p, v); }
   static Reg set1(float v) { return _mm256_set1_ps(v); }
@@ -29,8 +28,9 @@ struct Avx2 {
   static Reg min(Reg a, Reg b) { return _mm256_min_ps(a, b); }
   static Reg relu(Reg v) { return max(v, _mm256_setzero_ps()); }
   static Reg sqrt(Reg v) { return _mm256_sqrt_ps(v); }
-  static Reg zeroWhereBelow(Reg x, float bound, Reg value) {
-    return _mm256_blendv_ps(value, _mm256_setzero_ps(), _mm256_cmp_ps(x, set1(bound), _CMP_LT_OQ));
+  // value where x >= bound (or is NaN), fill where x < bound.
+  static Reg fillWhereBelow(Reg x, float bound, float fill, Reg value) {
+    return _mm256_blendv_ps(value, set1(fill), _mm256_cmp_ps(x, set1(bound), _CMP_LT_OQ));
   }
   // Lanes n.. become `value`.
   static Reg fillTail(Reg v, int n, float value) {
@@ -57,10 +57,7 @@ struct Avx2 {
 
 }  // namespace
 
-bool pointNetwork(const PointNetworkWeights& net, const PointNeighborhood& neighborhood, float* scratch,
-                  float* weights_out, float* normal, float* curvature) {
-  return pointNetworkLanes<Avx2>(net, neighborhood, scratch, weights_out, normal, curvature);
-}
+const PointNetworkImplementation kPointNetwork{"AVX2", pointGroupLanes<Avx2>, Avx2::width};
 
 bool pointTraining(const PointTrainingWeights& net, const TrainingNeighborhood& nb, float* scratch,
                    PointNetworkWeights& gradients, float* weights_out, float* normal, float* loss) {

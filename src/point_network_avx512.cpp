@@ -13,9 +13,8 @@ namespace {
 struct Avx512 {
   using Reg = __m512;
   static constexpr int width = 16;
-  static constexpr int lanes = 4;         // 64 lanes: a k = 64 neighbourhood (65 edges) and one edge by edge
-  static constexpr int outputs = 4;       // 20 accumulators of the 32 registers
-  static constexpr int edge_by_edge = 4;  // at most this many edges in a last register go edge by edge
+  static constexpr int lanes = 4;    // registers of a block: 16 accumulators, 4 inputs and a weight
+  static constexpr int outputs = 4;  // of the 32 registers
   static Reg load(const float* p) { return _mm512_loadu_ps(p); }
   static void store(float* p, Reg v) { _mm512_storeu_ps(p, v); }
   static Reg set1(float v) { return _mm512_set1_ps(v); }
@@ -30,8 +29,9 @@ struct Avx512 {
   static Reg min(Reg a, Reg b) { return _mm512_maskz_min_ps(0xffff, a, b); }
   static Reg relu(Reg v) { return max(v, _mm512_setzero_ps()); }
   static Reg sqrt(Reg v) { return _mm512_maskz_sqrt_ps(0xffff, v); }
-  static Reg zeroWhereBelow(Reg x, float bound, Reg value) {
-    return _mm512_maskz_mov_ps(_mm512_cmp_ps_mask(x, set1(bound), _CMP_NLT_UQ), value);
+  // value where x >= bound (or is NaN), fill where x < bound.
+  static Reg fillWhereBelow(Reg x, float bound, float fill, Reg value) {
+    return _mm512_mask_blend_ps(_mm512_cmp_ps_mask(x, set1(bound), _CMP_NLT_UQ), set1(fill), value);
   }
   // Lanes n.. become `value`.
   static Reg fillTail(Reg v, int n, float value) {
@@ -61,10 +61,7 @@ struct Avx512 {
 
 }  // namespace
 
-bool pointNetwork(const PointNetworkWeights& net, const PointNeighborhood& neighborhood, float* scratch,
-                  float* weights_out, float* normal, float* curvature) {
-  return pointNetworkLanes<Avx512>(net, neighborhood, scratch, weights_out, normal, curvature);
-}
+const PointNetworkImplementation kPointNetwork{"AVX-512", pointGroupLanes<Avx512>, Avx512::width};
 
 bool pointTraining(const PointTrainingWeights& net, const TrainingNeighborhood& nb, float* scratch,
                    PointNetworkWeights& gradients, float* weights_out, float* normal, float* loss) {

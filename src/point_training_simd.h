@@ -17,6 +17,71 @@ namespace pcl_dise {
 namespace detail {
 namespace {
 
+// y (d.out values, y_stride floats apart) = act(bias + d^T x) for x (d.in values, x_stride floats
+// apart), bias: d.stride values: registers over the outputs, four chains of accumulators to hide
+// the FMA latency. For the per-point layers.
+template <typename V>
+void vectorLayer(const float* x, int x_stride, const DenseWeights& d, const float* bias, bool relu, float* y,
+                 int y_stride) {
+  using Reg = typename V::Reg;
+  constexpr int W = V::width;
+  const float* w = d.weight_t.data();
+  for (int o = 0; o < d.out; o += W) {
+    const auto term = [&](int c, Reg acc) {
+      return V::fma(V::set1(x[c * x_stride]), V::load(w + c * d.stride + o), acc);
+    };
+    Reg a0 = V::load(bias + o), a1 = V::set1(0.f), a2 = a1, a3 = a1;
+    int c = 0;
+    for (; c + 4 <= d.in; c += 4) {
+      a0 = term(c, a0);
+      a1 = term(c + 1, a1);
+      a2 = term(c + 2, a2);
+      a3 = term(c + 3, a3);
+    }
+    for (; c < d.in; ++c) a0 = term(c, a0);
+    Reg sum = V::add(V::add(a0, a1), V::add(a2, a3));
+    if (relu) sum = V::relu(sum);
+    if (y_stride == 1 && o + W <= d.out) {
+      V::store(y + o, sum);
+    } else {
+      float values[W];
+      V::store(values, sum);
+      for (int j = 0; j < W && o + j < d.out; ++j) y[(o + j) * y_stride] = values[j];
+    }
+  }
+}
+
+// The per-point part of a split first layer: bias (edge.out) = edge.bias + point^T x.
+template <typename V>
+void pointBias(const float* x, const DenseWeights& point, const DenseWeights& edge, float* bias) {
+  vectorLayer<V>(x, 1, point, edge.bias.data(), false, bias, 1);
+}
+
+// Softmax over the `count` entries of `logits` (one row, padded to whole registers), written to
+// weights_out (count).
+template <typename V>
+void softmax(float* logits, int count, float* weights_out) {
+  using Reg = typename V::Reg;
+  constexpr int W = V::width;
+  const int last = (count - 1) / W, real_in_last = count - last * W;
+  // Padding lanes: -inf, so that they weigh exp(-inf) = 0.
+  V::store(logits + last * W,
+           V::fillTail(V::load(logits + last * W), real_in_last, -std::numeric_limits<float>::infinity()));
+  Reg m = V::load(logits);
+  for (int q = 1; q <= last; ++q) m = V::max(m, V::load(logits + q * W));
+  const Reg largest = V::set1(V::maximum(m));
+  Reg s = V::set1(0.f);
+  for (int q = 0; q <= last; ++q) {
+    Reg e = V::exp(V::sub(V::load(logits + q * W), largest));
+    if (q == last) e = V::fillTail(e, real_in_last, 0.f);
+    V::store(logits + q * W, e);
+    s = V::add(s, e);
+  }
+  const Reg inv_sum = V::set1(1.f / V::sum(s));
+  for (int q = 0; q <= last; ++q) V::store(logits + q * W, V::mul(V::load(logits + q * W), inv_sum));
+  for (int e = 0; e < count; ++e) weights_out[e] = logits[e];
+}
+
 // Registers of C a kernel tile keeps: the accumulators of the inference products.
 template <typename V>
 constexpr int kTileAccumulators = V::lanes* V::outputs;
@@ -134,8 +199,8 @@ void reluGradient(int edges, const float* h, int h_stride, float* dx, int dx_str
   const float positive = std::numeric_limits<float>::denorm_min();
   for (int e = 0; e < edges; ++e)
     for (int column = 0; column < n; column += V::width)
-      V::store(dx + e * dx_stride + column,
-               V::zeroWhereBelow(V::load(h + e * h_stride + column), positive, V::load(dx + e * dx_stride + column)));
+      V::store(dx + e * dx_stride + column, V::fillWhereBelow(V::load(h + e * h_stride + column), positive, 0.f,
+                                                              V::load(dx + e * dx_stride + column)));
 }
 
 // Per-point MLP y = second(relu(first(x))), keeping the hidden layer.
@@ -415,8 +480,7 @@ bool pointTrainingEdges(const PointTrainingWeights& tw, const TrainingNeighborho
   }
 
   // 9: softmax, then dropout.
-  const int lanes = (K + V::width - 1) / V::width;
-  softmax<V>(logits, LaneRows{K, lanes, lanes * V::width, lanes}, softmax_w);
+  softmax<V>(logits, K, softmax_w);
   for (int e = 0; e < K; ++e) weights_out[e] = tn.dropout_scale ? softmax_w[e] * tn.dropout_scale[e] : softmax_w[e];
 
   // 10: the weighted plane fit; the loss where the point has a target.

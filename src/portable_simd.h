@@ -18,7 +18,6 @@ struct Portable {
   static constexpr int width = 4;
   static constexpr int lanes = 3;
   static constexpr int outputs = 4;
-  static constexpr int edge_by_edge = 1;
   static Reg load(const float* p) {
     Reg r;
     std::memcpy(&r, p, sizeof r);
@@ -34,7 +33,7 @@ struct Portable {
   static Reg max(Reg a, Reg b) { return a > b ? a : b; }
   static Reg relu(Reg a) { return max(a, set1(0.f)); }
   static Reg sqrt(Reg a) { return Reg{std::sqrt(a[0]), std::sqrt(a[1]), std::sqrt(a[2]), std::sqrt(a[3])}; }
-  static Reg zeroWhereBelow(Reg x, float bound, Reg value) { return x < set1(bound) ? set1(0.f) : value; }
+  static Reg fillWhereBelow(Reg x, float bound, float fill, Reg value) { return x < set1(bound) ? set1(fill) : value; }
   static Reg fillTail(Reg a, int n, float value) { return Mask{0, 1, 2, 3} < n ? a : set1(value); }
   static float sum(Reg a) { return (a[0] + a[1]) + (a[2] + a[3]); }
   static float maximum(Reg a) { return std::max(std::max(a[0], a[1]), std::max(a[2], a[3])); }

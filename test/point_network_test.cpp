@@ -1,8 +1,10 @@
 // The native backend's per-point network against a double-precision reference that follows
 // docs/algorithm.md literally (concatenated inputs, no split layers): every implementation this
-// processor runs (portable, AVX2, AVX-512), neighbourhoods that fill their registers partly and
-// wholly, coincident neighbours, large logits; then its weighted plane fit; nothing written past
-// the scratch or the weights.
+// processor runs (portable, AVX2, AVX-512), groups of neighbourhoods of different sizes,
+// coincident neighbours, large logits; then its weighted plane fit; nothing written past the
+// scratch or the weights; a point's result independent of its group.
+#include <algorithm>
+#include <array>
 #include <cmath>
 #include <iostream>
 #include <random>
@@ -128,26 +130,67 @@ Fixture makeFixture(int count, int coincident, unsigned seed) {
   return f;
 }
 
-void expectMatchesReference(const PointNetworkImplementation& implementation, const Model& model, int count,
-                            int coincident, unsigned seed) {
-  SCOPED_TRACE(std::string(implementation.name) + ", " + std::to_string(count) + " edges, " +
-               std::to_string(coincident) + " coincident");
-  const Fixture f = makeFixture(count, coincident, seed);
-  const PointNeighborhood nb = f.neighborhood(1.7f);
-  const PointNetworkWeights net(model);
-  const std::size_t scratch_size = pointNetworkScratchFloats(count);
-  constexpr float canary = 12345.f;
-  std::vector<float> scratch(scratch_size + 64, canary), weights(count + 16, canary);
-  float normal[3] = {canary, canary, canary}, curvature = canary;
-  const bool fitted = implementation.function(net, nb, scratch.data(), weights.data(), normal, &curvature);
+// Runs `fixtures` as one group (at most the implementation's group size) through the
+// implementation, checking that it writes nothing past the scratch or any point's weights.
+struct GroupRun {
+  std::vector<std::vector<float>> weights;
+  std::vector<std::array<float, 3>> normals;
+  std::vector<float> curvatures;
+  std::vector<bool> fitted;
+};
+constexpr float kCanary = 12345.f;
+
+GroupRun runGroup(const PointNetworkImplementation& implementation, const PointNetworkWeights& net,
+                  const std::vector<const Fixture*>& fixtures, float scale) {
+  const int size = static_cast<int>(fixtures.size());
+  std::vector<PointNeighborhood> group;
+  int largest = 0;
+  for (const Fixture* f : fixtures) {
+    group.push_back(f->neighborhood(scale));
+    largest = std::max(largest, group.back().count);
+  }
+  const std::size_t scratch_size = pointGroupScratchFloats(largest);
+  std::vector<float> scratch(scratch_size + 64, kCanary);
+  GroupRun run;
+  run.weights.resize(size);
+  run.normals.assign(size, {kCanary, kCanary, kCanary});
+  run.curvatures.assign(size, kCanary);
+  std::vector<PointResult> results(size);
+  for (int p = 0; p < size; ++p) {
+    run.weights[p].assign(group[p].count + 16, kCanary);
+    results[p].weights = run.weights[p].data();
+    results[p].normal = run.normals[p].data();
+    results[p].curvature = &run.curvatures[p];
+  }
+  implementation.function(net, group.data(), size, scratch.data(), results.data());
+  for (std::size_t s = scratch_size; s < scratch.size(); ++s) EXPECT_EQ(scratch[s], kCanary) << "scratch overrun";
+  for (int p = 0; p < size; ++p) {
+    for (int e = group[p].count; e < group[p].count + 16; ++e)
+      EXPECT_EQ(run.weights[p][e], kCanary) << "weights overrun";
+    run.weights[p].resize(group[p].count);
+    run.fitted.push_back(results[p].fitted);
+  }
+  return run;
+}
+
+void expectMatchesReference(const Model& model, const Fixture& f, float scale, const std::vector<float>& weights,
+                            bool fitted, const float* normal, float curvature) {
+  const PointNeighborhood nb = f.neighborhood(scale);
+  const int count = nb.count;
   const Values expected = referenceWeights(model, nb);
   for (int e = 0; e < count; ++e) ASSERT_NEAR(weights[e], expected[e], 1e-6 + 1e-4 * expected[e]) << "edge " << e;
   // The plane fit: fitPlane (tested on its own) with the reference weights.
   const std::vector<float> expected_weights(expected.begin(), expected.end());
-  float expected_normal[3] = {canary, canary, canary}, expected_curvature = canary;
+  float expected_normal[3] = {kCanary, kCanary, kCanary}, expected_curvature = kCanary;
   ASSERT_EQ(fitted, fitPlane<double>(f.points.data(), f.points.data(), f.neighbors.data(), expected_weights.data(),
                                      count, expected_normal, &expected_curvature));
-  if (!fitted) return;
+  if (!fitted) {
+    for (int c = 0; c < 3; ++c) EXPECT_EQ(normal[c], kCanary) << "a failed fit writes no normal";
+    return;
+  }
+  const int coincident = static_cast<int>(std::count_if(f.neighbors.begin() + 1, f.neighbors.end(), [&](int j) {
+    return f.points[3 * j] == 0.f && f.points[3 * j + 1] == 0.f && f.points[3 * j + 2] == 0.f;
+  }));
   if (count - coincident < 3) {
     // Collinear: any normal perpendicular to the line is right.
     const float* d = f.points.data() + 3 * f.neighbors.back();
@@ -157,15 +200,34 @@ void expectMatchesReference(const PointNetworkImplementation& implementation, co
   }
   for (int c = 0; c < 3; ++c) EXPECT_NEAR(normal[c], expected_normal[c], 1e-4);
   EXPECT_NEAR(curvature, expected_curvature, 1e-4);
-  for (std::size_t s = scratch_size; s < scratch.size(); ++s) ASSERT_EQ(scratch[s], canary) << "scratch overrun";
-  for (int e = count; e < count + 16; ++e) ASSERT_EQ(weights[e], canary) << "weights overrun";
+}
+
+// Neighbourhoods of these sizes, a quarter of their neighbours on the centre, in groups of the
+// implementation's size: registers real in every lane, in some lanes, in one.
+const std::vector<int> kCounts = {1, 2, 3, 7, 8, 9, 16, 17, 33, 65, 80, 81, 129};
+
+void expectEveryGroupMatchesTheReference(const PointNetworkImplementation& implementation, const Model& model) {
+  const PointNetworkWeights net(model);
+  std::vector<Fixture> fixtures;
+  for (int count : kCounts) fixtures.push_back(makeFixture(count, count / 4, 100 + count));
+  const float scale = 1.7f;
+  for (std::size_t first = 0; first < fixtures.size(); first += implementation.group_size) {
+    std::vector<const Fixture*> members;
+    for (std::size_t p = first; p < std::min(fixtures.size(), first + implementation.group_size); ++p)
+      members.push_back(&fixtures[p]);
+    const GroupRun run = runGroup(implementation, net, members, scale);
+    for (std::size_t p = 0; p < members.size(); ++p) {
+      SCOPED_TRACE(std::string(implementation.name) + ", " + std::to_string(members[p]->neighbors.size()) + " edges");
+      expectMatchesReference(model, *members[p], scale, run.weights[p], run.fitted[p], run.normals[p].data(),
+                             run.curvatures[p]);
+    }
+  }
 }
 
 TEST(PointNetwork, EveryImplementationMatchesTheReference) {
   const Model model = randomModel(7);
   for (const auto& implementation : pointNetworkImplementations())
-    for (int count : {1, 2, 3, 7, 8, 9, 16, 17, 33, 65, 80, 81, 129})
-      expectMatchesReference(implementation, model, count, count / 4, 100 + count);
+    expectEveryGroupMatchesTheReference(implementation, model);
 }
 
 TEST(PointNetwork, LargeLogitsStillGiveTheSoftmax) {
@@ -173,7 +235,33 @@ TEST(PointNetwork, LargeLogitsStillGiveTheSoftmax) {
   Model model = randomModel(8);
   for (float& w : model.layer4.second.weight) w *= 200.f;
   for (const auto& implementation : pointNetworkImplementations())
-    expectMatchesReference(implementation, model, 65, 0, 3);
+    expectEveryGroupMatchesTheReference(implementation, model);
+}
+
+TEST(PointNetwork, APointGivesTheSameBitsInAnyGroup) {
+  // Tiles, threads and MPI ranks group points differently: a point's result must not depend on
+  // the others in its group, nor on its lane.
+  const Model model = randomModel(9);
+  const PointNetworkWeights net(model);
+  std::vector<Fixture> fixtures;
+  for (int count : kCounts) fixtures.push_back(makeFixture(count, count / 4, 200 + count));
+  for (const auto& implementation : pointNetworkImplementations()) {
+    SCOPED_TRACE(implementation.name);
+    for (std::size_t p = 0; p < fixtures.size(); ++p) {
+      const GroupRun alone = runGroup(implementation, net, {&fixtures[p]}, 0.9f);
+      // The same point last in a full group of the others.
+      std::vector<const Fixture*> members;
+      for (std::size_t o = 1; o < static_cast<std::size_t>(implementation.group_size); ++o)
+        members.push_back(&fixtures[(p + o) % fixtures.size()]);
+      members.push_back(&fixtures[p]);
+      const GroupRun together = runGroup(implementation, net, members, 0.9f);
+      const std::size_t last = members.size() - 1;
+      ASSERT_EQ(alone.weights[0], together.weights[last]) << fixtures[p].neighbors.size() << " edges";
+      ASSERT_EQ(alone.fitted[0], together.fitted[last]);
+      ASSERT_EQ(alone.normals[0], together.normals[last]);
+      ASSERT_EQ(alone.curvatures[0], together.curvatures[last]);
+    }
+  }
 }
 
 TEST(PointNetwork, TheWidestImplementationRuns) {
