@@ -205,10 +205,16 @@ void edgeMlpToOne(EdgeArray in, const DenseWeights& first, FirstBias first_bias,
   });
 }
 
-// A per-point layer: y (d.out rows of one register) = act(bias + d^T x), x: d.in rows.
+// A per-point layer: y (d.out rows of one register) = act(bias + d^T x), x: d.in rows. One
+// register of inputs leaves the accumulators free for more outputs in flight: enough
+// independent sums to hide the FMA's latency.
 template <typename V, typename Bias>
 void pointLayer(const float* x, const DenseWeights& d, Bias bias, bool relu, float* y) {
-  product<V, 1>(x, 0, d, bias, StoreRows<V, 1>{y, 0, relu});
+  constexpr int many = V::lanes * V::outputs;
+  const StoreRows<V, 1> sink{y, 0, relu};
+  if (d.out % many == 0) return productBlock<V, 1, many>(x, 0, d, bias, sink);
+  if (d.out % 8 == 0) return productBlock<V, 1, 8>(x, 0, d, bias, sink);
+  product<V, 1>(x, 0, d, bias, sink);
 }
 
 // A per-point MLP: y = second(relu(first(x))), through `hidden`.
