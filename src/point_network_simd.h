@@ -267,11 +267,51 @@ void edgeSoftmax(EdgeArray logits, const GroupEdges<V>& edges) {
   for (int t = 0; t < edges.registers; ++t) V::store(logits.at(0, t), V::mul(V::load(logits.at(0, t)), inverse_sum));
 }
 
+// W doubles side by side (GCC's vector types: the compiler maps them onto the registers the
+// translation unit has), for the plane fits' sums, one fit per lane. They may be wider than the
+// unit's registers, so no function returns one by value (GCC would warn of the ABI).
+template <int W>
+struct DoubleLanes;
+template <>
+struct DoubleLanes<4> {
+  typedef double type __attribute__((vector_size(4 * sizeof(double))));
+};
+template <>
+struct DoubleLanes<8> {
+  typedef double type __attribute__((vector_size(8 * sizeof(double))));
+};
+template <>
+struct DoubleLanes<16> {
+  typedef double type __attribute__((vector_size(16 * sizeof(double))));
+};
+
+// For weightedCovariance (plane_fit.h), lane by lane: the offsets d_e = p_e - p_i in double
+// (a lane past its point's edges holds the centre: d = 0)...
+template <typename V>
+struct LaneOffsets {
+  using Doubles = typename DoubleLanes<V::width>::type;
+  EdgeArray positions;
+  const float* centers;  // 3 rows of one register
+  void operator()(int t, Doubles* d) const {
+    for (int c = 0; c < 3; ++c)
+      d[c] = __builtin_convertvector(V::load(positions.at(c, t)), Doubles) -
+             __builtin_convertvector(V::load(centers + c * V::width), Doubles);
+  }
+};
+
+// ... and the kernel weights (0 past a point's edges).
+template <typename V>
+struct LaneWeights {
+  using Doubles = typename DoubleLanes<V::width>::type;
+  EdgeArray weights;
+  void operator()(int t, Doubles& w) const { w = __builtin_convertvector(V::load(weights.at(0, t)), Doubles); }
+};
+
 // A group's scratch (pointGroupScratchFloats): the per-edge arrays for `registers` edges, the
 // hidden rows of one block of `block` registers, and the per-point rows. With base null it only
 // counts the floats.
 struct GroupScratch {
-  EdgeArray features, e1, e2, kernel_in;  // edge features (8), e1, e2 (16), [e3 | R c] (19)
+  EdgeArray positions, features, e1, e2, kernel_in;  // p_j (3), edge features (8), e1, e2 (16), [e3 | R c] (19)
   float *hidden, *centers, *normals, *scales, *means, *point_hidden, *g1, *g2, *g3, *bias, *rotations;
   std::size_t floats = 0;
   GroupScratch(float* base, int registers, int width, int block) {
@@ -283,6 +323,7 @@ struct GroupScratch {
     const auto edgeArray = [&](int features) {
       return EdgeArray{take(std::size_t(features) * registers * width), features, width};
     };
+    positions = edgeArray(3);
     features = edgeArray(kEdgeFeatures);
     e1 = edgeArray(kEdgeEmbedding);
     e2 = edgeArray(kEdgeEmbedding);
@@ -321,18 +362,18 @@ void pointGroupLanes(const PointNetworkWeights& net, const PointNeighborhood* gr
   const GroupEdges<V> edges{V::load(counts), registers, full};
   const GroupScratch s(scratch, registers, W, V::lanes);
 
-  // 1: edge features. The neighbours' positions, normals and previous weights are gathered into
-  // lanes first, point by point (a lane past its point's edges repeats the centre, with weight
-  // 0), then every lane computes its edge's features.
-  const EdgeArray gathered{s.e2.data, 7, W};  // p_j, n_j, previous weight: e2 is free until step 3
+  // 1: edge features. The neighbours' positions (kept for step 10), normals and previous weights
+  // are gathered into lanes first, point by point (a lane past its point's edges repeats the
+  // centre, with weight 0), then every lane computes its edge's features.
+  const EdgeArray gathered{s.e2.data, 4, W};  // n_j, previous weight: e2 is free until step 3
   for (int p = 0; p < W; ++p) {
     const PointNeighborhood& nb = member(p);
     const auto put = [&](int t, std::int64_t j, float weight) {
       for (int c = 0; c < 3; ++c) {
-        gathered.at(c, t)[p] = nb.points[3 * j + c];
-        gathered.at(3 + c, t)[p] = nb.normals[3 * j + c];
+        s.positions.at(c, t)[p] = nb.points[3 * j + c];
+        gathered.at(c, t)[p] = nb.normals[3 * j + c];
       }
-      gathered.at(6, t)[p] = weight;
+      gathered.at(3, t)[p] = weight;
     };
     for (int t = 0; t < nb.count; ++t) put(t, nb.neighbors[t], nb.previous_weights[t]);
     for (int t = nb.count; t < registers; ++t) put(t, nb.center, 0.f);
@@ -346,10 +387,10 @@ void pointGroupLanes(const PointNetworkWeights& net, const PointNeighborhood* gr
   const L nil[3] = {{V::load(s.normals)}, {V::load(s.normals + W)}, {V::load(s.normals + 2 * W)}};
   const L scale{V::load(s.scales)};
   for (int t = 0; t < registers; ++t) {
-    L x[7];
-    for (int f = 0; f < 7; ++f) x[f].r = V::load(gathered.at(f, t));
+    const L pj[3] = {{V::load(s.positions.at(0, t))}, {V::load(s.positions.at(1, t))}, {V::load(s.positions.at(2, t))}};
+    const L nj[3] = {{V::load(gathered.at(0, t))}, {V::load(gathered.at(1, t))}, {V::load(gathered.at(2, t))}};
     L features[kEdgeFeatures];
-    edgeFeatures(pil, x, nil, x + 3, scale, x[6], features);
+    edgeFeatures(pil, pj, nil, nj, scale, L{V::load(gathered.at(3, t))}, features);
     for (int f = 0; f < kEdgeFeatures; ++f) V::store(s.features.at(f, t), features[f].r);
   }
 
@@ -397,13 +438,17 @@ void pointGroupLanes(const PointNetworkWeights& net, const PointNeighborhood* gr
   // 9: softmax over each neighbourhood.
   edgeSoftmax<V>(logits, edges);
 
-  // 10: each point's weighted plane fit.
+  // 10: the weighted plane fits' sums lane by lane, then each point's plane.
+  using Doubles = typename DoubleLanes<W>::type;
+  Doubles sum_w;
+  SymMat3<Doubles> cov;
+  weightedCovariance<Doubles>(LaneOffsets<V>{s.positions, s.centers}, LaneWeights<V>{logits}, registers, sum_w, cov);
   for (int p = 0; p < size; ++p) {
     const PointNeighborhood& nb = group[p];
     PointResult& out = results[p];
     for (int t = 0; t < nb.count; ++t) out.weights[t] = logits.at(0, t)[p];
-    out.fitted = fitPlane<double>(nb.points, nb.points + 3 * nb.center, nb.neighbors, out.weights, nb.count, out.normal,
-                                  out.curvature);
+    const SymMat3<double> point_cov{cov.a00[p], cov.a01[p], cov.a02[p], cov.a11[p], cov.a12[p], cov.a22[p]};
+    out.fitted = planeFromWeightedCovariance(sum_w[p], point_cov, out.normal, out.curvature);
   }
 }
 
