@@ -69,7 +69,7 @@ struct PointNeighborhood {
 
 /** Where one point's iteration goes: its new kernel weights (count floats: a softmax over its
  *  neighbourhood; may be the neighbourhood's previous_weights), and the weighted plane fit's
- *  normal (3) and curvature, written only where the fit succeeds (fitted; fitPlaneToOffsets). */
+ *  normal (3) and curvature, written only where the fit succeeds (fitted; planeFromWeightedCovariance). */
 struct PointResult {
   float* weights = nullptr;
   float* normal = nullptr;

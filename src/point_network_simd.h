@@ -291,11 +291,13 @@ template <typename V>
 struct LaneOffsets {
   using Doubles = typename DoubleLanes<V::width>::type;
   EdgeArray positions;
-  const float* centers;  // 3 rows of one register
+  Doubles center[3];
+  LaneOffsets(EdgeArray gathered_positions, const float* centers)  // centers: 3 rows of one register
+      : positions(gathered_positions) {
+    for (int c = 0; c < 3; ++c) center[c] = __builtin_convertvector(V::load(centers + c * V::width), Doubles);
+  }
   void operator()(int t, Doubles* d) const {
-    for (int c = 0; c < 3; ++c)
-      d[c] = __builtin_convertvector(V::load(positions.at(c, t)), Doubles) -
-             __builtin_convertvector(V::load(centers + c * V::width), Doubles);
+    for (int c = 0; c < 3; ++c) d[c] = __builtin_convertvector(V::load(positions.at(c, t)), Doubles) - center[c];
   }
 };
 
