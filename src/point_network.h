@@ -3,10 +3,10 @@
 // features, the seven MLPs, the kernel softmax and the weighted plane fit, on raw arrays. A group
 // of points runs together, one point per SIMD lane and a register per edge: register t holds edge
 // t of every point. Every per-edge layer is then a register-blocked product over whole registers
-// whatever the neighbourhood's size (k = 64 has 65 edges), and the per-point layers, means and
-// softmax run lane by lane without reductions across lanes. AVX2 + FMA and AVX-512 versions are chosen at run time
-// where the processor has them; the library itself is built for the default x86-64 target, whose ABI PCL and Eigen
-// users share.
+// whatever the neighbourhood's size (k = 64 has 65 edges), and the per-point layers, means,
+// softmax and plane fits' sums run lane by lane without reductions across lanes. AVX2 + FMA and
+// AVX-512 versions are chosen at run time where the processor has them; the library itself is
+// built for the default x86-64 target, whose ABI PCL and Eigen users share.
 #include <cstdint>
 #include <utility>
 #include <vector>
@@ -69,7 +69,8 @@ struct PointNeighborhood {
 
 /** Where one point's iteration goes: its new kernel weights (count floats: a softmax over its
  *  neighbourhood; may be the neighbourhood's previous_weights), and the weighted plane fit's
- *  normal (3) and curvature, written only where the fit succeeds (fitted; planeFromWeightedCovariance). */
+ *  normal (3) and curvature, written only where the fit succeeds (fitted;
+ *  planeFromWeightedCovariance). */
 struct PointResult {
   float* weights = nullptr;
   float* normal = nullptr;

@@ -6,11 +6,11 @@
 namespace pcl_dise {
 
 /** The sums of a weighted plane fit over `count` offsets d_e = p_e - center of a point's
- *  neighbours: sum_w = sum w, m = sum w d / sum w and cov = sum w (d - m)(d - m)^T, each summed in
- *  the order of e. offset(e, d) writes d_e (3, Scalar); weight(e, w) writes w_e (Scalar). Scalar is the
- *  precision of the sums, or a type of SIMD lanes with the arithmetic operators (a fit per lane;
- *  a lane whose neighbourhood is shorter than count gets w = 0 and d = 0 after it, which leave its
- *  sums as they are). */
+ *  neighbours: sum_w = sum w, m = sum w d / sum w and cov = sum w (d - m)(d - m)^T, each summed
+ *  in the order of e. offset(e, d) writes d_e (3, Scalar); weight(e, w) writes w_e (Scalar).
+ *  Scalar is the precision of the sums, or a type of SIMD lanes with the arithmetic operators (a
+ *  fit per lane; a lane whose neighbourhood is shorter than count gets w = 0 and d = 0 after it,
+ *  which leave its sums as they are). */
 template <typename Scalar, typename Offset, typename Weight>
 PCL_DISE_HOST_DEVICE void weightedCovariance(const Offset& offset, const Weight& weight, int count, Scalar& sum_w,
                                              SymMat3<Scalar>& cov) {
