@@ -43,6 +43,19 @@ std::string orientConsistently(const LocalCloud& local, const OrientationChoice&
   if (r.sheet_crossings) text << ", " << r.sheet_crossings << " joins through a thin sheet";
   if (r.parity_flipped) text << ", " << r.parity_flipped << " flipped after the tree by ray parity";
   text << "\n";
+  if (r.outside_grid) {
+    const double share = r.oriented ? 100.0 * double(r.undecided) / double(r.oriented) : 0.0;
+    text << "  sides: outside grid of cell " << r.grid_cell << ", " << r.grid_flipped << " flipped after the tree, "
+         << r.undecided << " undecided (" << share << "%: no clear vote, the tree's sign kept)\n";
+    if (share > 5.0)
+      text << "  warning: the side of " << share
+           << "% of the points is uncertain (thin walls under noise, or holes in the sampling)\n";
+  } else if (choice.closed) {
+    text << "  sides: no outside grid enclosed a volume (walls thinner than the grid resolves, holes wider than its "
+            "band, or an open surface); "
+         << (r.parity_checked ? "ray parity checked the tree's sides\n"
+                              : "noise too large for ray parity: the tree's sides kept, unverified\n");
+  }
   return text.str();
 }
 

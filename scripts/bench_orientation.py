@@ -1,62 +1,62 @@
 #!/usr/bin/env python3
-"""Orientation accuracy and time on a dise_make_dataset folder: DISE normals (dise_normals --orient
-none) oriented by dise_orient and, side by side, by Open3D's orient_normals_consistent_tangent_plane
-on the same normals (Debian: python3-open3d; left out where it is not installed).
+"""Orientation on a dise_make_dataset folder (PCPNet format): the share of points facing out and the
+oriented angle RMSE, per cloud, per category and over the categories.
 
-A point counts as facing outward where its oriented normal has a positive dot product with the
-ground-truth normal (the mesh's outward face normal). Open3D leaves each graph part's sign as its
-first point had it, so it is also given "up to one sign": the better of the two signs per cloud.
+Methods (each on the same unoriented normals of its row):
+  ours        DISE normals (dise_normals --orient none, k = 64, the shipped model), dise_orient --closed
+  tree        the same normals, dise_orient without --closed (the tree and the cap vote alone)
+  pca+tree    PCA normals (dise_normals --iterations 0 --orient none), dise_orient (no --closed)
+  pca+closed  PCA normals, dise_orient --closed
+  open3d      DISE normals, Open3D's orient_normals_consistent_tangent_plane(k) (python3-open3d;
+              run with Debian's /usr/bin/python3), in a child process with a time limit
 
-dise_orient runs with --closed (the dataset's clouds sample closed shapes) unless --tree-only.
+A point faces out where its oriented normal has a positive dot product with the ground truth (the
+mesh's outward normal). The oriented angle RMSE follows the protocol of SHS-Net (CVPR 2023) and
+NGLO (ICCV 2023) on PCPNet: per cloud, the RMSE of arccos(n . n_true) in degrees over the cloud's
+.pidx points (a NaN normal counts 180), averaged over the clouds of a category, then over the
+categories. The unoriented RMSE (arccos |n . n_true|) of the same normals is printed beside it: the
+part of the error that no orientation can remove.
 
-Usage: scripts/bench_orientation.py build/dataset/val [--prefix validationset]
-       [--categories no_noise low_noise] [--k 10] [--tree-only] [--no-open3d] [--build build]
-       [--work /tmp/bench_orientation]
+Usage: /usr/bin/python3 scripts/bench_orientation.py build/dataset/val [--prefix validationset]
+       [--categories no_noise low_noise med_noise high_noise vardensity_striped vardensity_gradient]
+       [--methods ours tree pca+tree open3d] [--points 100000 15000] [--k 10] [--build build]
+       [--work /tmp/bench_orientation] [--json FILE]
+With --points 15000 the first 15,000 points of each cloud are used (the .pidx points among them).
 """
 import argparse
 import importlib.util
+import json
+import math
 import os
 import subprocess
 import sys
-import time
 
+import numpy as np
+
+CATEGORIES = ["no_noise", "low_noise", "med_noise", "high_noise", "vardensity_striped", "vardensity_gradient"]
 CATEGORY_NAMES = {"no_noise": "clean", "low_noise": "noise 1e-2", "med_noise": "noise 5e-2",
                   "high_noise": "noise 1e-1", "vardensity_striped": "striped", "vardensity_gradient": "gradient"}
+METHODS = ["ours", "tree", "pca+tree", "pca+closed", "open3d"]
 
 
-def read_triples(path):
-    rows = []
-    with open(path) as f:
-        for line in f:
-            parts = line.split()
-            if len(parts) >= 3:
-                rows.append([float(v) for v in parts[:3]])
-    return rows
-
-
-def facing(normals, truth):
-    good = sum(1 for n, t in zip(normals, truth) if n[0] * t[0] + n[1] * t[1] + n[2] * t[2] > 0)
-    return good / len(truth)
-
-
-def run(command):
-    result = subprocess.run(command, capture_output=True, text=True)
+def run(command, timeout=None):
+    result = subprocess.run(command, capture_output=True, text=True, timeout=timeout)
     if result.returncode != 0:
         sys.exit("failed: " + " ".join(command) + "\n" + result.stdout + result.stderr)
     return result.stdout
 
 
-def ours(build, cloud, normals, out, k, closed):
-    text = run([os.path.join(build, "apps", "dise_orient"), cloud, normals, out, "--k", str(k)] + (["--closed"] if closed else []))
-    seconds = float(text.split("time: ")[1].split(" s")[0])
-    return read_triples(out), seconds
+def load(path):
+    return np.loadtxt(path, dtype=np.float64, ndmin=2)
 
 
 OPEN3D_CHILD = r"""
 import sys, time, numpy as np, open3d as o3d
 xyz, normals, out, k = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
 cloud = o3d.geometry.PointCloud(o3d.utility.Vector3dVector(np.loadtxt(xyz, usecols=(0, 1, 2))))
-cloud.normals = o3d.utility.Vector3dVector(np.loadtxt(normals))
+n = np.loadtxt(normals)
+n[~np.isfinite(n).all(axis=1)] = 0
+cloud.normals = o3d.utility.Vector3dVector(n)
 start = time.perf_counter()
 cloud.orient_normals_consistent_tangent_plane(k)
 print(time.perf_counter() - start)
@@ -64,78 +64,153 @@ np.savetxt(out, np.asarray(cloud.normals))
 """
 
 
-def open3d_orient(cloud, normals, out, k, timeout):
-    """Open3D in a child process, so that a stall (Open3D #4983) costs `timeout`, not the run."""
-    try:
-        result = subprocess.run([sys.executable, "-c", OPEN3D_CHILD, cloud, normals, out, str(k)],
-                                capture_output=True, text=True, timeout=timeout)
-    except subprocess.TimeoutExpired:
-        return None, None
-    if result.returncode != 0:
-        sys.exit("Open3D failed on " + cloud + ":\n" + result.stderr)
-    return read_triples(out), float(result.stdout.split()[-1])
+class Bench:
+    def __init__(self, args):
+        self.args = args
+        self.work = args.work
+        os.makedirs(self.work, exist_ok=True)
+
+    def tool(self, name):
+        return os.path.join(self.args.build, "apps", name)
+
+    def cloud(self, name, points):
+        """The cloud's .xyz (cut to `points` where the file holds more), truth and pidx within it."""
+        xyz = os.path.join(self.args.dataset, name + ".xyz")
+        truth = load(os.path.join(self.args.dataset, name + ".normals"))
+        pidx = np.loadtxt(os.path.join(self.args.dataset, name + ".pidx"), dtype=np.int64, ndmin=1)
+        if points < len(truth):
+            cut = os.path.join(self.work, f"{name}.{points}.xyz")
+            if not os.path.exists(cut):
+                with open(xyz) as f, open(cut, "w") as g:
+                    for _, line in zip(range(points), f):
+                        g.write(line)
+            xyz, truth, pidx = cut, truth[:points], pidx[pidx < points]
+        return xyz, truth, pidx
+
+    def unoriented(self, name, xyz, points, pca):
+        """DISE's (or PCA's) normals with the plane fit's own sign, kept between runs."""
+        out = os.path.join(self.work, f"{name}.{points}.{'pca' if pca else 'dise'}.normals")
+        if not os.path.exists(out):
+            run([self.tool("dise_normals"), xyz, out, "--orient", "none"] + (["--iterations", "0"] if pca else []))
+        return out
+
+    def ours(self, xyz, normals, out, closed):
+        text = run([self.tool("dise_orient"), xyz, normals, out, "--k", str(self.args.k)] + (["--closed"] if closed else []))
+        seconds = float(text.split("time: ")[1].split(" s")[0])
+        undecided = 0
+        if "undecided" in text:
+            undecided = int(text.split(" undecided")[0].split()[-1])
+        return load(out), seconds, undecided
+
+    def open3d(self, xyz, normals, out):
+        try:
+            result = subprocess.run([sys.executable, "-c", OPEN3D_CHILD, xyz, normals, out, str(self.args.k)],
+                                    capture_output=True, text=True, timeout=self.args.open3d_timeout)
+        except subprocess.TimeoutExpired:
+            return None, None, 0
+        if result.returncode != 0:
+            sys.exit("Open3D failed on " + xyz + ":\n" + result.stderr)
+        return load(out), float(result.stdout.split()[-1]), 0
+
+    def method(self, method, name, xyz, points):
+        pca = method.startswith("pca")
+        normals = self.unoriented(name, xyz, points, pca)
+        out = os.path.join(self.work, f"{name}.{points}.{method}.normals")
+        if method == "open3d":
+            return normals, self.open3d(xyz, normals, out)
+        return normals, self.ours(xyz, normals, out, method in ("ours", "pca+closed"))
+
+
+def scores(oriented, unoriented, truth, pidx):
+    """Share facing out (all points with a normal), oriented and unoriented RMSE on pidx (degrees)."""
+    finite = np.isfinite(oriented).all(axis=1)
+    facing = float(np.mean(np.einsum("ij,ij->i", oriented[finite], truth[finite]) > 0)) if finite.any() else 0.0
+
+    def rmse(normals, absolute):
+        n = normals[pidx]
+        t = truth[pidx]
+        cosine = np.einsum("ij,ij->i", n, t) / np.maximum(np.linalg.norm(n, axis=1) * np.linalg.norm(t, axis=1), 1e-30)
+        cosine = np.where(np.isfinite(cosine), cosine, -1.0 if not absolute else 0.0)
+        if absolute:
+            cosine = np.abs(cosine)
+        angles = np.degrees(np.arccos(np.clip(cosine, -1.0, 1.0)))
+        return float(np.sqrt(np.mean(angles ** 2)))
+
+    return facing, rmse(oriented, False), rmse(unoriented, True)
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("dataset")
     parser.add_argument("--prefix", default="validationset")
-    parser.add_argument("--categories", nargs="+", default=["no_noise", "low_noise"])
-    parser.add_argument("--k", type=int, default=10, help="propagation neighbours (both methods)")
-    parser.add_argument("--tree-only", action="store_true",
-                        help="dise_orient without --closed (the clouds sample closed shapes: --closed by default)")
+    parser.add_argument("--categories", nargs="+", default=CATEGORIES)
+    parser.add_argument("--methods", nargs="+", default=["ours", "tree", "pca+tree", "open3d"], choices=METHODS)
+    parser.add_argument("--points", nargs="+", type=int, default=[100000, 15000])
+    parser.add_argument("--k", type=int, default=10, help="propagation neighbours (every method)")
     parser.add_argument("--build", default="build")
     parser.add_argument("--work", default="/tmp/bench_orientation")
     parser.add_argument("--open3d-timeout", type=float, default=60)
-    parser.add_argument("--no-open3d", action="store_true", help="leave Open3D's columns out")
+    parser.add_argument("--json", help="write every number here")
+    parser.add_argument("--quiet", action="store_true", help="summaries only, no line per cloud")
     args = parser.parse_args()
-    with_open3d = not args.no_open3d and importlib.util.find_spec("open3d") is not None
-    if not with_open3d and not args.no_open3d:
+    if "open3d" in args.methods and importlib.util.find_spec("open3d") is None:
         print("(Open3D not found: apt-get install python3-open3d, and run this with Debian's /usr/bin/python3; "
-              "its columns are left out)")
-    os.makedirs(args.work, exist_ok=True)
-
-    print(f"{'cloud':<48} {'ours %':>8} {'s':>6}" + (f" {'Open3D %':>9} {'up to sign %':>13} {'s':>7}" if with_open3d else ""))
-    for category in args.categories:
-        with open(os.path.join(args.dataset, f"{args.prefix}_{category}.txt")) as f:
-            names = [line.strip() for line in f if line.strip()]
-        rows = []
-        for name in names:
-            cloud = os.path.join(args.dataset, name + ".xyz")
-            truth = read_triples(os.path.join(args.dataset, name + ".normals"))
-            normals = os.path.join(args.work, name + ".dise.normals")
-            if not os.path.exists(normals):  # DISE's unoriented normals, kept between runs
-                run([os.path.join(args.build, "apps", "dise_normals"), cloud, normals, "--orient", "none"])
-            mine, mine_s = ours(args.build, cloud, normals, os.path.join(args.work, name + ".ours.normals"), args.k,
-                                  not args.tree_only)
-            row = [facing(mine, truth), mine_s]
-            line = f"{name:<48} {100 * row[0]:8.2f} {mine_s:6.2f}"
-            if with_open3d:
-                theirs, theirs_s = open3d_orient(cloud, normals, os.path.join(args.work, name + ".open3d.normals"), args.k,
-                                          args.open3d_timeout)
-                if theirs is None:
-                    row += [None, None, None]
-                    line += f" {'stalled':>9} {'':>13} {'>' + str(int(args.open3d_timeout)):>7}"
-                else:
-                    f3 = facing(theirs, truth)
-                    row += [f3, max(f3, 1 - f3), theirs_s]
-                    line += f" {100 * f3:9.2f} {100 * max(f3, 1 - f3):13.2f} {theirs_s:7.2f}"
-            print(line, flush=True)
-            rows.append(row)
-
-        def summary(column):
-            values = [r[column] for r in rows if r[column] is not None]
-            return (sum(values) / len(values), min(values)) if values else (float("nan"), float("nan"))
-
-        mean, worst = summary(0)
-        line = (f"{CATEGORY_NAMES.get(category, category) + ': mean (worst)':<48} {100 * mean:8.2f} "
-                f"{summary(1)[0]:6.2f}")
-        if with_open3d:
-            m3, _ = summary(2)
-            s3, _ = summary(3)
-            stalled = sum(1 for r in rows if r[2] is None)
-            line += f" {100 * m3:9.2f} {100 * s3:13.2f} {summary(4)[0]:7.2f}" + (f"  ({stalled} stalled)" if stalled else "")
-        print(line + f"\n{'':<48} worst ours {100 * worst:.2f}%\n", flush=True)
+              "its column is left out)")
+        args.methods = [m for m in args.methods if m != "open3d"]
+    bench = Bench(args)
+    results = {}
+    for points in args.points:
+        print(f"\n== {points:,} points per cloud; per method: % facing out, oriented RMSE (deg), seconds ==")
+        header = f"{'cloud':<44}" + "".join(f" {m:>24}" for m in args.methods) + f" {'unoriented':>10}"
+        print(header)
+        table = results.setdefault(str(points), {})
+        for category in args.categories:
+            with open(os.path.join(args.dataset, f"{args.prefix}_{category}.txt")) as f:
+                names = [line.strip() for line in f if line.strip()]
+            rows = table.setdefault(category, {})
+            for name in names:
+                xyz, truth, pidx = bench.cloud(name, points)
+                row = rows.setdefault(name, {})
+                line = f"{name:<44}"
+                unoriented_rmse = None
+                for method in args.methods:
+                    unoriented, (oriented, seconds, undecided) = bench.method(method, name, xyz, points)
+                    if oriented is None:
+                        row[method] = None
+                        line += f" {'stalled':>24}"
+                        continue
+                    facing, rmse, raw = scores(oriented, load(unoriented), truth, pidx)
+                    if method in ("ours", "tree", "open3d"):
+                        unoriented_rmse = raw
+                    row[method] = {"facing_out": facing, "oriented_rmse": rmse, "seconds": seconds,
+                                   "undecided": undecided, "unoriented_rmse": raw}
+                    line += f" {100 * facing:8.2f}% {rmse:7.2f} {seconds:6.2f}s"
+                line += f" {unoriented_rmse if unoriented_rmse is not None else float('nan'):10.2f}"
+                if not args.quiet:
+                    print(line, flush=True)
+        print(f"\n{'category: mean % out (worst), mean RMSE':<44}" + "".join(f" {m:>24}" for m in args.methods))
+        averages = {m: [] for m in args.methods}
+        for category in args.categories:
+            line = f"{CATEGORY_NAMES.get(category, category):<44}"
+            for method in args.methods:
+                values = [r[method] for r in table[category].values() if r.get(method)]
+                if not values:
+                    line += f" {'-':>24}"
+                    continue
+                mean_out = sum(v["facing_out"] for v in values) / len(values)
+                worst = min(v["facing_out"] for v in values)
+                mean_rmse = sum(v["oriented_rmse"] for v in values) / len(values)
+                averages[method].append(mean_rmse)
+                line += f" {100 * mean_out:6.2f}% ({100 * worst:5.1f}) {mean_rmse:6.2f}"
+            print(line)
+        line = f"{'oriented RMSE over the categories':<44}"
+        for method in args.methods:
+            values = averages[method]
+            line += f" {sum(values) / len(values) if len(values) == len(args.categories) else float('nan'):24.2f}"
+        print(line, flush=True)
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(results, f, indent=1)
 
 
 if __name__ == "__main__":

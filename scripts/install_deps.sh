@@ -13,7 +13,7 @@ packages=(
   xvfb libpng-dev clang libclang-rt-14-dev clang-format
   libopenmpi-dev openmpi-bin
   ros-core-dev libroscpp-dev libsensor-msgs-dev libpcl-conversions-dev python3-rosmaster
-  python3-numpy
+  python3-numpy python3-rospy python3-sensor-msgs
 )
 
 missing=()

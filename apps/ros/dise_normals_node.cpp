@@ -15,6 +15,7 @@
 
 #include "pcl_dise/consistent_normal_orientation.h"
 #include "pcl_dise/deep_iterative_normal_estimation.h"
+#include "pcl_dise/point_cloud2_xyz.h"
 
 namespace {
 
@@ -61,13 +62,8 @@ class DiseNormalsNode {
   }
 
   sensor_msgs::PointCloud2 estimate(const sensor_msgs::PointCloud2& message) const {
-    for (const char* field : {"x", "y", "z"}) {
-      bool found = false;
-      for (const auto& f : message.fields) found |= f.name == field;
-      if (!found) throw std::runtime_error(std::string("the cloud has no '") + field + "' field");
-    }
     auto cloud = pcl::make_shared<pcl::PointCloud<pcl::PointXYZ>>();
-    pcl::fromROSMsg(message, *cloud);
+    pcl_dise::xyzFromPointCloud2(message, *cloud);  // checks the layout before reading a byte
     pcl::PointCloud<pcl::PointNormal> out;
     out.resize(cloud->size());
     for (std::size_t i = 0; i < cloud->size(); ++i) {

@@ -37,6 +37,15 @@ struct OrientationReport {
   std::size_t sheet_crossings =
       0;  ///< tree edges through the other side of a sheet (no other path joined the two sides)
   std::size_t parity_flipped = 0;  ///< points of smooth patches flipped by the ray-parity vote
+  /** closed: whether an outside grid enclosed a volume and chose the sides. */
+  bool outside_grid = false;
+  /** closed, without an outside grid: whether ray parity ran (not under noise near the spacing). */
+  bool parity_checked = false;
+  float grid_cell = 0.f;          ///< the outside grid's cell (0 where it was not used)
+  std::size_t grid_flipped = 0;   ///< points of smooth patches flipped by the outside grid's vote
+  /** Points whose side the outside grid's vote could not decide (no votes, or no three-quarter
+   *  majority in their patch): they keep the tree's sign, and are where the result is least sure. */
+  std::size_t undecided = 0;
 };
 
 /** Orients `normals` consistently, in place.

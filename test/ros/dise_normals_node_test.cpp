@@ -225,4 +225,50 @@ TEST_F(DiseNormalsNode, CloudWithoutXyzIsLoggedAndTheNodeKeepsRunning) {
   EXPECT_TRUE(ask(message(*boxCloud(100), 4)));
 }
 
+// The malformed kinds that once killed the node or got an answer: each is skipped with one
+// ROS_ERROR naming the problem, and the node keeps serving.
+TEST_F(DiseNormalsNode, MalformedCloudsAreSkippedWithTheirReasonAndTheNodeKeepsServing) {
+  const sensor_msgs::PointCloud2 good = message(*boxCloud(1000), 6);
+  struct Kind {
+    const char* reason;
+    sensor_msgs::PointCloud2 cloud;
+  };
+  std::vector<Kind> kinds;
+  auto kind = [&](const char* reason, auto change) {
+    sensor_msgs::PointCloud2 cloud = good;
+    change(cloud);
+    kinds.push_back({reason, cloud});
+  };
+  kind("data holds", [](sensor_msgs::PointCloud2& c) {  // point_step of 1 MiB, little data
+    c.point_step = 1u << 20;
+    c.row_step = c.point_step * c.width;
+  });
+  kind("data holds 100 bytes", [](sensor_msgs::PointCloud2& c) { c.data.resize(100); });
+  kind("reaches past point_step", [](sensor_msgs::PointCloud2& c) {
+    c.point_step = 4;
+    c.row_step = 4 * c.width;
+    c.data.resize(c.row_step);
+  });
+  kind("is less than point_step", [](sensor_msgs::PointCloud2& c) {
+    c.row_step = 8;
+    c.data.resize(8);
+  });
+  kind("is of type 5", [](sensor_msgs::PointCloud2& c) { c.fields[0].datatype = sensor_msgs::PointField::INT32; });
+  kind("big-endian", [](sensor_msgs::PointCloud2& c) { c.is_bigendian = true; });
+  kind("no 'z' field", [](sensor_msgs::PointCloud2& c) { c.fields[2].name = "w"; });
+  for (const Kind& k : kinds) {
+    EXPECT_FALSE(ask(k.cloud, 1)) << k.reason;
+    EXPECT_TRUE(running(node_)) << k.reason;
+    // ask() gives up after a second; the node logs the reason once it gets to the message.
+    std::string log;
+    for (auto end = Clock::now() + std::chrono::seconds(10);
+         (log = readFile(*dir_ + "/node.log")).find(k.reason) == std::string::npos && Clock::now() < end;)
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    EXPECT_NE(log.find(k.reason), std::string::npos) << k.reason << "\n" << log;
+  }
+  const auto reply = ask(good);
+  ASSERT_TRUE(reply);
+  EXPECT_EQ(reply->width * reply->height, 1000u);
+}
+
 }  // namespace
