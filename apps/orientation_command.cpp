@@ -54,7 +54,8 @@ std::string orientConsistently(const LocalCloud& local, const OrientationChoice&
     text << "  sides: no outside grid enclosed a volume (walls thinner than the grid resolves, holes wider than its "
             "band, or an open surface); "
          << (r.parity_checked ? "ray parity checked the tree's sides\n"
-                              : "noise too large for ray parity: the tree's sides kept, unverified\n");
+                              : "noise too large for ray parity: the tree's sides kept\n");
+    if (!r.parity_checked) text << "  warning: the sides are unverified (the tree's alone)\n";
   }
   return text.str();
 }

@@ -464,9 +464,9 @@ std::size_t flipPatchesByParity(FinitePoints& finite, const LocalScale& scale, c
   }
   if (2 * std::count_if(vote.begin(), vote.end(), [](signed char v) { return v != 0; }) < count) return 0;
 
-  PatchVotes votes{std::move(patch), std::move(members), std::vector<std::int32_t>(m, 0), std::vector<std::int32_t>(m, 0)};
-  for (std::int64_t v = 0; v < count; ++v)
-    (vote[v] < 0 ? votes.in : votes.out)[voters_patch[v]] += vote[v] != 0;
+  PatchVotes votes{std::move(patch), std::move(members), std::vector<std::int32_t>(m, 0),
+                   std::vector<std::int32_t>(m, 0)};
+  for (std::int64_t v = 0; v < count; ++v) (vote[v] < 0 ? votes.in : votes.out)[voters_patch[v]] += vote[v] != 0;
   return flipPatchesByVotes(finite, votes, part, user_seed, known_viewpoint, kParityFlips);
 }
 

@@ -67,8 +67,7 @@ void floodOutside(std::vector<std::uint8_t>& cells, const std::int64_t dims[3]) 
 
 }  // namespace
 
-OutsideGrid::OutsideGrid(const float* points, std::size_t num_points, float cell, int dilation,
-                         std::size_t max_cells) {
+OutsideGrid::OutsideGrid(const float* points, std::size_t num_points, float cell, int dilation, std::size_t max_cells) {
   if (!std::isfinite(cell) || cell <= 0.f)
     throw std::invalid_argument("OutsideGrid: the cell must be finite and positive, got " + std::to_string(cell));
   if (dilation < 0 || dilation > 64)

@@ -54,9 +54,9 @@ class ConsistentNormalOrientation {
   /** Point i's normal is taken as correctly oriented (-1, the default: none). */
   void setSeedIndex(index_t i) { options_.seed_index = i; }
 
-  /** The cloud samples closed shapes: after the tree, flip the smooth patches that rays show
-   *  pointing into their shape (false, the default: scans and open surfaces;
-   *  OrientationOptions::closed). */
+  /** The cloud samples closed shapes: after the tree, each point's side is read from an outside
+   *  grid (ray parity where walls are too thin for one); false, the default, for scans and open
+   *  surfaces (OrientationOptions::closed). */
   void setClosedShapes(bool closed) { options_.closed = closed; }
   bool getClosedShapes() const { return options_.closed; }
 

@@ -19,12 +19,14 @@ struct OrientationOptions {
   bool has_viewpoint = false;
   std::array<float, 3> viewpoint{0.f, 0.f, 0.f};
   /** The cloud samples closed shapes (solids, each part's surface closed): after the tree and the
-   *  seeding, a ray-parity vote flips the smooth patches that point into their shape
-   *  (docs/orientation.md, "Ray parity"); it repairs walls the tree joined through. Leave it off
-   *  for scans and other open surfaces: there rays escape on one side, parity means nothing, and
-   *  the vote would flip some patches and not others. */
+   *  seeding, each point takes the side an outside grid shows it (outside_grid.h: the empty space
+   *  connected to the border), which holds under noise near the point spacing; where no grid
+   *  resolves the walls, a ray-parity vote flips the smooth patches that point into their shape
+   *  (docs/orientation.md, steps 7 and 8). Leave it off for scans and other open surfaces: there
+   *  the outside surrounds the surface and rays escape on one side, and the votes would flip some
+   *  parts and not others. */
   bool closed = false;
-  /** OpenMP threads for the graph and the rays (<= 0: all). */
+  /** OpenMP threads for the graph, the grid's votes and the rays (<= 0: all). */
   int threads = 0;
 };
 
@@ -41,8 +43,8 @@ struct OrientationReport {
   bool outside_grid = false;
   /** closed, without an outside grid: whether ray parity ran (not under noise near the spacing). */
   bool parity_checked = false;
-  float grid_cell = 0.f;          ///< the outside grid's cell (0 where it was not used)
-  std::size_t grid_flipped = 0;   ///< points of smooth patches flipped by the outside grid's vote
+  float grid_cell = 0.f;         ///< the outside grid's cell (0 where it was not used)
+  std::size_t grid_flipped = 0;  ///< points of smooth patches flipped by the outside grid's vote
   /** Points whose side the outside grid's vote could not decide (no votes, or no three-quarter
    *  majority in their patch): they keep the tree's sign, and are where the result is least sure. */
   std::size_t undecided = 0;

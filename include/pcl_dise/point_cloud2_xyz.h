@@ -20,9 +20,13 @@ namespace pcl_dise {
  *  unknown code. */
 inline std::uint32_t pointFieldTypeSize(std::uint8_t datatype) {
   switch (datatype) {
-    case 1: case 2: return 1;  // INT8, UINT8
-    case 3: case 4: return 2;  // INT16, UINT16
-    case 5: case 6: case 7: return 4;  // INT32, UINT32, FLOAT32
+    case 1:
+    case 2: return 1;  // INT8, UINT8
+    case 3:
+    case 4: return 2;  // INT16, UINT16
+    case 5:
+    case 6:
+    case 7: return 4;  // INT32, UINT32, FLOAT32
     case 8: return 8;  // FLOAT64
     default: return 0;
   }
@@ -40,22 +44,23 @@ std::string pointCloud2Problem(const PointCloud2& cloud) {
   const std::uint64_t width = cloud.width, height = cloud.height, point_step = cloud.point_step;
   if (width * height > 0 && point_step == 0) return "point_step is 0";
   if (std::uint64_t(cloud.row_step) < point_step * width)
-    return "row_step " + to_string(cloud.row_step) + " is less than point_step " + to_string(point_step) +
-           " x width " + to_string(width);
+    return "row_step " + to_string(cloud.row_step) + " is less than point_step " + to_string(point_step) + " x width " +
+           to_string(width);
   if (std::uint64_t(cloud.data.size()) != std::uint64_t(cloud.row_step) * height)
     return "data holds " + to_string(cloud.data.size()) + " bytes where row_step " + to_string(cloud.row_step) +
            " x height " + to_string(height) + " promise " + to_string(std::uint64_t(cloud.row_step) * height);
   for (const auto& field : cloud.fields) {
     const std::uint32_t size = pointFieldTypeSize(field.datatype);
     if (size == 0) return "field '" + field.name + "' has the unknown type " + to_string(int(field.datatype));
-    const std::uint64_t end = std::uint64_t(field.offset) + std::uint64_t(size) * std::max<std::uint32_t>(field.count, 1);
+    const std::uint64_t end =
+        std::uint64_t(field.offset) + std::uint64_t(size) * std::max<std::uint32_t>(field.count, 1);
     if (end > point_step)
       return "field '" + field.name + "' (offset " + to_string(field.offset) + ", " + to_string(end - field.offset) +
              " bytes) reaches past point_step " + to_string(point_step);
   }
   for (const char* axis : {"x", "y", "z"}) {
-    const auto field = std::find_if(cloud.fields.begin(), cloud.fields.end(),
-                                    [&](const auto& f) { return f.name == axis; });
+    const auto field =
+        std::find_if(cloud.fields.begin(), cloud.fields.end(), [&](const auto& f) { return f.name == axis; });
     if (field == cloud.fields.end()) return std::string("the cloud has no '") + axis + "' field";
     if (field->datatype != 7 && field->datatype != 8)
       return std::string("field '") + axis + "' is of type " + to_string(int(field->datatype)) +
@@ -83,8 +88,8 @@ void xyzFromPointCloud2(const PointCloud2& cloud, pcl::PointCloud<pcl::PointXYZ>
   out.is_dense = true;
   for (std::uint32_t row = 0; row < cloud.height; ++row)
     for (std::uint32_t column = 0; column < cloud.width; ++column) {
-      const std::uint8_t* bytes = cloud.data.data() + std::size_t(row) * cloud.row_step +
-                                  std::size_t(column) * cloud.point_step;
+      const std::uint8_t* bytes =
+          cloud.data.data() + std::size_t(row) * cloud.row_step + std::size_t(column) * cloud.point_step;
       pcl::PointXYZ& point = out[std::size_t(row) * cloud.width + column];
       for (int a = 0; a < 3; ++a) {
         if (is_double[a]) {
