@@ -149,12 +149,6 @@ double bytesPerLoadedPoint(std::size_t neighbors) { return 200.0 + 12.0 * double
 double bytesPerPointInMemory(std::size_t neighbors) { return 400.0 + 12.0 * double(neighbors); }
 
 OutOfCoreReport estimateNormalsOutOfCore(const Model& model, const std::string& input, const std::string& output,
-                                         const OutOfCoreOptions& options) {
-  Collective one_process;
-  return estimateNormalsOutOfCore(model, input, output, options, one_process);
-}
-
-OutOfCoreReport estimateNormalsOutOfCore(const Model& model, const std::string& input, const std::string& output,
                                          const OutOfCoreOptions& options, Collective& processes) {
   OutOfCoreReport report;
   PointStream stream(input);

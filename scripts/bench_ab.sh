@@ -5,8 +5,8 @@
 # and fastest wall time and whether the two outputs are the same bytes. Usage:
 #   scripts/bench_ab.sh BEFORE_DIR AFTER_DIR [CLOUD] [dise_normals options]
 # where each DIR holds a copy of build/libpcl_dise_core.so* (cp -a); CLOUD defaults to
-# dise_bench's 100,000-point cloud. THREADS (2) sets --threads. A running dise_train is paused
-# (SIGSTOP) while it measures and resumed after.
+# dise_bench's 100,000-point cloud. THREADS (2) sets --threads. It stops no other process: run it
+# on a quiet machine (a training run in the background slows both sides, not alike).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 bin="$root/build/apps"
@@ -18,8 +18,7 @@ for lib in "$before" "$after"; do
   [ -e "$lib/libpcl_dise_core.so.0" ] || { echo "$0: no libpcl_dise_core.so.0 in $lib" >&2; exit 2; }
 done
 dir="$(mktemp -d)"
-resume() { pkill -CONT -x dise_train || true; rm -rf "$dir"; }
-trap resume EXIT
+trap 'rm -rf "$dir"' EXIT
 cloud="$dir/cloud.pcd"
 if [ $# -ge 1 ] && [ "${1#-}" = "$1" ]; then
   cloud="$1"
@@ -27,7 +26,6 @@ if [ $# -ge 1 ] && [ "${1#-}" = "$1" ]; then
 else
   "$bin/dise_bench" --sizes 100000 --write-cloud "$cloud" > /dev/null
 fi
-pkill -STOP -x dise_train || true
 for _ in $(seq "${PAIRS:-8}"); do
   for side in before after; do
     lib="$before"

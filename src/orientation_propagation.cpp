@@ -472,16 +472,20 @@ std::size_t flipPatchesByParity(FinitePoints& finite, const LocalScale& scale, c
 
 // The outside grid (outside_grid.h). Its band must be closed, or the outside floods the shape,
 // and thin, or it fills the concave parts near the surface and reads them as inside. Grids are tried
-// from fine to coarse, the first with no dilation (the noise itself, under its deviation's scale,
-// fills the band), and the first where at least half the points get a vote is used: where the band
-// leaks, walks leave both ways and few points vote. The finest cell is the spacing 90% of the points
-// stay within, or the median offset of a point's neighbours from its tangent plane (about the
-// noise's deviation) times kGridNoise.
-constexpr float kGridNoise = 1.5f, kGridQuantile = 0.9f, kGridGrowth = 1.5f;
-constexpr int kGridAttempts = 6;
-// A grid is used where the volume it encloses is at least a tenth of its band's: less is a pocket
-// the band closed between thin walls (the gap of a hairpin), whose faces it would turn inwards.
-constexpr double kGridEnclosed = 0.1;
+// from fine to coarse (kGridTries), first with no dilation (noise near the spacing fills the band on
+// its own), then with one cell of it, and the first where the volume enclosed is at least
+// kGridEnclosed of the band's and at least half the points vote is used. A smaller volume is a
+// pocket the band closed between thin walls (the gap of a hairpin: 0.8% of its band), whose faces it
+// would turn inwards; where the band leaks, walks leave both ways and few points vote. The finest
+// cell is the spacing 90% of the points stay within, or the median offset of a point's neighbours
+// from its tangent plane (about the noise's deviation) times kGridNoise.
+constexpr float kGridNoise = 1.5f, kGridQuantile = 0.9f;
+struct GridTry {
+  float cell;    // times the finest
+  int dilation;  // cells
+};
+constexpr GridTry kGridTries[] = {{1.f, 0}, {1.25f, 0}, {1.5f, 0}, {1.f, 1}, {1.5f, 1}, {2.25f, 1}, {3.4f, 1}};
+constexpr double kGridEnclosed = 0.05;
 // A point's walk towards the outside: half-cell steps, up to 5 cells each way.
 constexpr int kGridSteps = 10;
 
@@ -514,11 +518,11 @@ std::vector<signed char> outsideVotes(const FinitePoints& finite, const LocalSca
                                       OrientationReport& report) {
   const std::size_t m = finite.size();
   const auto count = static_cast<std::int64_t>(m);
-  float cell = std::max(quantile(scale.spacing, kGridQuantile), kGridNoise * quantile(scale.noise, 0.5f));
+  const float finest = std::max(quantile(scale.spacing, kGridQuantile), kGridNoise * quantile(scale.noise, 0.5f));
   std::vector<signed char> vote(m);
-  for (int attempt = 0; attempt < kGridAttempts && cell > 0.f; ++attempt) {
-    const OutsideGrid grid(finite.xyz.data(), m, cell, attempt == 0 ? 0 : 1);
-    if (attempt > 0) cell *= kGridGrowth;
+  for (const GridTry& tried : kGridTries) {
+    if (!(finest > 0.f)) break;  // all points in one place
+    const OutsideGrid grid(finite.xyz.data(), m, finest * tried.cell, tried.dilation);
     if (double(grid.enclosedCells()) < kGridEnclosed * double(grid.bandCells())) continue;
     std::int64_t voting = 0;
 #pragma omp parallel for schedule(static) num_threads(threads) reduction(+ : voting)

@@ -77,7 +77,7 @@ void expectMatchesPcl(const Cloud::ConstPtr& cloud, const SearchSetup& s) {
 
 Cloud::Ptr bunny() {
   auto cloud = pcl::make_shared<Cloud>();
-  pcl::io::loadPCDFile(sharedDir() + "/data/scans/bun0.pcd", *cloud);
+  pcl::io::loadPCDFile(sourceDir() + "/data/clouds/bun0.pcd", *cloud);
   return cloud;
 }
 
@@ -94,7 +94,6 @@ Cloud::Ptr wavySheet(int n, unsigned seed = 3) {
 }
 
 TEST(DropIn, MatchesNormalEstimationOnBunny) {
-  if (!sharedFileExists("data/scans/bun0.pcd")) GTEST_SKIP() << "bun0.pcd not found under " << sharedDir();
   const auto cloud = bunny();
   SearchSetup knn;
   knn.k = 15;
@@ -156,6 +155,39 @@ TEST(DropIn, OtherPointTypes) {
   dise.compute(out);
   ASSERT_EQ(out.size(), cloud->size());
   for (const auto& p : out) EXPECT_TRUE(std::isfinite(p.normal_x) && std::isfinite(p.curvature));
+}
+
+// computePointNormal keeps pcl::NormalEstimation::computePointNormal's contract: the plane fit of
+// the given points (normal up to sign, d = -n . centroid), curvature l0 / (l0 + l1 + l2), and false
+// with NaN everywhere for fewer than 3 points.
+TEST(DropIn, ComputePointNormalKeepsNormalEstimationsContract) {
+  const auto cloud = wavySheet(400, 11);
+  std::mt19937 rng(4);
+  pcl::NormalEstimation<pcl::PointXYZ, pcl::Normal> pca;
+  Dise dise;
+  for (int trial = 0; trial < 50; ++trial) {
+    pcl::Indices indices(3 + trial % 40);
+    for (auto& i : indices) i = static_cast<int>(rng() % cloud->size());
+    Eigen::Vector4f expected, got;
+    float expected_curvature = 0, got_curvature = 0;
+    ASSERT_TRUE(pca.computePointNormal(*cloud, indices, expected, expected_curvature));
+    ASSERT_TRUE(dise.computePointNormal(*cloud, indices, got, got_curvature));
+    const float sign = expected.head<3>().dot(got.head<3>()) < 0.f ? -1.f : 1.f;
+    for (int a = 0; a < 4; ++a) EXPECT_NEAR(sign * got[a], expected[a], 2e-4) << "trial " << trial << " axis " << a;
+    EXPECT_NEAR(got.head<3>().norm(), 1.f, 1e-5);
+    EXPECT_NEAR(got_curvature, expected_curvature, 1e-4) << "trial " << trial;
+    float nx, ny, nz, c;
+    ASSERT_TRUE(dise.computePointNormal(*cloud, indices, nx, ny, nz, c));
+    EXPECT_EQ(nx, got[0]);
+    EXPECT_EQ(nz, got[2]);
+    EXPECT_EQ(c, got_curvature);
+  }
+  const pcl::Indices two{0, 1};
+  Eigen::Vector4f plane;
+  float curvature = 0;
+  EXPECT_FALSE(dise.computePointNormal(*cloud, two, plane, curvature));
+  EXPECT_TRUE(plane.array().isNaN().all());
+  EXPECT_TRUE(std::isnan(curvature));
 }
 
 TEST(Dise, RadiusCappedAtKPlusOneEqualsKnn) {

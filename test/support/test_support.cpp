@@ -27,6 +27,8 @@ bool sharedFileExists(const std::string& relative) { return std::filesystem::exi
 
 std::string binaryDir() { return PCL_DISE_BINARY_DIR; }
 
+std::string sourceDir() { return PCL_DISE_SOURCE_DIR; }
+
 namespace {
 // The folders temporaryDir() made, removed when the test program exits (kept for a look where
 // PCL_DISE_KEEP_TEST_FILES is set).

@@ -16,6 +16,8 @@ std::string sharedDir();
 bool sharedFileExists(const std::string& relative);
 /** The build tree (tools live in apps/). */
 std::string binaryDir();
+/** The source tree (the repository's own data: data/clouds/, data/models/). */
+std::string sourceDir();
 /** A fresh temporary folder for one test, removed when the test program exits
  *  (kept where the environment variable PCL_DISE_KEEP_TEST_FILES is set). */
 std::string temporaryDir(const std::string& name);

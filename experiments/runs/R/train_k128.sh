@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# A k = 128 model from run R (experiments/EXPERIMENTS.md, "k = 128 from R"): R's training state at
+# patch 34,000 fine-tuned with --k 128 for 1,000 patches of 16,384 points on R's list, the learning
+# rate falling from 3e-4 to 5e-5, the average of the last 500. Needs R's training data (train.sh
+# makes it) and writes into experiments/runs/R/k128 (resumes from there).
+set -euo pipefail
+root="$(cd "$(dirname "$0")/../../.." && pwd)"
+source "$root/experiments/runs/lib.sh"
+finetune_k R "$ds/trainingset_r.txt" 128 5 34000 "$@"
