@@ -6,7 +6,7 @@
 
 #include <CLI/CLI.hpp>
 
-#include "cloud_io.h"
+#include "pcl_dise/io/cloud_io.h"
 #include "orientation_command.h"
 
 namespace {

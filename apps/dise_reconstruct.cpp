@@ -10,7 +10,7 @@
 #include <pcl/visualization/pcl_visualizer.h>
 #include <CLI/CLI.hpp>
 
-#include "cloud_io.h"
+#include "pcl_dise/io/cloud_io.h"
 #include "normals_command.h"
 #include "orientation_command.h"
 #include "pcl_dise/deep_iterative_normal_estimation.h"

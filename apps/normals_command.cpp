@@ -8,7 +8,7 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "io/point_stream.h"
+#include "pcl_dise/io/point_stream.h"
 #include "pcl_dise/model.h"
 
 namespace pcl_dise {

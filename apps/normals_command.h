@@ -7,7 +7,7 @@
 
 #include <CLI/CLI.hpp>
 
-#include "out_of_core_normals.h"
+#include "pcl_dise/io/out_of_core_normals.h"
 
 namespace pcl_dise {
 namespace io {

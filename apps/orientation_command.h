@@ -6,7 +6,7 @@
 #include <pcl/point_cloud.h>
 #include <pcl/point_types.h>
 
-#include "cloud_io.h"
+#include "pcl_dise/io/cloud_io.h"
 
 namespace pcl_dise {
 namespace io {

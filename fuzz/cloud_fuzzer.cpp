@@ -2,7 +2,7 @@
 // first byte picks the format, the rest is the file.
 #include <stdexcept>
 
-#include "cloud_io.h"
+#include "pcl_dise/io/cloud_io.h"
 #include "fuzz_input.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

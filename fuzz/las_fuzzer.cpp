@@ -1,8 +1,8 @@
-// libFuzzer target: the LAS reader (apps/io/las_format.h) on the raw bytes of a file.
+// libFuzzer target: the LAS reader (pcl_dise/io/las_format.h) on the raw bytes of a file.
 #include <stdexcept>
 #include <string>
 
-#include "io/las_format.h"
+#include "pcl_dise/io/las_format.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   try {

@@ -6,7 +6,7 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "io/ply_reader.h"
+#include "pcl_dise/io/ply_reader.h"
 #include "pcpnet_data.h"
 
 namespace pcl_dise {

@@ -11,9 +11,9 @@
 #include <pcl/common/point_tests.h>
 #include <pcl/io/pcd_io.h>
 
-#include "io/las_format.h"
-#include "io/pcd_reader.h"
-#include "io/ply_reader.h"
+#include "pcl_dise/io/las_format.h"
+#include "pcl_dise/io/pcd_reader.h"
+#include "pcl_dise/io/ply_reader.h"
 #include "pcl_dise/text_io.h"
 #include "test_support.h"
 

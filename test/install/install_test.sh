@@ -30,7 +30,7 @@ cmake -S "$source_dir" -B "$work/outside" -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_
   -DCMAKE_CXX_FLAGS="$cxx_flags" -DCMAKE_EXE_LINKER_FLAGS="$linker_flags" -DCMAKE_DISABLE_FIND_PACKAGE_Torch=ON \
   > "$work/configure.log" 2>&1
 cmake --build "$work/outside" -j2 > "$work/build.log"
-env -u PCL_DISE_MODEL_DIR "$work/outside/outside" | tee "$work/outside.log"
+env -u PCL_DISE_MODEL_DIR "$work/outside/outside" "$work/outside_plane.las" | tee "$work/outside.log"
 grep -q "default model $prefix/share/pcl_dise/models/dise_k64.safetensors" "$work/outside.log"
 
 # The ROS node, where it is built: roslaunch finds it in the installed package.

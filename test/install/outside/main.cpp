@@ -1,19 +1,34 @@
-// Estimates normals of a small plane with the installed library and its installed default model;
-// exit code 0 on success. Prints the model it used.
+// Writes a small georeferenced plane as a LAS file and reads it back through pcl_dise::io, then
+// estimates its normals with the installed library and its installed default model; exit code 0
+// on success. Prints the model it used.
+#include <array>
 #include <cmath>
 #include <cstdio>
+#include <string>
+#include <vector>
 
 #include <pcl_dise/deep_iterative_normal_estimation.h>
+#include <pcl_dise/io/cloud_io.h>
+#include <pcl_dise/io/las_format.h>
 
-int main() {
-  pcl::PointCloud<pcl::PointXYZ>::Ptr cloud(new pcl::PointCloud<pcl::PointXYZ>);
-  for (int i = 0; i < 400; ++i) cloud->push_back(pcl::PointXYZ(0.05f * (i % 20), 0.05f * (i / 20), 0.f));
+int main(int argc, char** argv) {
+  const std::string las = argc > 1 ? argv[1] : "outside_plane.las";
+  std::vector<std::array<double, 3>> xyz;
+  for (int i = 0; i < 400; ++i) xyz.push_back({512000.0 + 0.05 * (i % 20), 5412000.0 + 0.05 * (i / 20), 300.0});
+  std::array<double, 3> scale, offset;
+  pcl_dise::io::chooseQuantization(xyz, scale, offset);
+  pcl_dise::io::writeLas(las, xyz, std::vector<pcl_dise::io::NormalWithCurvature>(xyz.size()), scale, offset);
+
+  const pcl_dise::io::LocalCloud local = pcl_dise::io::readCloud(las);  // read in double, centred
   pcl::DeepIterativeNormalEstimation<pcl::PointXYZ, pcl::Normal> ne;  // the default model for k = 64
-  ne.setInputCloud(cloud);
+  ne.setInputCloud(local.cloud);
   ne.setKSearch(64);
   pcl::PointCloud<pcl::Normal> normals;
   ne.compute(normals);
-  const bool ok = normals.size() == cloud->size() && std::fabs(normals[210].normal_z) > 0.999f;
-  std::printf("outside: %zu normals, default model %s\n", normals.size(), pcl_dise::defaultModelPath(64).c_str());
+  const bool ok = local.cloud->size() == xyz.size() && local.hasOffset() && normals.size() == xyz.size() &&
+                  std::fabs(normals[210].normal_z) > 0.999f;
+  std::printf("outside: %zu points from %s (offset %.0f %.0f %.0f), %zu normals, default model %s\n",
+              local.cloud->size(), las.c_str(), local.offset[0], local.offset[1], local.offset[2], normals.size(),
+              pcl_dise::defaultModelPath(64).c_str());
   return ok ? 0 : 1;
 }

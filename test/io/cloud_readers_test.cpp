@@ -1,4 +1,4 @@
-// Our PCD and PLY readers (apps/io): the same points as PCL's readers on good files (ASCII,
+// Our PCD and PLY readers (src/io): the same points as PCL's readers on good files (ASCII,
 // binary, binary_compressed, organized with NaNs), and clear errors, not crashes, on the mutated
 // files of ../shared/data/bad_inputs and on malformed headers.
 #include <gtest/gtest.h>
@@ -10,8 +10,8 @@
 #include <pcl/io/pcd_io.h>
 #include <pcl/io/ply_io.h>
 
-#include "io/pcd_reader.h"
-#include "io/ply_reader.h"
+#include "pcl_dise/io/pcd_reader.h"
+#include "pcl_dise/io/ply_reader.h"
 #include "test_support.h"
 
 namespace {

@@ -10,7 +10,7 @@
 #include <memory>
 #include <string>
 
-#include "io/las_format.h"
+#include "pcl_dise/io/las_format.h"
 
 namespace pcl_dise {
 namespace io {

@@ -1,4 +1,4 @@
-#include "out_of_core_normals.h"
+#include "pcl_dise/io/out_of_core_normals.h"
 
 #include <algorithm>
 #include <cmath>
@@ -12,9 +12,9 @@
 #include <fcntl.h>
 #include <unistd.h>
 
-#include "io/local_frame.h"
-#include "io/normals_writer.h"
-#include "io/point_stream.h"
+#include "pcl_dise/io/local_frame.h"
+#include "pcl_dise/io/normals_writer.h"
+#include "pcl_dise/io/point_stream.h"
 #include "pcl_dise/disk_tiled_cloud.h"
 
 namespace pcl_dise {

@@ -1,4 +1,4 @@
-#include "io/ply_reader.h"
+#include "pcl_dise/io/ply_reader.h"
 
 #include <algorithm>
 #include <cctype>

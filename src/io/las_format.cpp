@@ -1,6 +1,6 @@
-#include "io/las_format.h"
+#include "pcl_dise/io/las_format.h"
 
-#include "io/local_frame.h"
+#include "pcl_dise/io/local_frame.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,12 +1,12 @@
-#include "io/point_stream.h"
+#include "pcl_dise/io/point_stream.h"
 
 #include <algorithm>
 #include <stdexcept>
 
-#include "io/extension.h"
-#include "io/las_format.h"
-#include "io/pcd_reader.h"
-#include "io/ply_reader.h"
+#include "pcl_dise/io/extension.h"
+#include "pcl_dise/io/las_format.h"
+#include "pcl_dise/io/pcd_reader.h"
+#include "pcl_dise/io/ply_reader.h"
 
 namespace pcl_dise {
 namespace io {

@@ -1,4 +1,4 @@
-#include "io/pcd_reader.h"
+#include "pcl_dise/io/pcd_reader.h"
 
 #include <cmath>
 #include <cstring>

@@ -1,4 +1,4 @@
-// Our LAS reader and writer (apps/io/las_format.h): round trips that keep every coordinate, a
+// Our LAS reader and writer (pcl_dise/io/las_format.h): round trips that keep every coordinate, a
 // hand-built LAS 1.2 file of another point format, the extra bytes' description, a LAS input's
 // records, VLRs and EVLRs kept in every point format, and clear errors on files that are not LAS,
 // compressed, truncated or inconsistent.
@@ -9,7 +9,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "io/las_format.h"
+#include "pcl_dise/io/las_format.h"
 #include "test_support.h"
 
 namespace {

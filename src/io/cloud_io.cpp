@@ -1,4 +1,4 @@
-#include "cloud_io.h"
+#include "pcl_dise/io/cloud_io.h"
 
 #include <algorithm>
 #include <cctype>
@@ -8,10 +8,10 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "io/las_format.h"
-#include "io/normals_writer.h"
-#include "io/pcd_reader.h"
-#include "io/ply_reader.h"
+#include "pcl_dise/io/las_format.h"
+#include "pcl_dise/io/normals_writer.h"
+#include "pcl_dise/io/pcd_reader.h"
+#include "pcl_dise/io/ply_reader.h"
 #include "pcl_dise/text_io.h"
 
 namespace pcl_dise {

@@ -1,4 +1,4 @@
-#include "io/normals_writer.h"
+#include "pcl_dise/io/normals_writer.h"
 
 #include <cmath>
 #include <cstdio>
@@ -6,7 +6,7 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "io/extension.h"
+#include "pcl_dise/io/extension.h"
 
 namespace pcl_dise {
 namespace io {
