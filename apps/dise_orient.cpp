@@ -6,8 +6,8 @@
 
 #include <CLI/CLI.hpp>
 
-#include "pcl_dise/io/cloud_io.h"
 #include "orientation_command.h"
+#include "pcl_dise/io/cloud_io.h"
 
 namespace {
 

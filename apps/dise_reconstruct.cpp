@@ -10,10 +10,10 @@
 #include <pcl/visualization/pcl_visualizer.h>
 #include <CLI/CLI.hpp>
 
-#include "pcl_dise/io/cloud_io.h"
 #include "normals_command.h"
 #include "orientation_command.h"
 #include "pcl_dise/deep_iterative_normal_estimation.h"
+#include "pcl_dise/io/cloud_io.h"
 #include "surface/poisson_mesh.h"
 
 namespace {

@@ -15,10 +15,10 @@
 #include <pcl/visualization/pcl_visualizer.h>
 #include <CLI/CLI.hpp>
 
-#include "pcl_dise/io/cloud_io.h"
 #include "orientation_command.h"
 #include "pcl_dise/angle_error.h"
 #include "pcl_dise/deep_iterative_normal_estimation.h"
+#include "pcl_dise/io/cloud_io.h"
 #include "viewer/color_maps.h"
 
 namespace {

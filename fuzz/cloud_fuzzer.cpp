@@ -2,8 +2,8 @@
 // first byte picks the format, the rest is the file.
 #include <stdexcept>
 
-#include "pcl_dise/io/cloud_io.h"
 #include "fuzz_input.h"
+#include "pcl_dise/io/cloud_io.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   if (size == 0) return 0;

@@ -12,10 +12,10 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include "pcl_dise/disk_tiled_cloud.h"
 #include "pcl_dise/io/local_frame.h"
 #include "pcl_dise/io/normals_writer.h"
 #include "pcl_dise/io/point_stream.h"
-#include "pcl_dise/disk_tiled_cloud.h"
 
 namespace pcl_dise {
 namespace io {

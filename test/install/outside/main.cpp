@@ -20,7 +20,7 @@ int main(int argc, char** argv) {
   pcl_dise::io::writeLas(las, xyz, std::vector<pcl_dise::io::NormalWithCurvature>(xyz.size()), scale, offset);
 
   const pcl_dise::io::LocalCloud local = pcl_dise::io::readCloud(las);  // read in double, centred
-  pcl::DeepIterativeNormalEstimation<pcl::PointXYZ, pcl::Normal> ne;  // the default model for k = 64
+  pcl::DeepIterativeNormalEstimation<pcl::PointXYZ, pcl::Normal> ne;    // the default model for k = 64
   ne.setInputCloud(local.cloud);
   ne.setKSearch(64);
   pcl::PointCloud<pcl::Normal> normals;
