@@ -14,12 +14,12 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
-#include "eval/good_points_plot.h"
-#include "eval/jet_normals.h"
-#include "eval/paired_comparison.h"
 #include "pcl_dise/angle_error.h"
 #include "pcl_dise/deep_iterative_normal_estimation.h"
-#include "training/pcpnet_data.h"
+#include "pcl_dise/train/good_points_plot.h"
+#include "pcl_dise/train/jet_normals.h"
+#include "pcl_dise/train/paired_comparison.h"
+#include "pcl_dise/train/pcpnet_data.h"
 
 namespace {
 

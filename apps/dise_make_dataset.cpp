@@ -5,8 +5,8 @@
 
 #include <CLI/CLI.hpp>
 
-#include "training/pcpnet_data.h"
-#include "training/procedural_shapes.h"
+#include "pcl_dise/train/pcpnet_data.h"
+#include "pcl_dise/train/procedural_shapes.h"
 
 namespace {
 

@@ -18,10 +18,10 @@
 
 #include "pcl_dise/forward.h"
 #include "pcl_dise/grid_search.h"
-#include "training/pcpnet_data.h"
-#include "training/training_engine.h"
+#include "pcl_dise/train/pcpnet_data.h"
+#include "pcl_dise/train/training_engine.h"
 #ifdef PCL_DISE_WITH_TORCH
-#include "training/reusing_cpu_allocator.h"
+#include "pcl_dise/train/reusing_cpu_allocator.h"
 #endif
 
 namespace {

@@ -3,7 +3,7 @@
 #include <stdexcept>
 
 #include "fuzz_input.h"
-#include "training/pcpnet_data.h"
+#include "pcl_dise/train/pcpnet_data.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   if (size == 0) return 0;

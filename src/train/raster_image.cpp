@@ -1,4 +1,4 @@
-#include "eval/raster_image.h"
+#include "pcl_dise/train/raster_image.h"
 
 #include <algorithm>
 #include <cctype>

@@ -1,4 +1,4 @@
-#include "procedural_shapes.h"
+#include "pcl_dise/train/procedural_shapes.h"
 
 #include <algorithm>
 #include <array>

@@ -4,7 +4,7 @@
 #include <array>
 #include <vector>
 
-#include "training/pcpnet_data.h"
+#include "pcl_dise/train/pcpnet_data.h"
 
 namespace pcl_dise {
 namespace pcpnet {

@@ -5,7 +5,7 @@
 #include <gtest/gtest.h>
 #include <png.h>
 
-#include "eval/good_points_plot.h"
+#include "pcl_dise/train/good_points_plot.h"
 #include "test_support.h"
 
 namespace {

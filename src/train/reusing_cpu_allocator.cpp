@@ -1,4 +1,4 @@
-#include "reusing_cpu_allocator.h"
+#include "pcl_dise/train/reusing_cpu_allocator.h"
 
 #include <c10/core/CPUAllocator.h>
 

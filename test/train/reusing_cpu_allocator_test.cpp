@@ -4,7 +4,7 @@
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
-#include "training/reusing_cpu_allocator.h"
+#include "pcl_dise/train/reusing_cpu_allocator.h"
 
 namespace {
 

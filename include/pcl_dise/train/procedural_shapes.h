@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "pcpnet_data.h"
+#include "pcl_dise/train/pcpnet_data.h"
 
 namespace pcl_dise {
 namespace pcpnet {

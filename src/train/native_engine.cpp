@@ -1,7 +1,7 @@
 // dise_train's native engine: native_training.h on packed parameters.
 #include <cmath>
 
-#include "training_engine.h"
+#include "pcl_dise/train/training_engine.h"
 
 namespace pcl_dise {
 

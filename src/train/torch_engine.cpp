@@ -2,7 +2,7 @@
 #include <cmath>
 
 #include "pcl_dise/torch/dise_net.h"
-#include "training_engine.h"
+#include "pcl_dise/train/training_engine.h"
 
 namespace pcl_dise {
 namespace {

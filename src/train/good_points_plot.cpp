@@ -1,4 +1,4 @@
-#include "eval/good_points_plot.h"
+#include "pcl_dise/train/good_points_plot.h"
 
 #include <cmath>
 #include <stdexcept>

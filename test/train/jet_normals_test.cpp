@@ -5,7 +5,7 @@
 
 #include <gtest/gtest.h>
 
-#include "eval/jet_normals.h"
+#include "pcl_dise/train/jet_normals.h"
 
 namespace {
 

@@ -1,4 +1,4 @@
-#include "pcpnet_data.h"
+#include "pcl_dise/train/pcpnet_data.h"
 
 #include <algorithm>
 #include <cmath>
@@ -8,8 +8,8 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "outward_normals.h"
 #include "pcl_dise/text_io.h"
+#include "pcl_dise/train/outward_normals.h"
 
 namespace pcl_dise {
 namespace pcpnet {

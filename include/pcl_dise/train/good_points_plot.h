@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "eval/raster_image.h"
+#include "pcl_dise/train/raster_image.h"
 
 namespace pcl_dise {
 namespace eval {

@@ -7,7 +7,7 @@
 #include <stdexcept>
 
 #include "pcl_dise/io/ply_reader.h"
-#include "pcpnet_data.h"
+#include "pcl_dise/train/pcpnet_data.h"
 
 namespace pcl_dise {
 namespace pcpnet {

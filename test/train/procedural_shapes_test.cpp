@@ -6,8 +6,8 @@
 
 #include <gtest/gtest.h>
 
-#include "training/outward_normals.h"
-#include "training/procedural_shapes.h"
+#include "pcl_dise/train/outward_normals.h"
+#include "pcl_dise/train/procedural_shapes.h"
 
 namespace {
 

@@ -1,4 +1,4 @@
-#include "training/outward_normals.h"
+#include "pcl_dise/train/outward_normals.h"
 
 #include <algorithm>
 #include <cmath>

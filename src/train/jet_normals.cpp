@@ -1,4 +1,4 @@
-#include "eval/jet_normals.h"
+#include "pcl_dise/train/jet_normals.h"
 
 #include <cmath>
 #include <stdexcept>

@@ -4,8 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include "pcl_dise/train/pcpnet_data.h"
 #include "test_support.h"
-#include "training/pcpnet_data.h"
 
 namespace {
 

@@ -1,4 +1,4 @@
-#include "eval/paired_comparison.h"
+#include "pcl_dise/train/paired_comparison.h"
 
 #include <cmath>
 #include <vector>

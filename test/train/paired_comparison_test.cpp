@@ -1,6 +1,6 @@
 // compareByShape on hand-made per-cloud errors: pairing by shape name, the mean difference, its
 // standard error, and shapes left out when a category lacks them.
-#include "eval/paired_comparison.h"
+#include "pcl_dise/train/paired_comparison.h"
 
 #include <cmath>
 
