@@ -13,6 +13,7 @@
 #include "pcl_dise/forward.h"  // detail::resolveThreads
 #include "pcl_dise/grid_search.h"
 #include "pcl_dise/outside_grid.h"
+#include "pcl_dise/spatial_order.h"
 #include "pcl_dise/splat_ray_caster.h"
 #include "vector3.h"
 
@@ -36,7 +37,9 @@ constexpr float kSheetChord = 0.5f;
 constexpr std::uint32_t kCostLevels = 1u << 16;
 constexpr std::uint32_t kNoEdge = std::numeric_limits<std::uint32_t>::max();
 
-// The points with a finite position and a finite, non-zero normal, normals scaled to unit length.
+// The points with a finite position and a finite, non-zero normal, normals scaled to unit length,
+// in Morton order (spatial_order.h): the graph's search, its edges and the grids then read points
+// that lie together in memory, whatever order the cloud came in.
 struct FinitePoints {
   std::vector<std::int64_t> index;  // into the caller's arrays
   std::vector<float> xyz, normal;   // size() x 3
@@ -55,7 +58,18 @@ FinitePoints finitePoints(const float* points, const float* normals, std::size_t
     finite.xyz.insert(finite.xyz.end(), p, p + 3);
     for (int a = 0; a < 3; ++a) finite.normal.push_back(n[a] / length);
   }
-  return finite;
+  const std::vector<std::int32_t> order = mortonOrder(finite.xyz.data(), finite.size());
+  FinitePoints sorted;
+  sorted.index.resize(finite.size());
+  sorted.xyz.resize(finite.xyz.size());
+  sorted.normal.resize(finite.normal.size());
+  for (std::size_t k = 0; k < order.size(); ++k) {
+    const std::size_t i = static_cast<std::size_t>(order[k]);
+    sorted.index[k] = finite.index[i];
+    std::copy(&finite.xyz[3 * i], &finite.xyz[3 * i] + 3, &sorted.xyz[3 * k]);
+    std::copy(&finite.normal[3 * i], &finite.normal[3 * i] + 3, &sorted.normal[3 * k]);
+  }
+  return sorted;
 }
 
 void negate(float* v) {
@@ -310,22 +324,28 @@ constexpr float kPatchChord = 0.34f;
 // A graph neighbour lends its outside-grid vote where its normal lies within 60 degrees of the line.
 constexpr float kGridAligned = 0.5f;
 
-std::vector<std::int32_t> smoothPatches(const FinitePoints& finite, const Neighborhoods& graph, std::size_t stride) {
+std::vector<std::int32_t> smoothPatches(const FinitePoints& finite, const Neighborhoods& graph, std::size_t stride,
+                                        int threads) {
   const std::size_t m = finite.size();
-  DisjointSets sets(m);
-  for (std::size_t i = 0; i < m; ++i)
+  std::vector<char> joins(m * stride, 0);  // which graph edges lie within a patch: tested in parallel
+  const auto count = static_cast<std::int64_t>(m);
+#pragma omp parallel for schedule(static) num_threads(threads)
+  for (std::int64_t i = 0; i < count; ++i)
     for (std::size_t s = 0; s < stride; ++s) {
-      const std::int32_t j = graph.indices[i * stride + s];
+      const std::int32_t j = graph.indices[std::size_t(i) * stride + s];
       const float* n_i = &finite.normal[3 * i];
       const float* n_j = &finite.normal[3 * j];
-      if (std::size_t(j) == i || dot(n_i, n_j) < kPatchParallel) continue;
+      if (j == i || dot(n_i, n_j) < kPatchParallel) continue;
       const float* p_i = &finite.xyz[3 * i];
       const float* p_j = &finite.xyz[3 * j];
       const float chord[3] = {p_j[0] - p_i[0], p_j[1] - p_i[1], p_j[2] - p_i[2]};
       const float length = std::sqrt(dot(chord, chord));
-      if (std::abs(dot(chord, n_i)) <= kPatchChord * length && std::abs(dot(chord, n_j)) <= kPatchChord * length)
-        sets.join(static_cast<std::int32_t>(i), j);
+      joins[std::size_t(i) * stride + s] =
+          std::abs(dot(chord, n_i)) <= kPatchChord * length && std::abs(dot(chord, n_j)) <= kPatchChord * length;
     }
+  DisjointSets sets(m);
+  for (std::size_t e = 0; e < joins.size(); ++e)
+    if (joins[e]) sets.join(static_cast<std::int32_t>(e / stride), graph.indices[e]);
   std::vector<std::int32_t> patch(m);
   for (std::size_t i = 0; i < m; ++i) patch[i] = sets.find(static_cast<std::int32_t>(i));
   return patch;
@@ -436,7 +456,7 @@ std::size_t flipPatchesByParity(FinitePoints& finite, const LocalScale& scale, c
                                 std::size_t stride, const std::vector<std::int32_t>& part, std::int32_t user_seed,
                                 bool known_viewpoint, int threads) {
   const std::size_t m = finite.size();
-  std::vector<std::int32_t> patch = smoothPatches(finite, graph, stride);
+  std::vector<std::int32_t> patch = smoothPatches(finite, graph, stride, threads);
   Neighborhoods members;  // the points of each patch, by representative
   detail::groupByKey(patch, m, members.offsets, members.indices);
 
@@ -486,6 +506,8 @@ struct GridTry {
 };
 constexpr GridTry kGridTries[] = {{1.f, 0}, {1.25f, 0}, {1.5f, 0}, {1.f, 1}, {1.5f, 1}, {2.25f, 1}, {3.4f, 1}};
 constexpr double kGridEnclosed = 0.05;
+// At most 2^23 cells (8 MB; the cell grows to fit): a grid's flood fill takes about 0.15 s there.
+constexpr std::size_t kGridCells = std::size_t(1) << 23;
 // A point's walk towards the outside: half-cell steps, up to 5 cells each way.
 constexpr int kGridSteps = 10;
 
@@ -520,9 +542,15 @@ std::vector<signed char> outsideVotes(const FinitePoints& finite, const LocalSca
   const auto count = static_cast<std::int64_t>(m);
   const float finest = std::max(quantile(scale.spacing, kGridQuantile), kGridNoise * quantile(scale.noise, 0.5f));
   std::vector<signed char> vote(m);
+  float last_cell = 0.f;
+  int last_dilation = -1;
   for (const GridTry& tried : kGridTries) {
     if (!(finest > 0.f)) break;  // all points in one place
-    const OutsideGrid grid(finite.xyz.data(), m, finest * tried.cell, tried.dilation);
+    // Where the cell limit grew the last grid's cell past this one's, this grid would be the same.
+    if (tried.dilation == last_dilation && finest * tried.cell <= last_cell) continue;
+    const OutsideGrid grid(finite.xyz.data(), m, finest * tried.cell, tried.dilation, kGridCells);
+    last_cell = grid.cell();
+    last_dilation = tried.dilation;
     if (double(grid.enclosedCells()) < kGridEnclosed * double(grid.bandCells())) continue;
     std::int64_t voting = 0;
 #pragma omp parallel for schedule(static) num_threads(threads) reduction(+ : voting)
@@ -551,28 +579,41 @@ bool flipPatchesByOutsideGrid(FinitePoints& finite, const LocalScale& scale, con
   const std::vector<signed char> vote = outsideVotes(finite, scale, threads, report);
   if (vote.empty()) return false;
 
-  const std::vector<std::int32_t> patch = smoothPatches(finite, graph, stride);
-  PatchVotes votes{patch, {}, std::vector<std::int32_t>(m, 0), std::vector<std::int32_t>(m, 0)};
-  detail::groupByKey(patch, m, votes.members.offsets, votes.members.indices);
   std::vector<int> says(m, 0);  // each point's vote with its neighbours'
-  for (std::size_t i = 0; i < m; ++i) {
+  const auto count = static_cast<std::int64_t>(m);
+  std::int64_t silent = 0;
+#pragma omp parallel for schedule(static) num_threads(threads) reduction(+ : silent)
+  for (std::int64_t i = 0; i < count; ++i) {
     for (std::size_t s = 0; s < stride; ++s) {
-      const std::int32_t j = graph.indices[i * stride + s];
+      const std::int32_t j = graph.indices[std::size_t(i) * stride + s];
       const float alignment = dot(&finite.normal[3 * i], &finite.normal[3 * j]);
       if (std::abs(alignment) >= kGridAligned) says[i] += alignment > 0.f ? vote[j] : -vote[j];
     }
-    if (says[i] != 0) (says[i] < 0 ? votes.in : votes.out)[patch[i]] += 1;
+    silent += says[i] == 0;
   }
-  // Each point goes by its own vote with its neighbours'; a point without one by its patch's clear
-  // vote, else it keeps the tree's sign. Patches alone would not do: under noise a smooth patch can
-  // run across a concave corner or a fold the noise blurs, joining regions of opposite true sides.
-  const std::vector<char> inward = inwardParts(votes, part, user_seed, known_viewpoint);
+  // Each point goes by its own vote with its neighbours'; a point without one by its smooth patch's
+  // clear vote, else it keeps the tree's sign. Patches alone would not do: under noise a smooth
+  // patch can run across a concave corner or a fold the noise blurs, joining regions of opposite
+  // true sides. The patches are needed only for silent points and for a seed's or a viewpoint's side.
+  PatchVotes votes{std::vector<std::int32_t>(m), {}, std::vector<std::int32_t>(m, 0), std::vector<std::int32_t>(m, 0)};
+  const bool with_patches = silent > 0 || user_seed >= 0 || known_viewpoint;
+  if (with_patches) {
+    votes.patch = smoothPatches(finite, graph, stride, threads);
+    detail::groupByKey(votes.patch, m, votes.members.offsets, votes.members.indices);
+  } else {
+    std::iota(votes.patch.begin(), votes.patch.end(), 0);  // one patch per point: never read
+  }
+  const std::vector<std::int32_t>& patch = votes.patch;
+  for (std::size_t i = 0; i < m; ++i)
+    if (says[i] != 0) (says[i] < 0 ? votes.in : votes.out)[patch[i]] += 1;
+  const std::vector<char> inward =
+      with_patches ? inwardParts(votes, part, user_seed, known_viewpoint) : std::vector<char>(m, 0);
   const std::int32_t kept = user_seed >= 0 ? patch[user_seed] : -1;
   for (std::size_t i = 0; i < m; ++i) {
     const std::int32_t p = patch[i];
     if (p == kept) continue;
     int side = says[i];
-    if (side == 0 && clearVote(votes.in[p], votes.out[p])) side = votes.out[p] - votes.in[p];
+    if (side == 0 && with_patches && clearVote(votes.in[p], votes.out[p])) side = votes.out[p] - votes.in[p];
     if (side == 0) {
       ++report.undecided;
       continue;
@@ -612,9 +653,8 @@ OrientationReport orientNormals(const float* points, float* normals, std::size_t
 
   std::int32_t user_seed = -1;
   if (options.seed_index >= 0) {
-    const auto found = std::lower_bound(finite.index.begin(), finite.index.end(), options.seed_index);
-    if (found != finite.index.end() && *found == options.seed_index)
-      user_seed = static_cast<std::int32_t>(found - finite.index.begin());
+    const auto found = std::find(finite.index.begin(), finite.index.end(), options.seed_index);
+    if (found != finite.index.end()) user_seed = static_cast<std::int32_t>(found - finite.index.begin());
   }
 
   const std::vector<std::int32_t> parts = propagate(finite, tolerance, forest, user_seed);
