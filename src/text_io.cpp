@@ -1,4 +1,5 @@
 #include "pcl_dise/text_io.h"
+#include "file_access.h"
 
 #include <charconv>
 #include <cstdlib>
@@ -51,11 +52,7 @@ int parseLine(const char* p, const char* line_end, std::array<Real, 3>& row, con
 
 template <typename Real>
 std::vector<std::array<Real, 3>> readTriples(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error("'" + path + "': cannot be opened");
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  const std::string text = buffer.str();
+  const std::string text = detail::readWholeFile(path);
   std::vector<std::array<Real, 3>> rows;
   const char* p = text.data();
   const char* const end = p + text.size();

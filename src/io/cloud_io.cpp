@@ -1,4 +1,5 @@
 #include "pcl_dise/io/cloud_io.h"
+#include "file_access.h"
 
 #include <algorithm>
 #include <cctype>
@@ -18,9 +19,7 @@ namespace pcl_dise {
 namespace io {
 namespace {
 
-[[noreturn]] void fail(const std::string& path, const std::string& problem) {
-  throw std::runtime_error("'" + path + "': " + problem);
-}
+using detail::fail;
 
 // The offset of local_frame.h for the finite points.
 std::array<double, 3> finiteOffset(const std::vector<std::array<double, 3>>& xyz) {

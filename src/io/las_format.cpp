@@ -1,4 +1,5 @@
 #include "pcl_dise/io/las_format.h"
+#include "file_access.h"
 
 #include "pcl_dise/io/local_frame.h"
 
@@ -14,9 +15,7 @@ namespace pcl_dise {
 namespace io {
 namespace {
 
-[[noreturn]] void fail(const std::string& path, const std::string& problem) {
-  throw std::runtime_error("'" + path + "': " + problem);
-}
+using detail::fail;
 
 // Header fields (LAS 1.0-1.4 public header block; all little-endian).
 constexpr std::size_t kHeaderSize12 = 227;  // LAS 1.0-1.2
@@ -110,13 +109,7 @@ LasCloud parseLas(const std::string& bytes, const std::string& path) {
   return las;
 }
 
-LasCloud readLas(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) fail(path, "cannot be opened");
-  std::ostringstream data;
-  data << in.rdbuf();
-  return parseLas(data.str(), path);
-}
+LasCloud readLas(const std::string& path) { return parseLas(detail::readWholeFile(path), path); }
 
 void chooseQuantization(const std::vector<std::array<double, 3>>& xyz, std::array<double, 3>& scale,
                         std::array<double, 3>& offset) {

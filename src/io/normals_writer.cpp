@@ -1,4 +1,5 @@
 #include "pcl_dise/io/normals_writer.h"
+#include "file_access.h"
 
 #include <cmath>
 #include <cstdio>
@@ -12,9 +13,7 @@ namespace pcl_dise {
 namespace io {
 namespace {
 
-[[noreturn]] void fail(const std::string& path, const std::string& problem) {
-  throw std::runtime_error("'" + path + "': " + problem);
-}
+using detail::fail;
 
 std::string pcdHeader(const NormalsFileLayout& layout) {
   const char* size = layout.double_coordinates ? "8" : "4";

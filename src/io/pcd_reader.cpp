@@ -1,4 +1,5 @@
 #include "pcl_dise/io/pcd_reader.h"
+#include "file_access.h"
 
 #include <cmath>
 #include <cstring>
@@ -11,9 +12,7 @@ namespace pcl_dise {
 namespace io {
 namespace {
 
-[[noreturn]] void fail(const std::string& path, const std::string& problem) {
-  throw std::runtime_error("'" + path + "': " + problem);
-}
+using detail::fail;
 
 // One value of a field from its bytes, in double.
 }  // namespace
@@ -244,13 +243,7 @@ PcdCloud parsePcd(const std::string& bytes, const std::string& path) {
   return cloud;
 }
 
-PcdCloud readPcd(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) fail(path, "cannot be opened");
-  std::ostringstream bytes;
-  bytes << in.rdbuf();
-  return parsePcd(bytes.str(), path);
-}
+PcdCloud readPcd(const std::string& path) { return parsePcd(detail::readWholeFile(path), path); }
 
 }  // namespace io
 }  // namespace pcl_dise

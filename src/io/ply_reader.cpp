@@ -1,4 +1,5 @@
 #include "pcl_dise/io/ply_reader.h"
+#include "file_access.h"
 
 #include <algorithm>
 #include <cctype>
@@ -12,9 +13,7 @@ namespace pcl_dise {
 namespace io {
 namespace {
 
-[[noreturn]] void fail(const std::string& path, const std::string& problem) {
-  throw std::runtime_error("'" + path + "': " + problem);
-}
+using detail::fail;
 
 }  // namespace
 
@@ -174,13 +173,7 @@ PlyData parsePly(const std::string& bytes, const std::string& path) {
   return data;
 }
 
-PlyData readPly(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) fail(path, "cannot be opened");
-  std::ostringstream bytes;
-  bytes << in.rdbuf();
-  return parsePly(bytes.str(), path);
-}
+PlyData readPly(const std::string& path) { return parsePly(detail::readWholeFile(path), path); }
 
 }  // namespace io
 }  // namespace pcl_dise

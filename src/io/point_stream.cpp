@@ -1,4 +1,5 @@
 #include "pcl_dise/io/point_stream.h"
+#include "file_access.h"
 
 #include <algorithm>
 #include <stdexcept>
@@ -12,9 +13,7 @@ namespace pcl_dise {
 namespace io {
 namespace {
 
-[[noreturn]] void fail(const std::string& path, const std::string& problem) {
-  throw std::runtime_error("'" + path + "': " + problem);
-}
+using detail::fail;
 
 constexpr std::size_t kHeaderBytes = 1 << 16;  // headers longer than this are not streamed
 

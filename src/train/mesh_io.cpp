@@ -6,6 +6,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "file_access.h"
 #include "pcl_dise/io/ply_reader.h"
 #include "pcl_dise/train/pcpnet_data.h"
 
@@ -13,9 +14,7 @@ namespace pcl_dise {
 namespace pcpnet {
 namespace {
 
-[[noreturn]] void fail(const std::string& path, const std::string& problem) {
-  throw std::runtime_error("'" + path + "': " + problem);
-}
+using detail::fail;
 
 std::string nextToken(std::istream& in, const std::string& path) {
   std::string token;

@@ -1,4 +1,5 @@
 #include "pcl_dise/train/pcpnet_data.h"
+#include "file_access.h"
 
 #include <algorithm>
 #include <cmath>
@@ -15,9 +16,7 @@ namespace pcl_dise {
 namespace pcpnet {
 namespace {
 
-[[noreturn]] void fail(const std::string& path, const std::string& problem) {
-  throw std::runtime_error("'" + path + "': " + problem);
-}
+using detail::fail;
 
 // Density of the striped variant for layers 1..30 (docs/algorithm.md).
 constexpr double kStripeDensity[30] = {0.1,    10,     0.1374, 7.279,  0.1887, 5.298,  0.2593, 3.857, 0.3562, 2.807,

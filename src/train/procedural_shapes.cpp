@@ -137,7 +137,10 @@ void scale(Mesh& m, double sx, double sy, double sz) {
 void rotate(Mesh& m, std::mt19937_64& rng) {
   std::normal_distribution<double> gauss;
   double q[4], len = 0;
-  for (auto& c : q) len += (c = gauss(rng)) * c;
+  for (auto& c : q) {
+    c = gauss(rng);
+    len += c * c;
+  }
   len = std::sqrt(len);
   const double w = q[0] / len, x = q[1] / len, y = q[2] / len, z = q[3] / len;
   const double r[3][3] = {{1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)},
