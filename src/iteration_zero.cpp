@@ -5,19 +5,14 @@
 #include <limits>
 #include <stdexcept>
 
-#include <omp.h>
-
 #include "iteration_zero.h"
 #include "pcl_dise/plane_fit.h"
 #include "pcl_dise/spatial_order.h"
+#include "pcl_dise/threads.h"
 
 namespace pcl_dise {
 
 namespace detail {
-
-// Not omp_get_max_threads(): LibTorch lowers it to its own count of physical cores once it
-// starts, and that count is 1 on some virtual machines (this 2-core development VM among them).
-int resolveThreads(int threads) { return threads > 0 ? threads : omp_get_num_procs(); }
 
 PreparedGraph prepareGraph(const ForwardInput& input, int threads) {
   const Neighborhoods& full = *input.neighborhoods;

@@ -10,11 +10,11 @@
 #include <vector>
 
 #include "group_by_key.h"
-#include "pcl_dise/forward.h"  // detail::resolveThreads
 #include "pcl_dise/grid_search.h"
 #include "pcl_dise/outside_grid.h"
 #include "pcl_dise/spatial_order.h"
 #include "pcl_dise/splat_ray_caster.h"
+#include "pcl_dise/threads.h"
 #include "vector3.h"
 
 namespace pcl_dise {

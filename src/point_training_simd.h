@@ -10,6 +10,7 @@
 #include <limits>
 
 #include "pcl_dise/edge_features.h"
+#include "pcl_dise/network_shape.h"
 #include "point_network_simd.h"
 #include "point_training.h"
 
@@ -379,8 +380,18 @@ void addToRows(int edges, float* rows, int stride, const float* values, float sc
   }
 }
 
-// Widths of the edge-major arrays (floats per edge row).
+// Widths of the edge-major arrays (floats per edge row), tied to network_shape.h: the training pass
+// is written for this shape, and a change there must fail here, not train a different network.
 constexpr int kFeatures = 8, kHidden = 32, kEdgeOut = 16, kKernelIn = 32, kKernelHidden = 64;
+static_assert(kFeatures == kLayer1.in && kHidden == kLayer1.hidden && kEdgeOut == kLayer1.out,
+              "the training pass's edge layers follow network_shape.h's layer1");
+static_assert(kLayer2.hidden == kHidden && kLayer3.hidden == kHidden && kLayer2.out == kEdgeOut &&
+                  kLayer3.out == kEdgeOut && kLayer2.in == kEdgeOut + kPointEmbedding,
+              "layer2 and layer3 as the training pass lays them out");
+static_assert(kLayerG.hidden == kHidden && kLayerG2.hidden == kHidden && kLayerG3.hidden == kHidden,
+              "the per-point layers' hidden width");
+static_assert(kKernelHidden == kLayer4.hidden && kLayer4.in <= kKernelIn && kLayer4.out == 1,
+              "layer4: [e3 | theta | R c] padded to kKernelIn columns, one logit");
 constexpr int kEdgeRowFloats = kFeatures + 3 * kHidden + 2 * kEdgeOut + kKernelIn + kKernelHidden  // forward
                                + kKernelHidden + kKernelIn + kEdgeOut                              // gradients
                                + 6;                                                                // 3 doubles d_e - m

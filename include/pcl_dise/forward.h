@@ -10,6 +10,7 @@
 #include "pcl_dise/edge_scale.h"
 #include "pcl_dise/model.h"
 #include "pcl_dise/neighborhoods.h"
+#include "pcl_dise/threads.h"  // detail::resolveThreads, for the callers of the forward pass
 
 namespace pcl_dise {
 
@@ -79,10 +80,5 @@ struct ForwardResult {
  *  std::runtime_error for a backend this build or machine lacks. */
 ForwardResult runForward(const Model& model, const ForwardInput& input, const ForwardOptions& options,
                          Backend backend = Backend::Native);
-
-namespace detail {
-/** threads, or all hardware threads where threads <= 0. */
-int resolveThreads(int threads);
-}  // namespace detail
 
 }  // namespace pcl_dise
