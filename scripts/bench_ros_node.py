@@ -65,8 +65,8 @@ def malformed(good):
         return m
 
     kinds = []
-    m = copy(); m.point_step = 1 << 20; m.row_step = m.point_step * m.width
-    kinds.append(("point_step 1 MiB, data for 12 bytes a point", "data holds", m))
+    m = copy(); m.width = 1000; m.point_step = 1 << 20; m.row_step = m.point_step * m.width
+    kinds.append(("point_step 1 MiB x 1,000 points, data for 50,000 x 12 B", "data holds", m))
     m = copy(); m.width = 1000; m.row_step = 12000; m.data = bytes(100)
     kinds.append(("100 bytes for 1,000 points", "data holds 100 bytes", m))
     m = copy(); m.point_step = 4; m.row_step = 4 * m.width; m.data = good.data[: m.row_step]
@@ -80,7 +80,7 @@ def malformed(good):
     m = copy(); m.fields = m.fields[:2]
     kinds.append(("no z field", "no 'z' field", m))
     m = copy(); m.fields[1].offset = 4000
-    kinds.append(("y field far past the point", "reaches past point_step", m))
+    kinds.append(("y field far past the point", "field 'y' (offset 4000", m))
     return kinds
 
 
@@ -123,12 +123,14 @@ def main():
         sent, answered = {}, {}
         lock = threading.Lock()
 
+        # Clouds are told apart by their stamps (seconds = the cloud's number): the node copies the
+        # header, and rospy overwrites header.seq on publishing.
         def on_reply(reply):
             with lock:
-                answered[reply.header.seq] = time.perf_counter()
+                answered[reply.header.stamp.secs] = time.perf_counter()
 
         rospy.Subscriber("/dise/output", PointCloud2, on_reply, queue_size=10)
-        publisher = rospy.Publisher("/dise/input", PointCloud2, queue_size=10)
+        publisher = rospy.Publisher("/dise/input", PointCloud2, queue_size=1)
         deadline = time.time() + 30
         while (publisher.get_num_connections() == 0) and time.time() < deadline:
             time.sleep(0.1)
@@ -142,7 +144,7 @@ def main():
         start = time.perf_counter()
         for i in range(count):
             cloud = clouds[i % len(clouds)]
-            cloud.header.seq = i + 1
+            cloud.header.stamp = rospy.Time(i + 1, 0)
             with lock:
                 sent[i + 1] = time.perf_counter()
             publisher.publish(cloud)
@@ -164,8 +166,11 @@ def main():
         print("malformed clouds, one at a time:")
         failures = 0
         good = clouds[0]
+        kinds_done = []
         for name, expected, message in malformed(good):
-            message.header.seq = 900000 + len(name)
+            number = 900000 + len(kinds_done)
+            kinds_done.append(name)
+            message.header.stamp = rospy.Time(number, 0)
             publisher.publish(message)
             deadline = time.time() + 10
             logged = False
@@ -174,12 +179,12 @@ def main():
                 logged = expected in open(node_log).read()
             alive = node.poll() is None
             with lock:
-                replied = message.header.seq in answered
+                replied = number in answered
             ok = logged and alive and not replied
             failures += not ok
             print(f"  {name:<44} {'logged' if logged else 'NOT LOGGED':<11} "
                   f"{'alive' if alive else 'DIED':<6} {'ANSWERED' if replied else 'skipped'}")
-        good.header.seq = 999999
+        good.header.stamp = rospy.Time(999999, 0)
         publisher.publish(good)
         deadline = time.time() + 30
         while time.time() < deadline and 999999 not in answered:
