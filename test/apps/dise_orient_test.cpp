@@ -2,6 +2,7 @@
 // bad input is a message and exit code 1.
 #include <cmath>
 #include <fstream>
+#include <random>
 
 #include <gtest/gtest.h>
 
@@ -49,11 +50,33 @@ TEST_F(DiseOrient, SphereFacesOut) {
   EXPECT_NE(r.output.find("1 part"), std::string::npos) << r.output;
 }
 
-TEST_F(DiseOrient, ClosedAddsTheRayParityVote) {
+TEST_F(DiseOrient, ClosedReportsTheOutsideGridsSides) {
   const CommandResult r =
       runTool(dir_ + "/sphere.xyz " + dir_ + "/sphere.normals " + dir_ + "/closed.normals --closed");
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_EQ(outward(dir_ + "/closed.normals"), 2000u);
+  EXPECT_NE(r.output.find("sides: outside grid of cell"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find(" 0 undecided"), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("warning"), std::string::npos) << r.output;
+}
+
+TEST_F(DiseOrient, ClosedOnAnOpenSurfaceWarnsThatItsSidesAreUnverified) {
+  // A noisy open plane: no grid encloses a volume, and its noise is too large for ray parity.
+  std::ofstream xyz(dir_ + "/plane.xyz"), normals(dir_ + "/plane.normals");
+  std::mt19937 rng(3);
+  std::uniform_real_distribution<float> u(-1.f, 1.f);
+  std::normal_distribution<float> noise(0.f, 0.1f);
+  for (int i = 0; i < 3000; ++i) {
+    xyz << u(rng) << ' ' << u(rng) << ' ' << noise(rng) << '\n';
+    normals << "0 0 " << (i % 2 ? 1 : -1) << '\n';
+  }
+  xyz.close();
+  normals.close();
+  const CommandResult r =
+      runTool(dir_ + "/plane.xyz " + dir_ + "/plane.normals " + dir_ + "/plane_out.normals --closed");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("no outside grid enclosed a volume"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("warning: the sides are unverified"), std::string::npos) << r.output;
 }
 
 TEST_F(DiseOrient, ASeedOrAViewpointDecides) {
