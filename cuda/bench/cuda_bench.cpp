@@ -8,31 +8,18 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <random>
 #include <vector>
 
 #include "dise_cuda.h"
 #include "pcl_dise/forward.h"
 #include "pcl_dise/grid_search.h"
 #include "pcl_dise/model.h"
+#include "wavy_surface.h"
 
 namespace {
 using Clock = std::chrono::steady_clock;
 double secondsSince(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
-// z = 0.2 sin(6x) cos(4y) over [-1, 1]^2, m points uniform in x and y.
-std::vector<float> wavySurface(std::size_t m, unsigned seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> uniform(-1.f, 1.f);
-  std::vector<float> points(3 * m);
-  for (std::size_t i = 0; i < m; ++i) {
-    const float x = uniform(rng), y = uniform(rng);
-    points[3 * i] = x;
-    points[3 * i + 1] = y;
-    points[3 * i + 2] = 0.2f * std::sin(6 * x) * std::cos(4 * y);
-  }
-  return points;
-}
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -42,7 +29,7 @@ int main(int argc, char** argv) {
     std::printf("no CUDA device\n");
     return 77;
   }
-  const std::vector<float> points = wavySurface(n, 1);
+  const std::vector<float> points = pcl_dise::bench::wavySurface(n, 1);
   std::vector<std::int32_t> rows(65 * n);
   pcl_dise::cuda::nearestNeighbors(points.data(), std::min<std::size_t>(n, 1000), 65, rows.data());  // warm-up
   auto t = Clock::now();

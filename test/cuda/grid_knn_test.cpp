@@ -50,7 +50,7 @@ std::vector<float> randomCloud(std::size_t m, unsigned seed, float sx, float sy,
 
 TEST(GridKnn, Volume) { expectMatchesBruteForce(randomCloud(1500, 1, 1.f, 1.f, 1.f), 17); }
 
-TEST(GridKnn, WavySurface) { expectMatchesBruteForce(pcl_dise::test::wavySurface(2000, 2), 65); }
+TEST(GridKnn, WavySurface) { expectMatchesBruteForce(pcl_dise::bench::wavySurface(2000, 2), 65); }
 
 TEST(GridKnn, FlatAndCollinearClouds) {
   expectMatchesBruteForce(randomCloud(800, 3, 1.f, 0.5f, 0.f), 33);

@@ -16,7 +16,7 @@ int main() {
     std::printf("no CUDA device: skipped\n");
     return 77;
   }
-  std::vector<float> points = pcl_dise::test::wavySurface(20000, 5);
+  std::vector<float> points = pcl_dise::bench::wavySurface(20000, 5);
   for (int i = 0; i < 40; ++i) points.insert(points.end(), {3.f, 3.f, 3.f});  // degenerate cluster
   const std::size_t m = points.size() / 3;
   const pcl_dise::Neighborhoods knn = pcl_dise::nearestNeighborGraph(points.data(), m, 33);

@@ -71,12 +71,12 @@ int main() {
     std::printf("no CUDA device: skipped\n");
     return kSkipped;
   }
-  bool ok = checkAgainstBruteForce(pcl_dise::test::wavySurface(3000, 1), 65);
-  ok = checkAgainstBruteForce(pcl_dise::test::wavySurface(40, 2), 65) && ok;  // fewer points than k
-  std::vector<float> duplicated = pcl_dise::test::wavySurface(1000, 3);
+  bool ok = checkAgainstBruteForce(pcl_dise::bench::wavySurface(3000, 1), 65);
+  ok = checkAgainstBruteForce(pcl_dise::bench::wavySurface(40, 2), 65) && ok;  // fewer points than k
+  std::vector<float> duplicated = pcl_dise::bench::wavySurface(1000, 3);
   duplicated.insert(duplicated.end(), duplicated.begin(), duplicated.begin() + 600);
   ok = checkAgainstBruteForce(duplicated, 17) && ok;
-  ok = checkAgainstHostGrid(pcl_dise::test::wavySurface(200000, 4), 65) && ok;
+  ok = checkAgainstHostGrid(pcl_dise::bench::wavySurface(200000, 4), 65) && ok;
   try {
     const std::vector<float> bad{0, 0, 0, NAN, 0, 0};
     std::vector<std::int32_t> out(2);

@@ -7,7 +7,7 @@
 #include <vector>
 
 namespace pcl_dise {
-namespace test {
+namespace bench {
 
 inline std::vector<float> wavySurface(std::size_t m, unsigned seed) {
   std::mt19937 rng(seed);
@@ -22,5 +22,5 @@ inline std::vector<float> wavySurface(std::size_t m, unsigned seed) {
   return points;
 }
 
-}  // namespace test
+}  // namespace bench
 }  // namespace pcl_dise
