@@ -49,8 +49,9 @@ int main(int argc, char** argv) {
   app.add_option("--viewpoint", a.choice.viewpoint, "seed each part at its point nearest X,Y,Z, facing it");
   app.add_option("--seed", a.choice.seed, "this point's normal is taken as oriented; its part follows it");
   app.add_flag("--closed", a.choice.closed,
-               "the cloud samples closed shapes: after the tree, ray parity makes every smooth patch face out "
-               "(repairs thin walls; not for scans or other open surfaces)");
+               "the cloud samples closed shapes: after the tree, each point takes the side an outside grid "
+               "shows it (holds under heavy noise; ray parity where walls are too thin for the grid); not for "
+               "scans or other open surfaces");
   app.add_option("--threads", a.choice.threads, "threads (0: all)")->capture_default_str();
   CLI11_PARSE(app, argc, argv);
   std::signal(SIGXFSZ, SIG_IGN);

@@ -141,8 +141,8 @@ int main(int argc, char** argv) {
   app.add_option("--model", a.model, "DISE model (default: the shipped model for --k)");
   app.add_option("--viewpoint", a.viewpoint, "seed the orientation at the points nearest X,Y,Z");
   app.add_flag("--closed", a.closed,
-               "the cloud samples closed shapes: ray parity after the orientation's tree makes every smooth "
-               "patch face out (repairs thin walls; not for scans)");
+               "the cloud samples closed shapes: after the orientation's tree, each point takes the side an "
+               "outside grid shows it (ray parity where walls are too thin for it); not for scans");
   app.add_option("--depth", a.poisson.depth, "Poisson octree depth (detail; time and memory grow 4x to 8x a level)")
       ->check(CLI::Range(1, 14))
       ->capture_default_str();

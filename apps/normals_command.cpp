@@ -44,9 +44,9 @@ void addNormalsOptions(CLI::App& app, Options& o) {
   app.add_option("--orient", o.orient,
                  "viewpoint: flip each normal towards the viewpoint; mst: orient consistently along a minimum "
                  "spanning tree (closed shapes face outward; seeded at --viewpoint or a PCD VIEWPOINT where one "
-                 "is given, else at the topmost point facing +z); closed: mst for clouds of closed shapes, then a "
-                 "ray-parity vote makes every smooth patch face out (repairs thin walls; not for scans); none: the "
-                 "plane fit's own sign")
+                 "is given, else at the topmost point facing +z); closed: mst for clouds of closed shapes, then "
+                 "each point takes the side an outside grid shows it (holds under heavy noise; ray parity where "
+                 "walls are too thin for the grid; not for scans); none: the plane fit's own sign")
       ->capture_default_str();
   app.add_option("--backend", o.backend, "native, torch or cuda")->capture_default_str();
   app.add_option("--max-memory", o.max_memory,

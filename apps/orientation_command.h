@@ -15,7 +15,7 @@ struct OrientationChoice {
   std::string viewpoint;   ///< "X,Y,Z" in the file's coordinates, "" for none given
   std::int64_t seed = -1;  ///< a point whose normal is taken as oriented (-1: none)
   int neighbors = 10;      ///< propagation graph
-  bool closed = false;     ///< the cloud samples closed shapes: ray parity after the tree
+  bool closed = false;     ///< the cloud samples closed shapes: the outside grid (or ray parity) after the tree
   unsigned threads = 0;
 };
 
