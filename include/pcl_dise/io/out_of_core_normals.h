@@ -46,7 +46,7 @@ struct OutOfCoreReport {
 };
 
 /** The bytes a tile needs per loaded point at `neighbors` neighbours per point (measured; see
- *  BENCHMARKS.md), and the bytes the in-memory path needs per point. */
+ *  experiments/BENCHMARKS.md), and the bytes the in-memory path needs per point. */
 double bytesPerLoadedPoint(std::size_t neighbors);
 double bytesPerPointInMemory(std::size_t neighbors);
 
