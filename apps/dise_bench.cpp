@@ -341,7 +341,8 @@ int run(const Options& o) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"Times neighbourhood search, PCL's PCA and every DISE backend on synthetic clouds (see docs/benchmarks.md)."};
+  CLI::App app{
+      "Times neighbourhood search, PCL's PCA and every DISE backend on synthetic clouds (see docs/benchmarks.md)."};
   Options o;
   app.add_option("--sizes", o.sizes, "cloud sizes")->delimiter(',')->capture_default_str();
   app.add_option("--backends", o.backends, "native, torch, cuda (default: all this build and machine have)")
