@@ -566,15 +566,15 @@ std::vector<signed char> outsideVotes(const FinitePoints& finite, const LocalSca
   return {};
 }
 
-// Flips the smooth patches that the outside grid says point in; counts in report.undecided the
-// points whose patch had no clear vote. Each point votes with its graph neighbours whose normals
-// lie within 60 degrees of its own line (their votes carried over to its sign): under noise a patch
-// can be a single point, and its neighbours steady its vote. Returns false where no grid enclosed a
-// volume (the sampling has holes wider than the band closes, or the cloud is not closed): then
-// nothing changes.
-bool flipPatchesByOutsideGrid(FinitePoints& finite, const LocalScale& scale, const Neighborhoods& graph,
-                              std::size_t stride, const std::vector<std::int32_t>& part, std::int32_t user_seed,
-                              bool known_viewpoint, int threads, OrientationReport& report) {
+// Turns each point to the side the outside grid shows it; counts in report.undecided the points
+// that neither their own vote nor their smooth patch's decides. A point's vote is summed with those
+// of its graph neighbours whose normals lie within 60 degrees of its own line (carried over to its
+// sign): their walks start elsewhere in the band, which steadies a vote that noise would tip.
+// Returns false where no grid enclosed a volume (the sampling has holes wider than the band closes,
+// or the cloud is not closed): then nothing changes.
+bool orientByOutsideGrid(FinitePoints& finite, const LocalScale& scale, const Neighborhoods& graph, std::size_t stride,
+                         const std::vector<std::int32_t>& part, std::int32_t user_seed, bool known_viewpoint,
+                         int threads, OrientationReport& report) {
   const std::size_t m = finite.size();
   const std::vector<signed char> vote = outsideVotes(finite, scale, threads, report);
   if (vote.empty()) return false;
@@ -667,8 +667,8 @@ OrientationReport orientNormals(const float* points, float* normals, std::size_t
     if (part != user_part && flip[part]) negate(&finite.normal[3 * i]);
   }
   if (options.closed) {
-    report.outside_grid = flipPatchesByOutsideGrid(finite, scale, graph, stride, forest.part, user_seed,
-                                                   options.has_viewpoint, threads, report);
+    report.outside_grid = orientByOutsideGrid(finite, scale, graph, stride, forest.part, user_seed,
+                                              options.has_viewpoint, threads, report);
     // Ray parity reads discs in the tangent planes. Where the noise (the median offset of a point's
     // graph neighbours from its tangent plane) reaches kParityNoise of the spacing (their median
     // distance) the discs no longer form sheets and its votes flip patches at random: measured
