@@ -139,6 +139,30 @@ def scores(oriented, unoriented, truth, pidx):
     return facing, rmse(oriented, False), rmse(unoriented, True)
 
 
+def summary(table, categories, methods, title, keep):
+    """Per category and method: mean share facing out (worst cloud) and mean oriented RMSE over the
+    clouds whose name `keep` accepts; then each method's oriented RMSE averaged over the categories."""
+    print(f"\n{title:<44}" + "".join(f" {m:>24}" for m in methods))
+    averages = {m: [] for m in methods}
+    for category in categories:
+        line = f"{CATEGORY_NAMES.get(category, category):<44}"
+        for method in methods:
+            values = [r[method] for name, r in table[category].items() if r.get(method) and keep(name)]
+            if not values:
+                line += f" {'-':>24}"
+                continue
+            mean_rmse = sum(v["oriented_rmse"] for v in values) / len(values)
+            averages[method].append(mean_rmse)
+            line += (f" {100 * sum(v['facing_out'] for v in values) / len(values):6.2f}% "
+                     f"({100 * min(v['facing_out'] for v in values):5.1f}) {mean_rmse:6.2f}")
+        print(line)
+    line = f"{'oriented RMSE over the categories':<44}"
+    for method in methods:
+        values = averages[method]
+        line += f" {sum(values) / len(values) if len(values) == len(categories) else float('nan'):24.2f}"
+    print(line, flush=True)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("dataset")
@@ -188,47 +212,11 @@ def main():
                 line += f" {unoriented_rmse if unoriented_rmse is not None else float('nan'):10.2f}"
                 if not args.quiet:
                     print(line, flush=True)
-        print(f"\n{'category: mean % out (worst), mean RMSE':<44}" + "".join(f" {m:>24}" for m in args.methods))
-        averages = {m: [] for m in args.methods}
-        for category in args.categories:
-            line = f"{CATEGORY_NAMES.get(category, category):<44}"
-            for method in args.methods:
-                values = [r[method] for r in table[category].values() if r.get(method)]
-                if not values:
-                    line += f" {'-':>24}"
-                    continue
-                mean_out = sum(v["facing_out"] for v in values) / len(values)
-                worst = min(v["facing_out"] for v in values)
-                mean_rmse = sum(v["oriented_rmse"] for v in values) / len(values)
-                averages[method].append(mean_rmse)
-                line += f" {100 * mean_out:6.2f}% ({100 * worst:5.1f}) {mean_rmse:6.2f}"
-            print(line)
-        line = f"{'oriented RMSE over the categories':<44}"
-        for method in args.methods:
-            values = averages[method]
-            line += f" {sum(values) / len(values) if len(values) == len(args.categories) else float('nan'):24.2f}"
-        print(line, flush=True)
+        summary(table, args.categories, args.methods, "category: mean % out (worst), mean RMSE", lambda name: True)
         # The thin structures (clouds named thin_*) under noise larger than their walls have no
         # side a point's neighbourhood can tell; the same summary without them:
-        print(f"\n{'without thin_* clouds: mean % out (worst)':<44}" + "".join(f" {m:>24}" for m in args.methods))
-        closed_averages = {m: [] for m in args.methods}
-        for category in args.categories:
-            line = f"{CATEGORY_NAMES.get(category, category):<44}"
-            for method in args.methods:
-                values = [r[method] for n, r in table[category].items() if r.get(method) and not n.startswith("thin_")]
-                if not values:
-                    line += f" {'-':>24}"
-                    continue
-                mean_rmse = sum(v["oriented_rmse"] for v in values) / len(values)
-                closed_averages[method].append(mean_rmse)
-                line += (f" {100 * sum(v['facing_out'] for v in values) / len(values):6.2f}% "
-                         f"({100 * min(v['facing_out'] for v in values):5.1f}) {mean_rmse:6.2f}")
-            print(line)
-        line = f"{'oriented RMSE over the categories':<44}"
-        for method in args.methods:
-            values = closed_averages[method]
-            line += f" {sum(values) / len(values) if len(values) == len(args.categories) else float('nan'):24.2f}"
-        print(line, flush=True)
+        summary(table, args.categories, args.methods, "without thin_* clouds: mean % out (worst)",
+                lambda name: not name.startswith("thin_"))
     if args.json:
         with open(args.json, "w") as f:
             json.dump(results, f, indent=1)
