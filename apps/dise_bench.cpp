@@ -24,10 +24,10 @@
 #include <pcl/search/kdtree.h>
 #include <CLI/CLI.hpp>
 
-#include "pcl_dise/deep_iterative_normal_estimation.h"
-#include "pcl_dise/grid_search.h"
-#include "pcl_dise/spatial_order.h"
-#include "pcl_dise/tiled_forward.h"
+#include "pcl_dise/core/grid_search.h"
+#include "pcl_dise/core/spatial_order.h"
+#include "pcl_dise/core/tiled_forward.h"
+#include "pcl_dise/feature/deep_iterative_normal_estimation.h"
 
 namespace {
 

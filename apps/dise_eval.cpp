@@ -14,8 +14,8 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
-#include "pcl_dise/angle_error.h"
-#include "pcl_dise/deep_iterative_normal_estimation.h"
+#include "pcl_dise/core/angle_error.h"
+#include "pcl_dise/feature/deep_iterative_normal_estimation.h"
 #include "pcl_dise/train/good_points_plot.h"
 #include "pcl_dise/train/jet_normals.h"
 #include "pcl_dise/train/paired_comparison.h"

@@ -12,7 +12,7 @@
 
 #include "normals_command.h"
 #include "orientation_command.h"
-#include "pcl_dise/deep_iterative_normal_estimation.h"
+#include "pcl_dise/feature/deep_iterative_normal_estimation.h"
 #include "pcl_dise/io/cloud_io.h"
 #include "surface/poisson_mesh.h"
 

@@ -16,8 +16,8 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
-#include "pcl_dise/forward.h"
-#include "pcl_dise/grid_search.h"
+#include "pcl_dise/core/forward.h"
+#include "pcl_dise/core/grid_search.h"
 #include "pcl_dise/train/pcpnet_data.h"
 #include "pcl_dise/train/training_engine.h"
 #ifdef PCL_DISE_WITH_TORCH

@@ -16,8 +16,8 @@
 #include <CLI/CLI.hpp>
 
 #include "orientation_command.h"
-#include "pcl_dise/angle_error.h"
-#include "pcl_dise/deep_iterative_normal_estimation.h"
+#include "pcl_dise/core/angle_error.h"
+#include "pcl_dise/feature/deep_iterative_normal_estimation.h"
 #include "pcl_dise/io/cloud_io.h"
 #include "viewer/color_maps.h"
 

@@ -6,8 +6,8 @@
 #include <cstdlib>
 #include <random>
 
-#include <pcl_dise/consistent_normal_orientation.h>
-#include <pcl_dise/deep_iterative_normal_estimation.h>
+#include <pcl_dise/feature/consistent_normal_orientation.h>
+#include <pcl_dise/feature/deep_iterative_normal_estimation.h>
 
 int main(int argc, char** argv) {
   const int n = argc > 1 ? std::atoi(argv[1]) : 20000;

@@ -8,7 +8,7 @@
 
 #include <pcl/point_types.h>
 
-#include <pcl_dise/deep_iterative_normal_estimation.h>
+#include <pcl_dise/feature/deep_iterative_normal_estimation.h>
 
 struct EIGEN_ALIGN16 LidarPoint {
   PCL_ADD_POINT4D;

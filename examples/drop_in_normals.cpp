@@ -7,7 +7,7 @@
 #include <pcl/features/normal_3d.h>
 #include <pcl/io/pcd_io.h>
 
-#include <pcl_dise/deep_iterative_normal_estimation.h>
+#include <pcl_dise/feature/deep_iterative_normal_estimation.h>
 
 int main(int argc, char** argv) {
   if (argc != 2) return std::fprintf(stderr, "usage: %s CLOUD.pcd\n", argv[0]), 2;

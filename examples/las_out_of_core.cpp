@@ -11,9 +11,9 @@
 #include <string>
 #include <vector>
 
+#include <pcl_dise/core/model.h>
 #include <pcl_dise/io/las_format.h>
 #include <pcl_dise/io/out_of_core_normals.h>
-#include <pcl_dise/model.h>
 
 int main(int argc, char** argv) {
   if (argc < 2) return std::fprintf(stderr, "usage: %s FOLDER [POINTS] [BUDGET_MB]\n", argv[0]), 2;

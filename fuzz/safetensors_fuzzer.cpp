@@ -3,7 +3,7 @@
 #include <stdexcept>
 
 #include "fuzz_input.h"
-#include "pcl_dise/model.h"
+#include "pcl_dise/core/model.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   try {

@@ -2,7 +2,7 @@
 #include <stdexcept>
 
 #include "fuzz_input.h"
-#include "pcl_dise/text_io.h"
+#include "pcl_dise/core/text_io.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   try {

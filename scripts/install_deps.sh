@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages pcl_dise needs to build, test and run its tools.
 # Idempotent and non-interactive: packages already present are skipped by apt.
+# python3-*: the Python module pcl_dise, its tests (pytest), its example (matplotlib) and the
+# Open3D interoperation it offers.
 set -euo pipefail
 
 # libopenblas0-openmp: LibTorch multiplies through the system BLAS, and the reference BLAS
@@ -14,6 +16,7 @@ packages=(
   libopenmpi-dev openmpi-bin
   ros-core-dev libroscpp-dev libsensor-msgs-dev libpcl-conversions-dev python3-rosmaster
   python3-numpy python3-rospy python3-sensor-msgs
+  python3-dev pybind11-dev python3-pybind11 python3-pytest python3-matplotlib python3-open3d
 )
 
 missing=()

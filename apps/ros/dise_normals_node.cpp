@@ -13,9 +13,9 @@
 #include <ros/ros.h>
 #include <sensor_msgs/PointCloud2.h>
 
-#include "pcl_dise/consistent_normal_orientation.h"
-#include "pcl_dise/deep_iterative_normal_estimation.h"
-#include "pcl_dise/point_cloud2_xyz.h"
+#include "pcl_dise/feature/consistent_normal_orientation.h"
+#include "pcl_dise/feature/deep_iterative_normal_estimation.h"
+#include "pcl_dise/io/point_cloud2_xyz.h"
 
 namespace {
 

@@ -94,23 +94,6 @@ std::array<double, 3> lasCoordinates(const LasHeader& header, const char* record
   return xyz;
 }
 
-LasCloud parseLas(const std::string& bytes, const std::string& path) {
-  const LasHeader header = parseLasHeader(bytes, path, bytes.size());
-  LasCloud las;
-  las.version_minor = header.version_minor;
-  las.point_format = header.point_format;
-  las.scale = header.scale;
-  las.offset = header.offset;
-  const std::uint64_t count = header.count;
-  las.xyz.resize(count);
-  for (std::uint64_t i = 0; i < count; ++i) {
-    las.xyz[i] = lasCoordinates(header, bytes.data() + header.point_data + i * header.record_length);
-  }
-  return las;
-}
-
-LasCloud readLas(const std::string& path) { return parseLas(detail::readWholeFile(path), path); }
-
 void chooseQuantization(const std::vector<std::array<double, 3>>& xyz, std::array<double, 3>& scale,
                         std::array<double, 3>& offset) {
   FiniteBounds bounds;
@@ -442,6 +425,164 @@ void writeLas(const std::string& path, const std::vector<std::array<double, 3>>&
   for (std::size_t i = 0; i < xyz.size(); ++i) writer.add(xyz[i], normals[i]);
   writer.finish();
   if (!out.flush()) fail(path, "could not be written completely");
+}
+
+namespace {
+
+// A dimension of a point record: `bits` bits from bit `shift` of the value of `type` at byte `at`.
+struct LasDimension {
+  const char* name;
+  const char* type;
+  int at, shift, bits;
+};
+
+std::vector<LasDimension> lasDimensions(int format) {
+  std::vector<LasDimension> d = {{"Intensity", "u2", 12, 0, 16}};
+  if (format <= 5) {
+    d.insert(d.end(), {{"ReturnNumber", "u1", 14, 0, 3},
+                       {"NumberOfReturns", "u1", 14, 3, 3},
+                       {"ScanDirectionFlag", "u1", 14, 6, 1},
+                       {"EdgeOfFlightLine", "u1", 14, 7, 1},
+                       {"Classification", "u1", 15, 0, 5},
+                       {"Synthetic", "u1", 15, 5, 1},
+                       {"KeyPoint", "u1", 15, 6, 1},
+                       {"Withheld", "u1", 15, 7, 1},
+                       {"ScanAngleRank", "i1", 16, 0, 8},
+                       {"UserData", "u1", 17, 0, 8},
+                       {"PointSourceId", "u2", 18, 0, 16}});
+    if (format == 1 || format >= 3) d.push_back({"GpsTime", "f8", 20, 0, 64});
+    const int rgb = format == 2 ? 20 : (format == 3 || format == 5) ? 28 : -1;
+    if (rgb > 0)
+      d.insert(d.end(), {{"Red", "u2", rgb, 0, 16}, {"Green", "u2", rgb + 2, 0, 16}, {"Blue", "u2", rgb + 4, 0, 16}});
+  } else {
+    d.insert(d.end(), {{"ReturnNumber", "u1", 14, 0, 4},
+                       {"NumberOfReturns", "u1", 14, 4, 4},
+                       {"Synthetic", "u1", 15, 0, 1},
+                       {"KeyPoint", "u1", 15, 1, 1},
+                       {"Withheld", "u1", 15, 2, 1},
+                       {"Overlap", "u1", 15, 3, 1},
+                       {"ScanChannel", "u1", 15, 4, 2},
+                       {"ScanDirectionFlag", "u1", 15, 6, 1},
+                       {"EdgeOfFlightLine", "u1", 15, 7, 1},
+                       {"Classification", "u1", 16, 0, 8},
+                       {"UserData", "u1", 17, 0, 8},
+                       {"ScanAngleRank", "i2", 18, 0, 16},
+                       {"PointSourceId", "u2", 20, 0, 16},
+                       {"GpsTime", "f8", 22, 0, 64}});
+    if (format == 7 || format == 8 || format == 10)
+      d.insert(d.end(), {{"Red", "u2", 30, 0, 16}, {"Green", "u2", 32, 0, 16}, {"Blue", "u2", 34, 0, 16}});
+    if (format == 8 || format == 10) d.push_back({"Infrared", "u2", 36, 0, 16});
+  }
+  return d;
+}
+
+double lasValue(const char* type, const char* p) {
+  const std::string t = type;
+  if (t == "u1") return static_cast<unsigned char>(*p);
+  if (t == "i1") return static_cast<signed char>(*p);
+  if (t == "u2") {
+    std::uint16_t v;
+    std::memcpy(&v, p, 2);
+    return v;
+  }
+  if (t == "i2") {
+    std::int16_t v;
+    std::memcpy(&v, p, 2);
+    return v;
+  }
+  if (t == "u4") {
+    std::uint32_t v;
+    std::memcpy(&v, p, 4);
+    return v;
+  }
+  if (t == "i4") {
+    std::int32_t v;
+    std::memcpy(&v, p, 4);
+    return v;
+  }
+  if (t == "u8") {
+    std::uint64_t v;
+    std::memcpy(&v, p, 8);
+    return static_cast<double>(v);
+  }
+  if (t == "i8") {
+    std::int64_t v;
+    std::memcpy(&v, p, 8);
+    return static_cast<double>(v);
+  }
+  if (t == "f4") {
+    float v;
+    std::memcpy(&v, p, 4);
+    return v;
+  }
+  double v;
+  std::memcpy(&v, p, 8);
+  return v;
+}
+
+// The extra bytes the Extra Bytes VLR describes, as dimensions from the end of the format's
+// record; undocumented bytes and deprecated arrays are skipped.
+std::vector<std::pair<std::string, LasDimension>> lasExtraDimensions(const std::string& bytes,
+                                                                     const LasHeader& header) {
+  static const char* const types[] = {"", "u1", "i1", "u2", "i2", "u4", "i4", "u8", "i8", "f4", "f8"};
+  std::vector<std::pair<std::string, LasDimension>> extra;
+  const std::size_t header_size = readAt<std::uint16_t>(bytes, kHeaderSizeAt);
+  const auto vlr_count = readAt<std::uint32_t>(bytes, kVlrCountAt);
+  std::size_t at = header_size;
+  int record_at = kMinRecordLength[header.point_format];
+  for (std::uint32_t v = 0; v < vlr_count && at + kVlrHeaderSize <= header.point_data; ++v) {
+    const std::size_t length = readAt<std::uint16_t>(bytes, at + 20);
+    if (at + kVlrHeaderSize + length > header.point_data) break;
+    if (vlrUser(bytes, at) == "LASF_Spec" && readAt<std::uint16_t>(bytes, at + 18) == kExtraBytesRecordId) {
+      for (std::size_t d = 0; d + kExtraBytesDescriptorSize <= length; d += kExtraBytesDescriptorSize) {
+        const char* descriptor = bytes.data() + at + kVlrHeaderSize + d;
+        const int type = static_cast<unsigned char>(descriptor[2]);
+        const std::size_t bytes = describedBytes(descriptor);
+        if (bytes == 0 || record_at + bytes > header.record_length) return extra;
+        if (type >= 1 && type <= 10)  // one value each (undocumented bytes and deprecated arrays are skipped)
+          extra.push_back(
+              {std::string(descriptor + 4, strnlen(descriptor + 4, 32)), {"", types[type], record_at, 0, 64}});
+        record_at += static_cast<int>(bytes);
+      }
+    }
+    at += kVlrHeaderSize + length;
+  }
+  return extra;
+}
+
+}  // namespace
+
+LasCloud parseLas(const std::string& bytes, const std::string& path, bool all_fields) {
+  const LasHeader header = parseLasHeader(bytes, path, bytes.size());
+  LasCloud las;
+  las.version_minor = header.version_minor;
+  las.point_format = header.point_format;
+  las.scale = header.scale;
+  las.offset = header.offset;
+  const std::uint64_t count = header.count;
+  las.xyz.resize(count);
+  for (std::uint64_t i = 0; i < count; ++i) {
+    las.xyz[i] = lasCoordinates(header, bytes.data() + header.point_data + i * header.record_length);
+  }
+  if (!all_fields) return las;
+  std::vector<std::pair<std::string, LasDimension>> dimensions;
+  for (const LasDimension& d : lasDimensions(header.point_format)) dimensions.push_back({d.name, d});
+  for (auto& extra : lasExtraDimensions(bytes, header)) dimensions.push_back(std::move(extra));
+  for (const auto& [name, d] : dimensions) {
+    PointField field{name, d.type, std::vector<double>(count)};
+    for (std::uint64_t i = 0; i < count; ++i) {
+      const char* record = bytes.data() + header.point_data + i * header.record_length;
+      double v = lasValue(d.type, record + d.at);
+      if (d.bits < 8) v = static_cast<double>((static_cast<unsigned>(v) >> d.shift) & ((1u << d.bits) - 1));
+      field.values[i] = v;
+    }
+    las.fields.push_back(std::move(field));
+  }
+  return las;
+}
+
+LasCloud readLas(const std::string& path, bool all_fields) {
+  return parseLas(detail::readWholeFile(path), path, all_fields);
 }
 
 }  // namespace io

@@ -1,6 +1,7 @@
 #include "pcl_dise/io/normals_writer.h"
 #include "file_access.h"
 
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -43,12 +44,13 @@ std::string plyHeader(const NormalsFileLayout& layout) {
 
 NormalsWriter::NormalsWriter(const std::string& path, const NormalsFileLayout& layout)
     : path_(path), partial_(path + ".partial"), ext_(extension(path)), layout_(layout) {
-  if (ext_ != ".normals" && ext_ != ".pcd" && ext_ != ".ply" && ext_ != ".las")
-    fail(path, "unknown output extension '" + ext_ + "' (expected .pcd, .ply, .las or .normals)");
+  if (ext_ != ".normals" && ext_ != ".pcd" && ext_ != ".ply" && ext_ != ".las" && ext_ != ".xyz")
+    fail(path, "unknown output extension '" + ext_ + "' (expected .pcd, .ply, .las, .xyz or .normals)");
   if (layout.width && std::uint64_t(layout.width) * layout.height != layout.points)
     fail(path, "an organized layout of " + std::to_string(layout.width) + " x " + std::to_string(layout.height) +
                    " for " + std::to_string(layout.points) + " points");
-  out_.open(partial_, ext_ == ".normals" ? std::ios::out : std::ios::out | std::ios::binary);
+  const bool text = ext_ == ".normals" || ext_ == ".xyz";
+  out_.open(partial_, text ? std::ios::out : std::ios::out | std::ios::binary);
   if (!out_) fail(path, "cannot be written");
   if (ext_ == ".normals") out_.precision(7);
   if (ext_ == ".pcd") out_ << pcdHeader(layout);
@@ -73,6 +75,15 @@ void NormalsWriter::add(const std::array<double, 3>& xyz, const float* normal, f
   ++written_;
   if (ext_ == ".normals") {
     out_ << normal[0] << ' ' << normal[1] << ' ' << normal[2] << '\n';
+  } else if (ext_ == ".xyz") {
+    // x y z nx ny nz curvature, each the shortest text that reads back to the same double or float.
+    char line[7 * 32];
+    char* end = line;
+    for (int c = 0; c < 3; ++c) end = std::to_chars(end, line + sizeof line, xyz[c]).ptr, *end++ = ' ';
+    for (int c = 0; c < 3; ++c) end = std::to_chars(end, line + sizeof line, normal[c]).ptr, *end++ = ' ';
+    end = std::to_chars(end, line + sizeof line, curvature).ptr;
+    *end++ = '\n';
+    out_.write(line, end - line);
   } else if (ext_ == ".las") {
     las_->add(xyz, {normal[0], normal[1], normal[2], curvature});
   } else {

@@ -12,7 +12,9 @@
 #include <fcntl.h>
 #include <unistd.h>
 
-#include "pcl_dise/disk_tiled_cloud.h"
+#include "pcl_dise/core/centroid_frame.h"
+#include "pcl_dise/core/disk_tiled_cloud.h"
+#include "pcl_dise/core/viewpoint.h"
 #include "pcl_dise/io/local_frame.h"
 #include "pcl_dise/io/normals_writer.h"
 #include "pcl_dise/io/point_stream.h"
@@ -96,8 +98,8 @@ class ResultFile {
   std::vector<float> run_;
 };
 
-// The frame of the in-memory path: the offset (local_frame.h) and the centroid of the finite
-// points' float coordinates, which the feature centres on.
+// The frame of the in-memory path: the offset (local_frame.h) and the centroid the feature
+// centres on (centroid_frame.h).
 struct Frame {
   std::uint64_t points = 0, finite_points = 0;
   FiniteBounds bounds;  // in the file's coordinates
@@ -107,10 +109,7 @@ struct Frame {
     return {static_cast<float>(p[0] - offset[0]), static_cast<float>(p[1] - offset[1]),
             static_cast<float>(p[2] - offset[2])};
   }
-  std::array<float, 3> centred(const std::array<float, 3>& local) const {
-    return {static_cast<float>(local[0] - centroid[0]), static_cast<float>(local[1] - centroid[1]),
-            static_cast<float>(local[2] - centroid[2])};
-  }
+  std::array<float, 3> centred(const std::array<float, 3>& local) const { return centredOn(local.data(), centroid); }
 };
 
 Frame measureFrame(PointStream& stream) {
@@ -122,21 +121,19 @@ Frame measureFrame(PointStream& stream) {
     ++frame.finite_points;
   });
   frame.offset = localOffset(frame.bounds.lo, frame.bounds.hi);
-  std::array<double, 3> sum{0, 0, 0};
+  FloatCentroid centroid;
   std::array<float, 3> local_lo{}, local_hi{};
-  std::uint64_t seen = 0;
   forEachPoint(stream, [&](std::uint64_t, const std::array<double, 3>& p) {
     if (!finite(p)) return;
     const std::array<float, 3> q = frame.local(p);
     for (int c = 0; c < 3; ++c) {
-      sum[c] += q[c];
-      local_lo[c] = seen ? std::min(local_lo[c], q[c]) : q[c];
-      local_hi[c] = seen ? std::max(local_hi[c], q[c]) : q[c];
+      local_lo[c] = centroid.count() ? std::min(local_lo[c], q[c]) : q[c];
+      local_hi[c] = centroid.count() ? std::max(local_hi[c], q[c]) : q[c];
     }
-    ++seen;
+    centroid.add(q.data());
   });
-  if (seen != frame.finite_points) throw std::runtime_error("the input changed while it was read");
-  for (int c = 0; c < 3; ++c) frame.centroid[c] = seen ? sum[c] / double(seen) : 0.0;
+  if (centroid.count() != frame.finite_points) throw std::runtime_error("the input changed while it was read");
+  frame.centroid = centroid.centroid();
   // float(x - c) grows with x: the centred bounds are the bounds' images.
   const std::array<float, 3> lo = frame.centred(local_lo), hi = frame.centred(local_hi);
   for (int c = 0; c < 3; ++c) frame.centred_bounds.lo[c] = lo[c], frame.centred_bounds.hi[c] = hi[c];
@@ -151,8 +148,13 @@ double bytesPerPointInMemory(std::size_t neighbors) { return 400.0 + 12.0 * doub
 OutOfCoreReport estimateNormalsOutOfCore(const Model& model, const std::string& input, const std::string& output,
                                          const OutOfCoreOptions& options, Collective& processes) {
   OutOfCoreReport report;
+  auto tell = [&](double share) {
+    if (options.progress && !options.progress(share)) throw Cancelled();
+  };
+  tell(0.0);
   PointStream stream(input);
   const Frame frame = measureFrame(stream);
+  tell(0.1);
   report.points = frame.points;
   report.offset = frame.offset;
   if (frame.points == 0) throw std::runtime_error("'" + input + "' holds no points");
@@ -179,17 +181,20 @@ OutOfCoreReport estimateNormalsOutOfCore(const Model& model, const std::string& 
   forEachPoint(stream, [&](std::uint64_t, const std::array<double, 3>& p) {
     if (finite(p)) histogram.add(frame.centred(frame.local(p)).data());
   });
+  tell(0.15);
   TiledCloudOnDisk cloud(scratch, histogram.tiles(forward.tile_points));
   std::uint64_t finite_index = 0;
   forEachPoint(stream, [&](std::uint64_t, const std::array<double, 3>& p) {
     if (finite(p)) cloud.add(finite_index++, frame.centred(frame.local(p)).data());
   });
   cloud.finish();
+  tell(0.2);
 
   ResultFile results(scratch, processes);
   forward.part = processes.rank();
   forward.parts = processes.size();
   forward.share_terms = [&](ExactSum& terms) { processes.sum(terms); };
+  forward.progress = progressPart(options.progress, 0.2, 0.9);
   report.tiles = runTiledForward(model, cloud, forward, [&](std::uint64_t global, const float* normal, float c) {
     results.put(global, normal, c);
   });
@@ -218,7 +223,8 @@ OutOfCoreReport estimateNormalsOutOfCore(const Model& model, const std::string& 
   const float none[3] = {nan, nan, nan};
   std::vector<float> block;
   std::uint64_t block_first = 0, next_finite = 0;
-  forEachPoint(stream, [&](std::uint64_t, const std::array<double, 3>& p) {
+  forEachPoint(stream, [&](std::uint64_t index, const std::array<double, 3>& p) {
+    if (index % kChunk == 0) tell(0.9 + 0.1 * double(index) / double(frame.points));
     if (!finite(p)) {
       ++report.missing;
       writer.add(p, none, nan);
@@ -235,13 +241,11 @@ OutOfCoreReport estimateNormalsOutOfCore(const Model& model, const std::string& 
       writer.add(p, none, nan);
       return;
     }
-    const std::array<float, 3> q = frame.local(p);
-    if (options.flip_towards_viewpoint &&
-        (vp[0] - q[0]) * normal[0] + (vp[1] - q[1]) * normal[1] + (vp[2] - q[2]) * normal[2] < 0)
-      for (float& v : normal) v = -v;
+    if (options.flip_towards_viewpoint) flipTowardsViewpoint(vp.data(), frame.local(p).data(), normal);
     writer.add(p, normal, r[3]);
   });
   writer.finish();
+  tell(1.0);
   return report;
 }
 

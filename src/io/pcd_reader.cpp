@@ -168,7 +168,7 @@ PcdHeader parsePcdHeader(const std::string& bytes, const std::string& path) {
   return header;
 }
 
-PcdCloud parsePcd(const std::string& bytes, const std::string& path) {
+PcdCloud parsePcd(const std::string& bytes, const std::string& path, bool all_fields) {
   const PcdHeader header = parsePcdHeader(bytes, path);
   const std::vector<PcdField>& fields = header.fields;
   const std::string& data = header.data;
@@ -185,6 +185,16 @@ PcdCloud parsePcd(const std::string& bytes, const std::string& path) {
   const std::uint64_t most = data == "binary_compressed" ? 88 * std::uint64_t(remaining) / point_size : remaining;
   if (points > most) fail(path, "WIDTH x HEIGHT = " + std::to_string(points) + " points, more than the file holds");
   cloud.xyz.resize(points);
+  // column[f] + c: where value c of field f goes (-1: x, y, z or not kept).
+  std::vector<int> column(fields.size(), -1);
+  if (all_fields)
+    for (std::size_t f = 0; f < fields.size(); ++f) {
+      if (static_cast<int>(f) == xyz[0] || static_cast<int>(f) == xyz[1] || static_cast<int>(f) == xyz[2]) continue;
+      column[f] = static_cast<int>(cloud.fields.size());
+      for (std::uint32_t c = 0; c < fields[f].count; ++c)
+        cloud.fields.push_back({fields[f].count == 1 ? fields[f].name : fields[f].name + "_" + std::to_string(c),
+                                numpyType(fields[f].type, fields[f].size), std::vector<double>(points)});
+    }
 
   if (data == "ascii") {
     std::size_t p = at;
@@ -208,6 +218,7 @@ PcdCloud parsePcd(const std::string& bytes, const std::string& path) {
                            std::to_string(values_per_point) + " values per point)");
           for (int axis = 0; axis < 3; ++axis)
             if (static_cast<int>(f) == xyz[axis]) cloud.xyz[i][axis] = v;
+          if (column[f] >= 0) cloud.fields[column[f] + c].values[i] = v;
         }
     return cloud;
   }
@@ -240,10 +251,23 @@ PcdCloud parsePcd(const std::string& bytes, const std::string& path) {
       cloud.xyz[i][axis] = valueOf(f, base + offset);
     }
   }
+  for (std::size_t f = 0; f < fields.size(); ++f) {
+    if (column[f] < 0) continue;
+    const PcdField& field = fields[f];
+    for (std::uint32_t c = 0; c < field.count; ++c)
+      for (std::uint64_t i = 0; i < points; ++i) {
+        // binary: point-major; binary_compressed: field-major, a point's `count` values together.
+        const std::size_t offset = data == "binary" ? i * point_size + field.offset + c * field.size
+                                                    : field.offset * points + (i * field.count + c) * field.size;
+        cloud.fields[column[f] + c].values[i] = valueOf(field, base + offset);
+      }
+  }
   return cloud;
 }
 
-PcdCloud readPcd(const std::string& path) { return parsePcd(detail::readWholeFile(path), path); }
+PcdCloud readPcd(const std::string& path, bool all_fields) {
+  return parsePcd(detail::readWholeFile(path), path, all_fields);
+}
 
 }  // namespace io
 }  // namespace pcl_dise

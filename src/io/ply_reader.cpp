@@ -127,7 +127,16 @@ PlyHeader parsePlyHeader(const std::string& bytes, const std::string& path) {
   return header;
 }
 
-PlyData parsePly(const std::string& bytes, const std::string& path) {
+std::string plyNumpyType(const std::string& type) {
+  static const char* const names[][3] = {
+      {"char", "int8", "i1"}, {"uchar", "uint8", "u1"}, {"short", "int16", "i2"},   {"ushort", "uint16", "u2"},
+      {"int", "int32", "i4"}, {"uint", "uint32", "u4"}, {"float", "float32", "f4"}, {"double", "float64", "f8"}};
+  for (const auto& n : names)
+    if (type == n[0] || type == n[1]) return n[2];
+  return "f8";
+}
+
+PlyData parsePly(const std::string& bytes, const std::string& path, bool all_fields) {
   const PlyHeader header = parsePlyHeader(bytes, path);
   const std::string& format = header.format;
   const std::size_t at = header.data_at;
@@ -147,10 +156,18 @@ PlyData parsePly(const std::string& bytes, const std::string& path) {
       fail(path, "element '" + element.name + "' claims " + std::to_string(element.count) +
                      " entries, more than the file holds");
     if (vertex) data.vertices.reserve(element.count);
+    std::vector<int> column;  // per property of a vertex: its field (-1: x, y, z or a list)
+    if (vertex && all_fields)
+      for (const auto& p : element.properties) {
+        const bool kept = p.count_type.empty() && p.name != "x" && p.name != "y" && p.name != "z";
+        column.push_back(kept ? static_cast<int>(data.vertex_fields.size()) : -1);
+        if (kept) data.vertex_fields.push_back({p.name, plyNumpyType(p.type), {}});
+      }
     for (unsigned long long i = 0; i < element.count; ++i) {
       std::array<double, 3> v{};
       std::vector<long> ids;
-      for (const auto& p : element.properties) {
+      for (std::size_t k = 0; k < element.properties.size(); ++k) {
+        const PlyProperty& p = element.properties[k];
         if (!p.count_type.empty()) {
           const double n = reader.value(p.count_type);
           if (!(n >= 0) || n > static_cast<double>(reader.remaining()))
@@ -165,6 +182,7 @@ PlyData parsePly(const std::string& bytes, const std::string& path) {
         const double value = reader.value(p.type);
         for (int c = 0; c < 3; ++c)
           if (p.name == std::string(1, "xyz"[c])) v[c] = value;
+        if (!column.empty() && column[k] >= 0) data.vertex_fields[column[k]].values.push_back(value);
       }
       if (vertex) data.vertices.push_back(v);
       if (face) data.faces.push_back(std::move(ids));
@@ -173,7 +191,9 @@ PlyData parsePly(const std::string& bytes, const std::string& path) {
   return data;
 }
 
-PlyData readPly(const std::string& path) { return parsePly(detail::readWholeFile(path), path); }
+PlyData readPly(const std::string& path, bool all_fields) {
+  return parsePly(detail::readWholeFile(path), path, all_fields);
+}
 
 }  // namespace io
 }  // namespace pcl_dise

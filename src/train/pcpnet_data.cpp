@@ -9,7 +9,7 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "pcl_dise/text_io.h"
+#include "pcl_dise/core/text_io.h"
 #include "pcl_dise/train/outward_normals.h"
 
 namespace pcl_dise {

@@ -1,7 +1,7 @@
 // dise_train's LibTorch engine: DiseNet (dise_net.h) and LibTorch's RMSprop, on the CPU or a GPU.
 #include <cmath>
 
-#include "pcl_dise/torch/dise_net.h"
+#include "pcl_dise/backends/torch/dise_net.h"
 #include "pcl_dise/train/training_engine.h"
 
 namespace pcl_dise {

@@ -11,10 +11,10 @@
 #include <pcl/common/point_tests.h>
 #include <pcl/io/pcd_io.h>
 
+#include "pcl_dise/core/text_io.h"
 #include "pcl_dise/io/las_format.h"
 #include "pcl_dise/io/pcd_reader.h"
 #include "pcl_dise/io/ply_reader.h"
-#include "pcl_dise/text_io.h"
 #include "test_support.h"
 
 namespace {

@@ -6,7 +6,7 @@
 
 #include <gtest/gtest.h>
 
-#include "pcl_dise/text_io.h"
+#include "pcl_dise/core/text_io.h"
 #include "test_support.h"
 
 namespace {

@@ -12,7 +12,7 @@
 
 #include <gtest/gtest.h>
 
-#include "pcl_dise/model.h"
+#include "pcl_dise/core/model.h"
 #include "test_support.h"
 
 namespace {

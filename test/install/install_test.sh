@@ -13,7 +13,7 @@ trap 'rm -rf "$work"' EXIT
 cmake --install "$build_dir" --prefix "$work/first" > "$work/install.log"
 mv "$work/first" "$work/prefix"
 prefix="$work/prefix"
-test -f "$prefix/include/pcl_dise/deep_iterative_normal_estimation.h"
+test -f "$prefix/include/pcl_dise/feature/deep_iterative_normal_estimation.h"
 test -f "$prefix/lib/cmake/pcl_dise/pcl_diseConfigVersion.cmake"
 
 # The installed tool: its libraries and its model from the moved prefix.

@@ -21,7 +21,7 @@
 #include <ros/ros.h>
 #include <sensor_msgs/PointCloud2.h>
 
-#include "pcl_dise/deep_iterative_normal_estimation.h"
+#include "pcl_dise/feature/deep_iterative_normal_estimation.h"
 #include "test_support.h"
 
 extern char** environ;

@@ -1,6 +1,6 @@
 #include "test_support.h"
 
-#include "pcl_dise/angle_error.h"
+#include "pcl_dise/core/angle_error.h"
 
 #include <sys/wait.h>
 #include <unistd.h>
@@ -15,8 +15,8 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "pcl_dise/model.h"
-#include "pcl_dise/text_io.h"
+#include "pcl_dise/core/model.h"
+#include "pcl_dise/core/text_io.h"
 
 namespace pcl_dise {
 namespace test {

@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "pcl_dise/io/point_field.h"
+
 namespace pcl_dise {
 namespace io {
 
@@ -20,6 +22,12 @@ struct LasCloud {
   std::array<double, 3> scale{0.001, 0.001, 0.001}, offset{0, 0, 0};  ///< the header's
   std::uint8_t version_minor = 4;
   std::uint8_t point_format = 6;
+  /// With parseLas(..., true): the point format's dimensions by PDAL's names (Intensity,
+  /// ReturnNumber, NumberOfReturns, ScanDirectionFlag, EdgeOfFlightLine, Classification,
+  /// Synthetic, KeyPoint, Withheld, Overlap, ScanChannel, ScanAngleRank, UserData, PointSourceId,
+  /// GpsTime, Red, Green, Blue, Infrared), then the extra bytes the Extra Bytes VLR describes by
+  /// their own names (raw values: a descriptor's scale and offset are not applied).
+  std::vector<PointField> fields;
 };
 
 /** A LAS header: where the points are and how to read their coordinates. */
@@ -41,10 +49,10 @@ std::array<double, 3> lasCoordinates(const LasHeader& header, const char* record
  *  wrong: not a LAS file, a compressed (LAZ) one, an unknown point format, a record too short for
  *  its format, a header, VLRs or point data that do not fit in the file, a zero or non-finite
  *  scale. */
-LasCloud parseLas(const std::string& bytes, const std::string& path);
+LasCloud parseLas(const std::string& bytes, const std::string& path, bool all_fields = false);
 
 /** parseLas of a file; throws std::runtime_error where it cannot be read. */
-LasCloud readLas(const std::string& path);
+LasCloud readLas(const std::string& path, bool all_fields = false);
 
 /** Per point: nx, ny, nz, curvature (NaN where a point has none). */
 using NormalWithCurvature = std::array<float, 4>;

@@ -1,6 +1,7 @@
 #pragma once
 // Points with their normals, written point by point in input order, so that a cloud larger than
-// memory can be written as its tiles finish. By extension: .normals (text "nx ny nz"), .pcd and
+// memory can be written as its tiles finish. By extension: .normals (text "nx ny nz"), .xyz (text
+// "x y z nx ny nz curvature", shortest round-trip digits), .pcd and
 // .ply (binary: x y z, normal_x normal_y normal_z curvature) and .las (LAS 1.4, las_format.h).
 // The file appears under its name only when finish() succeeds: a failed or interrupted write
 // (a full disk, an error elsewhere) leaves no file that looks complete. Plain C++, no PCL.

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "pcl_dise/model.h"
-#include "pcl_dise/tiled_forward.h"
+#include "pcl_dise/core/model.h"
+#include "pcl_dise/core/tiled_forward.h"
 
 namespace pcl_dise {
 namespace io {
@@ -36,6 +36,10 @@ struct OutOfCoreOptions {
   bool has_viewpoint = false;   ///< flip towards `viewpoint` (file coordinates), else the PCD VIEWPOINT or the origin
   std::array<double, 3> viewpoint{0, 0, 0};
   bool flip_towards_viewpoint = true;  ///< false: the plane fit's own sign
+  /// The share of the run done on this process (core/progress.h): reading and tiling the input
+  /// the first fifth, the tiles up to 0.9, writing the output the rest. false stops the run: it
+  /// throws Cancelled and leaves no output file.
+  ProgressCallback progress;
 };
 
 struct OutOfCoreReport {

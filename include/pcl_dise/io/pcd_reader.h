@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "pcl_dise/io/point_field.h"
+
 namespace pcl_dise {
 namespace io {
 
@@ -13,6 +15,8 @@ struct PcdCloud {
   std::uint32_t width = 0, height = 0;                   ///< height > 1: organized, row-major
   std::vector<std::array<double, 3>> xyz;                ///< width x height points, NaN kept
   std::array<double, 7> viewpoint{0, 0, 0, 1, 0, 0, 0};  ///< VIEWPOINT: tx ty tz qw qx qy qz
+  /// With parsePcd(..., true): every field but x, y, z (a field of COUNT c as name_0 .. name_c-1).
+  std::vector<PointField> fields;
 };
 
 struct PcdField {
@@ -43,13 +47,13 @@ PcdHeader parsePcdHeader(const std::string& bytes, const std::string& path);
 /** One value of field f, from its bytes at p, in double. */
 double valueOf(const PcdField& f, const char* p);
 
-/** Parses PCD data (the whole file's bytes). Throws std::runtime_error naming `path` and what is
- *  wrong: a missing or inconsistent header field, an unknown type or DATA kind, too few values or
+/** Parses PCD data (the whole file's bytes); with all_fields, PcdCloud::fields too. Throws std::runtime_error naming
+ * `path` and what is wrong: a missing or inconsistent header field, an unknown type or DATA kind, too few values or
  *  bytes, a corrupt compressed block, no x, y and z fields. */
-PcdCloud parsePcd(const std::string& bytes, const std::string& path);
+PcdCloud parsePcd(const std::string& bytes, const std::string& path, bool all_fields = false);
 
 /** parsePcd of a file; throws std::runtime_error where it cannot be read. */
-PcdCloud readPcd(const std::string& path);
+PcdCloud readPcd(const std::string& path, bool all_fields = false);
 
 }  // namespace io
 }  // namespace pcl_dise

@@ -5,12 +5,16 @@
 #include <string>
 #include <vector>
 
+#include "pcl_dise/io/point_field.h"
+
 namespace pcl_dise {
 namespace io {
 
 struct PlyData {
   std::vector<std::array<double, 3>> vertices;
   std::vector<std::vector<long>> faces;  ///< vertex_indices (or vertex_index) of each face, unchecked
+  /// With parsePly(..., true): the vertex element's scalar properties but x, y, z.
+  std::vector<PointField> vertex_fields;
 };
 
 struct PlyProperty {
@@ -40,10 +44,13 @@ double plyValue(const std::string& type, const char* bytes, bool swap);
 /** Parses PLY data (the whole file's bytes). Throws std::runtime_error naming `path` and what is
  *  wrong: not PLY, an unknown format or type, a vertex element without x, y, z, counts larger than
  *  the file can hold, data that end early or are not numbers. */
-PlyData parsePly(const std::string& bytes, const std::string& path);
+PlyData parsePly(const std::string& bytes, const std::string& path, bool all_fields = false);
 
 /** parsePly of a file; throws std::runtime_error where it cannot be read. */
-PlyData readPly(const std::string& path);
+PlyData readPly(const std::string& path, bool all_fields = false);
+
+/** NumPy's code for a PLY scalar type ("uchar": "u1", "float32": "f4", ...). */
+std::string plyNumpyType(const std::string& type);
 
 }  // namespace io
 }  // namespace pcl_dise

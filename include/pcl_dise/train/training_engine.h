@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "pcl_dise/native_training.h"
-#include "pcl_dise/neighborhoods.h"
+#include "pcl_dise/core/neighborhoods.h"
+#include "pcl_dise/train/native_training.h"
 
 namespace pcl_dise {
 

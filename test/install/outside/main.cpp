@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include <pcl_dise/deep_iterative_normal_estimation.h>
+#include <pcl_dise/feature/deep_iterative_normal_estimation.h>
 #include <pcl_dise/io/cloud_io.h>
 #include <pcl_dise/io/las_format.h>
 

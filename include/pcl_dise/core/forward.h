@@ -1,0 +1,89 @@
+#pragma once
+// The DISE forward pass on neighbourhood index arrays, free of PCL: the Feature fills the
+// arrays from its search (grid_search.h or the user's PCL search), the trainer from the grid
+// search, and every backend runs from here.
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "pcl_dise/core/edge_scale.h"
+#include "pcl_dise/core/model.h"
+#include "pcl_dise/core/neighborhoods.h"
+#include "pcl_dise/core/progress.h"
+#include "pcl_dise/core/threads.h"  // detail::resolveThreads, for the callers of the forward pass
+
+namespace pcl_dise {
+
+enum class Backend {
+  Native,  ///< fused CPU path (default), no LibTorch needed
+  Torch,   ///< LibTorch reference, the training engine (when built with LibTorch)
+  Cuda,    ///< CUDA kernels (when built with CUDA and a GPU is present)
+};
+
+std::string toString(Backend backend);
+/** "native", "torch" or "cuda"; throws std::invalid_argument otherwise. */
+Backend backendFromString(const std::string& name);
+/** Whether this build has the backend and it can run here (Cuda: a device is present). */
+bool backendAvailable(Backend backend);
+/** The instruction set the native backend's network runs with on this processor: "AVX-512",
+ *  "AVX2" or "portable" (chosen at run time; PCL_DISE_SIMD=avx2|portable caps it). */
+std::string nativeInstructionSet();
+
+/** What the forward pass works on.
+ *  points: M x 3 row-major node positions in a local frame (an origin subtracted, so that float
+ *  keeps the precision of georeferenced data); neighborhoods: N(i) for every node, the node
+ *  itself included, neighbour indices in [0, M). */
+struct ForwardInput {
+  const float* points = nullptr;
+  std::size_t num_points = 0;
+  const Neighborhoods* neighborhoods = nullptr;
+  /// s of docs/algorithm.md (edge_scale.h). NaN (the default): the forward pass measures it on
+  /// these points; a caller that holds part of a larger cloud (a tile) passes the whole cloud's.
+  float edge_scale = std::numeric_limits<float>::quiet_NaN();
+  /// The order in which to visit the points (num_points indices, a permutation), where the
+  /// caller has one already; nullptr: the forward pass sorts them along a Morton curve itself.
+  const std::int32_t* visit_order = nullptr;
+  /// Per point, the last iteration whose result the caller reads (0..L); after it the point keeps
+  /// its normal, which its neighbours go on reading. A tile's halo point h hops from the tile's
+  /// own points needs iteration L - h at most. nullptr: every point runs every iteration. The
+  /// native backend skips the rest; the others compute them (the points read are the same).
+  const std::uint8_t* last_iteration = nullptr;
+};
+
+struct ForwardOptions {
+  int iterations = 4;            ///< L, number of DISE iterations after the PCA of iteration 0
+  int threads = 0;               ///< 0: all hardware threads
+  bool keep_iterations = false;  ///< store every iteration's normals in ForwardResult::iteration_normals
+  /// Adaptive mode (native backend only): a point whose normal turned by less than this many
+  /// degrees in an iteration has settled and skips the remaining ones, keeping its normal,
+  /// curvature and kernel weights, which its neighbours go on reading. 0: exact, every point
+  /// runs every iteration.
+  double settle_degrees = 0;
+  /// Torch backend: points per chunk. Each chunk runs as one graph (its points plus the points
+  /// their neighbourhoods read), about 60 KB per point at k = 64, so memory stays bounded
+  /// whatever the cloud's size; results do not depend on it.
+  int torch_chunk_points = 16384;
+  /// Told the share done: iteration 0 is the first 1 / (L + 1), each iteration the same again
+  /// (the native backend reports within iterations, the others after each). Answering false
+  /// stops the pass: runForward throws Cancelled.
+  ProgressCallback progress;
+};
+
+struct ForwardResult {
+  std::vector<float> normals;    ///< M x 3 unit normals (sign rule applied), NaN where none
+  std::vector<float> curvature;  ///< M, |lambda_min| / trace of the last covariance, NaN where none
+  std::vector<std::vector<float>> iteration_normals;  ///< (L+1) x (M x 3), iteration 0 = PCA; if kept
+  Neighborhoods kernel_neighborhoods;  ///< the neighbourhoods of iterations >= 1 (points without a normal removed)
+  std::vector<float> kernel_weights;   ///< per entry of kernel_neighborhoods: the last iteration's weights
+};
+
+/** Runs iteration 0 (PCA) and `options.iterations` DISE iterations of `model` on `backend`.
+ *  Per-point failures follow PCL: a point whose neighbourhood has fewer than 3 points or no
+ *  spread gets NaN normal and curvature and leaves every other neighbourhood before iteration 1.
+ *  Throws std::invalid_argument for malformed input (indices out of range, bad sizes) and
+ *  std::runtime_error for a backend this build or machine lacks. */
+ForwardResult runForward(const Model& model, const ForwardInput& input, const ForwardOptions& options,
+                         Backend backend = Backend::Native);
+
+}  // namespace pcl_dise

@@ -1,0 +1,77 @@
+#pragma once
+// Exact nearest-neighbour search on a uniform grid: the default neighbourhood search of the
+// feature, the trainer and the edge-scale statistic. Queries are answered cell by cell: every
+// query of a cell shares one gathered block of candidate points, so the work is a few hundred
+// vectorised distances and one selection per query instead of a tree descent.
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "pcl_dise/core/neighborhoods.h"
+
+namespace pcl_dise {
+
+class GridSearch {
+ public:
+  /** Indexes `points` (num_points x 3 row-major, copied) for k-nearest-neighbour queries: the cell
+   *  size follows the distance to the k-th neighbour measured on a sample of the points, so that a
+   *  block of 5 x 5 x 5 cells usually holds every query's k neighbours (any k is answered
+   *  exactly; others cost more). Throws std::invalid_argument for a non-finite coordinate. */
+  static GridSearch forNearest(const float* points, std::size_t num_points, std::size_t k);
+  /** The same for radius queries: cells of half the radius. */
+  static GridSearch forRadius(const float* points, std::size_t num_points, float radius);
+
+  std::size_t size() const { return ids_.size(); }
+  float cellSize() const { return cell_size_; }
+
+  /** For each query (num_queries x 3 row-major), its min(k, size()) nearest points, nearest first,
+   *  ties in distance by smaller index: the same lists as a brute-force search. A query with a
+   *  non-finite coordinate gets an empty list. Runs on `threads` OpenMP threads (<= 0: all). */
+  Neighborhoods nearest(const float* queries, std::size_t num_queries, std::size_t k, int threads = 0) const;
+  /** For each query, the points closer than `radius` (squared distance < radius^2, as
+   *  pcl::search::KdTree), ordered as nearest(), cut to the first max_neighbors (0: all). */
+  Neighborhoods withinRadius(const float* queries, std::size_t num_queries, float radius, std::size_t max_neighbors = 0,
+                             int threads = 0) const;
+
+  /** One query: its neighbours' indices and squared distances, ordered as above. */
+  void nearest(const float* query, std::size_t k, std::vector<std::int32_t>& ids, std::vector<float>& dist2) const;
+  void withinRadius(const float* query, float radius, std::size_t max_neighbors, std::vector<std::int32_t>& ids,
+                    std::vector<float>& dist2) const;
+
+ private:
+  struct Scratch;
+  GridSearch(const float* points, std::size_t num_points, float cell_size);
+  std::int64_t cellIndex(int x, int y, int z) const;
+  int coordinate(float x, int axis) const;
+  // The points of the cells within `reach` cells of `cell` on each axis, into scratch.
+  void gather(const int cell[3], int reach, Scratch& scratch) const;
+  // Distance from `query` to the nearest face of that block with points beyond it (infinity where
+  // the block spans the grid): every point closer than this lies in the block.
+  float coveredRadius(const float* query, const int cell[3], int reach) const;
+  void distances(const float* query, Scratch& scratch) const;
+  std::size_t keysBelow(float limit2, Scratch& scratch) const;
+  // One query against the gathered block; false where the block cannot prove the answer.
+  bool selectNearest(const float* query, std::size_t k, float covered, Scratch& scratch, std::int32_t* out_ids,
+                     float* out_dist2) const;
+  // Grows the block around the query's cell from `reach` until it proves the answer.
+  void nearestGrowing(const float* query, std::size_t k, int reach, Scratch& scratch, std::int32_t* out_ids,
+                      float* out_dist2) const;
+  std::size_t selectWithin(const float* query, float radius2, std::size_t max_neighbors, Scratch& scratch) const;
+  int reachFor(float radius) const;
+  template <typename Answer>
+  void forEachQueryCell(const float* queries, std::size_t num_queries, int threads, int reach, Answer answer) const;
+
+  float origin_[3] = {0, 0, 0};
+  float cell_size_ = 1.f;
+  float margin_ = 0.f;  // rounding allowance of a point's cell
+  int dims_[3] = {1, 1, 1};
+  std::vector<std::int32_t> cell_start_;  // cells + 1: the points of cell c are [cell_start_[c], cell_start_[c+1])
+  std::vector<std::int32_t> ids_;         // original index of each point, in cell order
+  std::vector<float> x_, y_, z_;          // coordinates in cell order
+};
+
+/** Every point's k nearest points, itself included, nearest first: a cloud's k-NN graph in the
+ *  forward pass's format. points: num_points x 3 row-major, finite. */
+Neighborhoods nearestNeighborGraph(const float* points, std::size_t num_points, std::size_t k, int threads = 0);
+
+}  // namespace pcl_dise

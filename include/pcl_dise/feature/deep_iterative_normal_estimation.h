@@ -1,0 +1,253 @@
+#pragma once
+// pcl::DeepIterativeNormalEstimation: DISE normals (Lenssen et al., CVPR 2020) as a drop-in
+// replacement for pcl::NormalEstimation.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <pcl/features/feature.h>
+#include <pcl/features/normal_3d.h>
+
+#include "pcl_dise/core/forward.h"
+#include "pcl_dise/core/model.h"
+
+namespace pcl {
+
+/** Estimates surface normals and curvature by DISE: a PCA plane fit (iteration 0) followed by
+ *  `iterations` weighted plane fits whose weights a small graph network predicts from the
+ *  previous iteration.
+ *
+ *  Same API and output as pcl::NormalEstimation: setInputCloud, setIndices, setSearchSurface,
+ *  setSearchMethod, setKSearch / setRadiusSearch (exactly one), setViewPoint,
+ *  useSensorOriginAsViewPoint, compute. normal_x/y/z and curvature are written; normals are
+ *  flipped towards the viewpoint (unless setFlipTowardsViewPoint(false)); a point that gets no normal (non-finite,
+ * fewer than 3 neighbourhood points, no spread) gets NaN and the output's is_dense is false.
+ *
+ *  Neighbourhoods: setKSearch(k) uses the k nearest neighbours **plus the point itself**, the same
+ *  k+1 points as pcl::NormalEstimation::setKSearch(k+1) (the paper's "k = 64" is setKSearch(64)).
+ *  setRadiusSearch(r) uses every point within r (the point itself included), optionally only the
+ *  nearest setMaxNeighbors(n) of them.
+ *
+ *  Search: without setSearchMethod (or with a pcl_dise::search::Grid) the neighbourhoods come from
+ *  the grid search (pcl_dise/core/grid_search.h): exact, every point's neighbours found in one parallel
+ *  pass. A search method the user sets (a pcl::search::KdTree, an OrganizedNeighbor) is used as
+ *  given, one query per point.
+ *
+ *  Georeferenced data: the feature works relative to the cloud's centroid, but a pcl::PointCloud
+ *  holds floats, whose step at UTM-sized coordinates (5e6) is 0.5: read such coordinates in
+ *  double and subtract an offset before filling the cloud (as dise_normals does; README,
+ *  "Georeferenced clouds"); normals do not change under the translation.
+ *
+ *  Every iteration runs over all finite points of the search surface, because each point's
+ *  iteration reads its neighbours' previous normals; setIndices only chooses which normals are
+ *  returned. With setIterations(0) the result is PCL's PCA and no model is needed.
+ *
+ *  Errors (compute returns an empty cloud, as PCL's features do, after PCL_ERROR says why): both
+ *  or neither of k and radius set, an empty input, a model that cannot be loaded, a backend that
+ *  this build or machine lacks. */
+template <typename PointInT, typename PointOutT>
+class DeepIterativeNormalEstimation : public Feature<PointInT, PointOutT> {
+ public:
+  using Ptr = shared_ptr<DeepIterativeNormalEstimation<PointInT, PointOutT>>;
+  using ConstPtr = shared_ptr<const DeepIterativeNormalEstimation<PointInT, PointOutT>>;
+  using Feature<PointInT, PointOutT>::feature_name_;
+  using Feature<PointInT, PointOutT>::getClassName;
+  using Feature<PointInT, PointOutT>::indices_;
+  using Feature<PointInT, PointOutT>::input_;
+  using Feature<PointInT, PointOutT>::surface_;
+  using Feature<PointInT, PointOutT>::tree_;
+  using Feature<PointInT, PointOutT>::k_;
+  using Feature<PointInT, PointOutT>::search_radius_;
+  using Feature<PointInT, PointOutT>::search_parameter_;
+
+  using PointCloudOut = typename Feature<PointInT, PointOutT>::PointCloudOut;
+  using PointCloudConstPtr = typename Feature<PointInT, PointOutT>::PointCloudConstPtr;
+
+  DeepIterativeNormalEstimation() { feature_name_ = "DeepIterativeNormalEstimation"; }
+  ~DeepIterativeNormalEstimation() override = default;
+
+  // ---- pcl::NormalEstimation's API ----
+
+  /** PCA plane of one neighbourhood (cloud indices), as pcl::NormalEstimation: plane_parameters
+   *  = (n, -n . centroid), n with docs/algorithm.md's sign rule; false and NaN for < 3 points or no spread. */
+  bool computePointNormal(const pcl::PointCloud<PointInT>& cloud, const pcl::Indices& indices,
+                          Eigen::Vector4f& plane_parameters, float& curvature);
+  bool computePointNormal(const pcl::PointCloud<PointInT>& cloud, const pcl::Indices& indices, float& nx, float& ny,
+                          float& nz, float& curvature);
+
+  void setInputCloud(const PointCloudConstPtr& cloud) override {
+    input_ = cloud;
+    if (use_sensor_origin_ && input_) setViewPointFromSensorOrigin();
+  }
+  void setViewPoint(float vpx, float vpy, float vpz) {
+    vpx_ = vpx;
+    vpy_ = vpy;
+    vpz_ = vpz;
+    use_sensor_origin_ = false;
+  }
+  void getViewPoint(float& vpx, float& vpy, float& vpz) const {
+    vpx = vpx_;
+    vpy = vpy_;
+    vpz = vpz_;
+  }
+  /** Whether normals are flipped towards the viewpoint (default true, as pcl::NormalEstimation).
+   *  false keeps the plane fit's own sign (docs/algorithm.md), for an orientation step of one's
+   *  own (pcl::ConsistentNormalOrientation). */
+  void setFlipTowardsViewPoint(bool flip) { flip_towards_viewpoint_ = flip; }
+  bool getFlipTowardsViewPoint() const { return flip_towards_viewpoint_; }
+  void useSensorOriginAsViewPoint() {
+    use_sensor_origin_ = true;
+    if (input_)
+      setViewPointFromSensorOrigin();
+    else
+      vpx_ = vpy_ = vpz_ = 0.f;
+  }
+
+  // ---- DISE ----
+
+  /** Model file (.safetensors), loaded at the next compute. By default, or with an empty path,
+   *  the shipped model for the k in use: pcl_dise::defaultModelPath(k) for setKSearch(k), the
+   *  k = 64 model for a radius search. */
+  void setModelPath(const std::string& path) {
+    model_path_ = path;
+    model_in_memory_ = false;
+    model_.reset();
+  }
+  /** The model file the next compute uses (see setModelPath); empty after setModel. */
+  std::string getModelPath() const {
+    if (model_in_memory_) return {};
+    return pcl_dise::modelPathOrDefault(model_path_, k_);
+  }
+  /** Uses an in-memory model instead of a file. */
+  void setModel(std::shared_ptr<const pcl_dise::Model> model) {
+    model_ = std::move(model);
+    model_path_.clear();
+    model_in_memory_ = true;
+  }
+  /** The model in use (loaded on demand); nullptr with PCL_ERROR if it cannot be loaded. */
+  std::shared_ptr<const pcl_dise::Model> getModel();
+
+  /** Number of DISE iterations L after the PCA (default 4; 0 gives PCA). */
+  void setIterations(int iterations) { iterations_ = iterations; }
+  int getIterations() const { return iterations_; }
+
+  /** Threads for search and inference (0, the default: all hardware threads). */
+  void setNumberOfThreads(unsigned int threads) { threads_ = threads; }
+  unsigned int getNumberOfThreads() const { return threads_; }
+
+  /** Adaptive mode (native backend): a point whose normal turns by less than `degrees` in an
+   *  iteration stops iterating, and its neighbours read its last state. Faster where most of a
+   *  cloud settles early (planar parts); 0, the default, runs every point every iteration. */
+  void setSettleAngle(double degrees) { settle_degrees_ = degrees; }
+  double getSettleAngle() const { return settle_degrees_; }
+
+  /** \brief Progress of compute() (core/progress.h): the share of iteration 0 and the iterations
+   *  done, after the search. Answering false stops compute(), which then leaves the output empty,
+   *  as on failure, and wasCancelled() is true; nothing is printed.
+   *  \param[in] progress the callback (an empty one: none) */
+  void setProgressCallback(pcl_dise::ProgressCallback progress) { progress_ = std::move(progress); }
+
+  /** \brief Whether the last compute() was stopped by the progress callback. */
+  bool wasCancelled() const { return cancelled_; }
+
+  void setBackend(pcl_dise::Backend backend) { backend_ = backend; }
+  pcl_dise::Backend getBackend() const { return backend_; }
+
+  /** Radius search only: keep at most the nearest n points of each neighbourhood, the point
+   *  itself included (0, the default: no cap). */
+  void setMaxNeighbors(int max_neighbors) { max_neighbors_ = max_neighbors; }
+  int getMaxNeighbors() const { return max_neighbors_; }
+
+  /** Keep every iteration's normals at the next compute (for getIterationNormals). */
+  void setStoreIterations(bool store) { store_iterations_ = store; }
+
+  /** Normals after `iteration` (0 = PCA .. L) for the points of the last compute, flipped
+   *  towards the viewpoint, curvature NaN. False (with PCL_ERROR) unless setStoreIterations(true)
+   *  was set for that compute and iteration is in range. */
+  bool getIterationNormals(int iteration, pcl::PointCloud<pcl::Normal>& normals) const;
+
+  /** The last iteration's kernel weights of the neighbourhood of output point `output_index`
+   *  (the paper's interpretability view): indices into the search surface and their weights,
+   *  which sum to 1. False where that point has no normal or nothing was computed. */
+  bool getKernelWeights(std::size_t output_index, pcl::Indices& surface_indices, std::vector<float>& weights) const;
+
+ protected:
+  bool initCompute() override;
+  void computeFeature(PointCloudOut& output) override;
+
+ private:
+  void setViewPointFromSensorOrigin() {
+    vpx_ = input_->sensor_origin_.coeff(0);
+    vpy_ = input_->sensor_origin_.coeff(1);
+    vpz_ = input_->sensor_origin_.coeff(2);
+  }
+  /** The points the forward pass works on ("nodes"): the finite surface points, then (with a
+   *  separate search surface) the finite query points. */
+  struct Nodes {
+    std::vector<std::int32_t> of_surface;    // node of each surface point, -1 for non-finite ones
+    std::size_t surface_count = 0;           // nodes [0, surface_count) are surface points
+    std::vector<pcl::index_t> query_inputs;  // input index of each query-only node
+    std::size_t size() const { return surface_count + query_inputs.size(); }
+  };
+
+  // computeFeature's stages, in order.
+  /** Fills node_to_surface_ and output_nodes_; returns the nodes. */
+  Nodes mapNodes();
+  /** Node positions (nodes x 3) relative to the surface's centroid, so that float keeps the
+   *  precision of georeferenced coordinates. */
+  std::vector<float> centredPositions(const Nodes& nodes) const;
+  /** Renumbers the nodes along a Morton curve, surface nodes first (nodes, positions,
+   *  node_to_surface_, output_nodes_): every later stage reads neighbouring nodes' data close
+   *  together in memory, whatever order the cloud came in. Returns the new node of each former
+   *  surface node (surface_count entries; former numbers are in surface order). */
+  std::vector<std::int32_t> numberAlongCurve(Nodes& nodes, std::vector<float>& positions);
+  /** Each node's neighbourhood as node indices, nearest first, ties by surface index (all nodes
+   *  when iterating, the output points for plain PCA): by the grid search on `positions`, or by
+   *  the user's search method. node_of_former: numberAlongCurve's result. */
+  pcl_dise::Neighborhoods searchNeighborhoods(const Nodes& nodes, const std::vector<float>& positions,
+                                              const std::vector<std::int32_t>& node_of_former) const;
+  /** The same with the grid search on the surface nodes' positions. */
+  pcl_dise::Neighborhoods gridNeighborhoods(const Nodes& nodes, const std::vector<float>& positions,
+                                            const std::vector<std::int32_t>& node_of_former,
+                                            const std::vector<std::uint8_t>& needed) const;
+  /** The whole cloud's edge scale over the surface nodes' 16 nearest neighbours plus themselves. */
+  float cloudEdgeScale(const Nodes& nodes, const std::vector<float>& positions,
+                       const pcl_dise::Neighborhoods& neighborhoods) const;
+  /** runForward into last_result_; false, with a PCL_ERROR, where it fails. */
+  bool runForwardPass(const std::vector<float>& positions, const pcl_dise::Neighborhoods& neighborhoods,
+                      float edge_scale);
+  /** Normals flipped towards the viewpoint and curvature per output point, NaN where none. */
+  void writeOutput(PointCloudOut& output) const;
+
+  /** Neighbourhood of a query point as node indices (k+1 nearest or radius, capped). */
+  void searchNeighborhood(const pcl::PointCloud<PointInT>& cloud, pcl::index_t index, pcl::Indices& neighbors,
+                          std::vector<float>& distances) const;
+  void flipTowardsViewPoint(std::size_t output_index, float* normal) const;
+
+  float vpx_ = 0.f, vpy_ = 0.f, vpz_ = 0.f;
+  bool use_sensor_origin_ = true;
+  bool flip_towards_viewpoint_ = true;
+  std::string model_path_;         // empty: the default model for the k in use
+  bool model_in_memory_ = false;   // set by setModel
+  std::string loaded_model_path_;  // the file model_ came from
+  std::shared_ptr<const pcl_dise::Model> model_;
+  int iterations_ = 4;
+  double settle_degrees_ = 0;
+  pcl_dise::ProgressCallback progress_;
+  bool cancelled_ = false;
+  unsigned int threads_ = 0;
+  pcl_dise::Backend backend_ = pcl_dise::Backend::Native;
+  int max_neighbors_ = 0;
+  bool store_iterations_ = false;
+
+  // Results of the last compute, for getIterationNormals / getKernelWeights.
+  std::vector<std::int32_t> output_nodes_;     // node of each output point, -1 for none
+  std::vector<pcl::index_t> node_to_surface_;  // surface index of each node, -1 for query-only nodes
+  pcl_dise::ForwardResult last_result_;
+};
+
+}  // namespace pcl
+
+#ifdef PCL_NO_PRECOMPILE
+#include "pcl_dise/feature/impl/deep_iterative_normal_estimation.hpp"
+#endif

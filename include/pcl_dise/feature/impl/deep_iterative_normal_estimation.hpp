@@ -1,0 +1,415 @@
+#pragma once
+// Implementation of pcl::DeepIterativeNormalEstimation: fills the forward pass's index arrays
+// from PCL search, runs pcl_dise::runForward, and writes PCL's output conventions.
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <exception>
+#include <fstream>
+#include <limits>
+#include <numeric>
+
+#include <pcl/common/point_tests.h>
+
+#include "pcl_dise/core/centroid_frame.h"
+#include "pcl_dise/core/grid_search.h"
+#include "pcl_dise/core/plane_fit.h"
+#include "pcl_dise/core/spatial_order.h"
+#include "pcl_dise/core/viewpoint.h"
+#include "pcl_dise/feature/deep_iterative_normal_estimation.h"
+#include "pcl_dise/feature/search_grid.h"
+
+namespace pcl {
+
+template <typename PointInT, typename PointOutT>
+bool DeepIterativeNormalEstimation<PointInT, PointOutT>::computePointNormal(const pcl::PointCloud<PointInT>& cloud,
+                                                                            const pcl::Indices& indices,
+                                                                            Eigen::Vector4f& plane_parameters,
+                                                                            float& curvature) {
+  plane_parameters.setConstant(std::numeric_limits<float>::quiet_NaN());
+  curvature = std::numeric_limits<float>::quiet_NaN();
+  if (indices.size() < 3) return false;
+  // Offsets from the first point keep float precision for georeferenced coordinates.
+  const Eigen::Vector3f origin = cloud[indices[0]].getVector3fMap();
+  std::vector<float> offsets(3 * indices.size());
+  Eigen::Vector3d sum = Eigen::Vector3d::Zero();
+  for (std::size_t e = 0; e < indices.size(); ++e) {
+    const Eigen::Vector3f d = cloud[indices[e]].getVector3fMap() - origin;
+    if (!d.allFinite()) return false;
+    std::copy(d.data(), d.data() + 3, offsets.begin() + 3 * e);
+    sum += d.cast<double>();
+  }
+  std::vector<std::int32_t> local(indices.size());
+  std::iota(local.begin(), local.end(), 0);
+  const float zero[3] = {0.f, 0.f, 0.f};
+  float normal[3];
+  if (!pcl_dise::fitPlane<double>(offsets.data(), zero, local.data(), nullptr, static_cast<int>(local.size()), normal,
+                                  &curvature)) {
+    curvature = std::numeric_limits<float>::quiet_NaN();
+    return false;
+  }
+  const Eigen::Vector3f n(normal[0], normal[1], normal[2]);
+  const Eigen::Vector3f centroid = origin + (sum / static_cast<double>(indices.size())).cast<float>();
+  plane_parameters << n, -n.dot(centroid);
+  return true;
+}
+
+template <typename PointInT, typename PointOutT>
+bool DeepIterativeNormalEstimation<PointInT, PointOutT>::computePointNormal(const pcl::PointCloud<PointInT>& cloud,
+                                                                            const pcl::Indices& indices, float& nx,
+                                                                            float& ny, float& nz, float& curvature) {
+  Eigen::Vector4f plane;
+  const bool ok = computePointNormal(cloud, indices, plane, curvature);
+  nx = plane[0];
+  ny = plane[1];
+  nz = plane[2];
+  return ok;
+}
+
+template <typename PointInT, typename PointOutT>
+std::shared_ptr<const pcl_dise::Model> DeepIterativeNormalEstimation<PointInT, PointOutT>::getModel() {
+  if (model_in_memory_) return model_;
+  const std::string path = getModelPath();  // the default follows setKSearch
+  if (model_ && path == loaded_model_path_) return model_;
+  model_.reset();
+  try {
+    if (!std::ifstream(path).good()) throw std::runtime_error(pcl_dise::missingModelHelp(path));
+    model_ = std::make_shared<const pcl_dise::Model>(pcl_dise::loadModel(path));
+    loaded_model_path_ = path;
+  } catch (const std::exception& e) {
+    PCL_ERROR("[pcl::%s] %s\n", getClassName().c_str(), e.what());
+  }
+  return model_;
+}
+
+template <typename PointInT, typename PointOutT>
+bool DeepIterativeNormalEstimation<PointInT, PointOutT>::initCompute() {
+  output_nodes_.clear();
+  node_to_surface_.clear();
+  last_result_ = pcl_dise::ForwardResult{};
+  if (!tree_) tree_.reset(new pcl_dise::search::Grid<PointInT>);  // cheap: Feature::initCompute indexes nothing
+  if (!Feature<PointInT, PointOutT>::initCompute()) return false;
+  auto fail = [this](const std::string& why) {
+    PCL_ERROR("[pcl::%s::compute] %s\n", getClassName().c_str(), why.c_str());
+    this->deinitCompute();
+    return false;
+  };
+  if (k_ < 0 || search_radius_ < 0) return fail("k and radius must not be negative");
+  if (max_neighbors_ < 0) return fail("the neighbour cap must not be negative");
+  if (iterations_ < 0) return fail("the number of iterations must not be negative");
+  if (iterations_ > 0) {
+    if (!pcl_dise::backendAvailable(backend_))
+      return fail("backend '" + pcl_dise::toString(backend_) + "' is not available in this build or on this machine");
+    if (!getModel()) return fail("no model; see the message above");
+  }
+  return true;
+}
+
+template <typename PointInT, typename PointOutT>
+void DeepIterativeNormalEstimation<PointInT, PointOutT>::searchNeighborhood(const pcl::PointCloud<PointInT>& cloud,
+                                                                            pcl::index_t index, pcl::Indices& neighbors,
+                                                                            std::vector<float>& distances) const {
+  if (k_ > 0)
+    tree_->nearestKSearch(cloud, index, k_ + 1, neighbors, distances);
+  else
+    tree_->radiusSearch(cloud, index, search_radius_, neighbors, distances, 0);
+  // Nearest first (ties by index) so that caps and the 16-NN statistic are deterministic.
+  std::vector<std::size_t> order(neighbors.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    return distances[a] != distances[b] ? distances[a] < distances[b] : neighbors[a] < neighbors[b];
+  });
+  std::size_t keep = order.size();
+  if (k_ == 0 && max_neighbors_ > 0) keep = std::min<std::size_t>(keep, max_neighbors_);
+  pcl::Indices sorted_neighbors(keep);
+  std::vector<float> sorted_distances(keep);
+  for (std::size_t e = 0; e < keep; ++e) {
+    sorted_neighbors[e] = neighbors[order[e]];
+    sorted_distances[e] = distances[order[e]];
+  }
+  neighbors.swap(sorted_neighbors);
+  distances.swap(sorted_distances);
+}
+
+template <typename PointInT, typename PointOutT>
+void DeepIterativeNormalEstimation<PointInT, PointOutT>::computeFeature(PointCloudOut& output) {
+  cancelled_ = false;
+  Nodes nodes = mapNodes();
+  std::vector<float> positions = centredPositions(nodes);
+  const std::vector<std::int32_t> node_of_former = numberAlongCurve(nodes, positions);
+  const pcl_dise::Neighborhoods neighborhoods = searchNeighborhoods(nodes, positions, node_of_former);
+  const float edge_scale = iterations_ > 0 ? cloudEdgeScale(nodes, positions, neighborhoods) : 1.f;
+  if (!runForwardPass(positions, neighborhoods, edge_scale)) {
+    output.width = output.height = 0;
+    output.clear();
+    output_nodes_.clear();
+    return;
+  }
+  writeOutput(output);
+}
+
+template <typename PointInT, typename PointOutT>
+typename DeepIterativeNormalEstimation<PointInT, PointOutT>::Nodes
+DeepIterativeNormalEstimation<PointInT, PointOutT>::mapNodes() {
+  const pcl::PointCloud<PointInT>& surface = *surface_;
+  const pcl::PointCloud<PointInT>& input = *input_;
+  Nodes nodes;
+  nodes.of_surface.assign(surface.size(), -1);
+  for (std::size_t i = 0; i < surface.size(); ++i)
+    if (pcl::isFinite(surface[i])) {
+      nodes.of_surface[i] = static_cast<std::int32_t>(node_to_surface_.size());
+      node_to_surface_.push_back(static_cast<pcl::index_t>(i));
+    }
+  nodes.surface_count = node_to_surface_.size();
+  output_nodes_.assign(indices_->size(), -1);
+  for (std::size_t idx = 0; idx < indices_->size(); ++idx) {
+    const pcl::index_t p = (*indices_)[idx];
+    if (!pcl::isFinite(input[p])) continue;
+    if (surface_ == input_) {
+      output_nodes_[idx] = nodes.of_surface[p];
+    } else {
+      output_nodes_[idx] = static_cast<std::int32_t>(nodes.size());
+      nodes.query_inputs.push_back(p);
+    }
+  }
+  return nodes;
+}
+
+template <typename PointInT, typename PointOutT>
+std::vector<float> DeepIterativeNormalEstimation<PointInT, PointOutT>::centredPositions(const Nodes& nodes) const {
+  auto node_point = [&](std::size_t node) -> const PointInT& {
+    return node < nodes.surface_count ? (*surface_)[node_to_surface_[node]]
+                                      : (*input_)[nodes.query_inputs[node - nodes.surface_count]];
+  };
+  pcl_dise::FloatCentroid centroid;
+  for (std::size_t n = 0; n < nodes.surface_count; ++n) centroid.add(node_point(n).data);
+  const std::array<double, 3> c = centroid.centroid();
+  std::vector<float> positions(3 * nodes.size());
+  for (std::size_t n = 0; n < nodes.size(); ++n) {
+    const std::array<float, 3> q = pcl_dise::centredOn(node_point(n).data, c);
+    std::copy(q.begin(), q.end(), positions.begin() + 3 * n);
+  }
+  return positions;
+}
+
+template <typename PointInT, typename PointOutT>
+std::vector<std::int32_t> DeepIterativeNormalEstimation<PointInT, PointOutT>::numberAlongCurve(
+    Nodes& nodes, std::vector<float>& positions) {
+  // One Morton order over the nodes, surface nodes kept first.
+  std::vector<std::int32_t> old_of_new = pcl_dise::mortonOrder(positions.data(), nodes.size());
+  std::stable_partition(old_of_new.begin(), old_of_new.end(),
+                        [&](std::int32_t n) { return static_cast<std::size_t>(n) < nodes.surface_count; });
+  std::vector<std::int32_t> new_of_old(nodes.size());
+  for (std::size_t n = 0; n < nodes.size(); ++n) new_of_old[old_of_new[n]] = static_cast<std::int32_t>(n);
+
+  std::vector<float> moved(positions.size());
+  std::vector<pcl::index_t> surface_of_node(nodes.surface_count);
+  std::vector<pcl::index_t> query_inputs(nodes.query_inputs.size());
+  for (std::size_t n = 0; n < nodes.size(); ++n) {
+    const std::size_t old = static_cast<std::size_t>(old_of_new[n]);
+    std::copy_n(positions.begin() + 3 * old, 3, moved.begin() + 3 * n);
+    if (n < nodes.surface_count)
+      surface_of_node[n] = node_to_surface_[old];
+    else
+      query_inputs[n - nodes.surface_count] = nodes.query_inputs[old - nodes.surface_count];
+  }
+  positions.swap(moved);
+  node_to_surface_.swap(surface_of_node);
+  nodes.query_inputs.swap(query_inputs);
+  for (std::int32_t& node : nodes.of_surface)
+    if (node >= 0) node = new_of_old[node];
+  for (std::int32_t& node : output_nodes_)
+    if (node >= 0) node = new_of_old[node];
+  new_of_old.resize(nodes.surface_count);
+  return new_of_old;
+}
+
+template <typename PointInT, typename PointOutT>
+pcl_dise::Neighborhoods DeepIterativeNormalEstimation<PointInT, PointOutT>::searchNeighborhoods(
+    const Nodes& nodes, const std::vector<float>& positions, const std::vector<std::int32_t>& node_of_former) const {
+  // Every node when iterating (each iteration reads its neighbours' normals), the output points
+  // alone for plain PCA.
+  std::vector<std::uint8_t> needed(nodes.size(), iterations_ > 0 ? 1 : 0);
+  if (iterations_ == 0)
+    for (std::int32_t node : output_nodes_)
+      if (node >= 0) needed[node] = 1;
+  if (dynamic_cast<const pcl_dise::search::Grid<PointInT>*>(tree_.get()))
+    return gridNeighborhoods(nodes, positions, node_of_former, needed);
+  std::vector<std::vector<std::int32_t>> rows(nodes.size());
+  // Searched in node order, along the curve: consecutive searches walk the same branches of the tree.
+  const int threads = pcl_dise::detail::resolveThreads(static_cast<int>(threads_));
+#pragma omp parallel for num_threads(threads) schedule(dynamic, 256)
+  for (std::int64_t n = 0; n < static_cast<std::int64_t>(nodes.size()); ++n) {
+    if (!needed[n]) continue;
+    pcl::Indices neighbors;
+    std::vector<float> distances;
+    if (n < static_cast<std::int64_t>(nodes.surface_count))
+      searchNeighborhood(*surface_, node_to_surface_[n], neighbors, distances);
+    else
+      searchNeighborhood(*input_, nodes.query_inputs[n - nodes.surface_count], neighbors, distances);
+    rows[n].reserve(neighbors.size());
+    for (pcl::index_t j : neighbors)
+      if (nodes.of_surface[j] >= 0) rows[n].push_back(nodes.of_surface[j]);
+  }
+  return pcl_dise::Neighborhoods::fromRows(rows);
+}
+
+template <typename PointInT, typename PointOutT>
+pcl_dise::Neighborhoods DeepIterativeNormalEstimation<PointInT, PointOutT>::gridNeighborhoods(
+    const Nodes& nodes, const std::vector<float>& positions, const std::vector<std::int32_t>& node_of_former,
+    const std::vector<std::uint8_t>& needed) const {
+  // The grid holds the surface nodes in surface order, so that it breaks ties in distance by
+  // surface index, as a search of the cloud itself does; its answers are renumbered to nodes.
+  std::vector<float> in_surface_order(3 * nodes.surface_count);
+  for (std::size_t s = 0; s < nodes.surface_count; ++s)
+    std::copy_n(positions.begin() + 3 * node_of_former[s], 3, in_surface_order.begin() + 3 * s);
+  const pcl_dise::GridSearch grid =
+      k_ > 0 ? pcl_dise::GridSearch::forNearest(in_surface_order.data(), nodes.surface_count, k_ + 1)
+             : pcl_dise::GridSearch::forRadius(in_surface_order.data(), nodes.surface_count,
+                                               static_cast<float>(search_radius_));
+  std::vector<float>().swap(in_surface_order);
+  std::vector<float> queries;
+  std::vector<std::int32_t> queried;
+  const bool every_node = std::find(needed.begin(), needed.end(), 0) == needed.end();
+  if (!every_node)
+    for (std::size_t n = 0; n < nodes.size(); ++n)
+      if (needed[n]) {
+        queries.insert(queries.end(), positions.begin() + 3 * n, positions.begin() + 3 * n + 3);
+        queried.push_back(static_cast<std::int32_t>(n));
+      }
+  const float* query_points = every_node ? positions.data() : queries.data();
+  const std::size_t num_queries = every_node ? nodes.size() : queried.size();
+  const int threads = pcl_dise::detail::resolveThreads(static_cast<int>(threads_));
+  pcl_dise::Neighborhoods found =
+      k_ > 0 ? grid.nearest(query_points, num_queries, static_cast<std::size_t>(k_) + 1, threads)
+             : grid.withinRadius(query_points, num_queries, static_cast<float>(search_radius_),
+                                 static_cast<std::size_t>(max_neighbors_), threads);
+  std::int32_t* ids = found.indices.data();
+  const std::int64_t num_ids = static_cast<std::int64_t>(found.indices.size());
+#pragma omp parallel for num_threads(threads) schedule(static)
+  for (std::int64_t e = 0; e < num_ids; ++e) ids[e] = node_of_former[ids[e]];
+  if (every_node) return found;
+  std::vector<std::vector<std::int32_t>> rows(nodes.size());
+  for (std::size_t q = 0; q < queried.size(); ++q)
+    rows[queried[q]].assign(found.begin(q), found.begin(q) + found.size(q));
+  return pcl_dise::Neighborhoods::fromRows(rows);
+}
+
+template <typename PointInT, typename PointOutT>
+float DeepIterativeNormalEstimation<PointInT, PointOutT>::cloudEdgeScale(
+    const Nodes& nodes, const std::vector<float>& positions, const pcl_dise::Neighborhoods& neighborhoods) const {
+  // A k-NN search of at least 17 points already holds each surface node's 16 nearest plus itself.
+  if (k_ > 0 && k_ + 1 >= 17)
+    return pcl_dise::edgeScale(positions.data(), neighborhoods.truncated(nodes.surface_count, 17));
+  return pcl_dise::edgeScale(positions.data(), nodes.surface_count, static_cast<int>(threads_));
+}
+
+template <typename PointInT, typename PointOutT>
+bool DeepIterativeNormalEstimation<PointInT, PointOutT>::runForwardPass(const std::vector<float>& positions,
+                                                                        const pcl_dise::Neighborhoods& neighborhoods,
+                                                                        float edge_scale) {
+  pcl_dise::ForwardInput input;
+  input.points = positions.data();
+  input.num_points = positions.size() / 3;
+  input.neighborhoods = &neighborhoods;
+  input.edge_scale = edge_scale;
+  // The nodes already lie along the curve: they are visited in node order.
+  std::vector<std::int32_t> in_node_order(input.num_points);
+  std::iota(in_node_order.begin(), in_node_order.end(), 0);
+  input.visit_order = in_node_order.data();
+  pcl_dise::ForwardOptions options;
+  options.iterations = iterations_;
+  options.threads = pcl_dise::detail::resolveThreads(static_cast<int>(threads_));
+  options.keep_iterations = store_iterations_;
+  options.settle_degrees = settle_degrees_;
+  options.progress = progress_;
+  try {
+    static const pcl_dise::Model no_model;  // iteration 0 needs no weights
+    last_result_ = pcl_dise::runForward(iterations_ > 0 ? *model_ : no_model, input, options, backend_);
+  } catch (const pcl_dise::Cancelled&) {
+    cancelled_ = true;
+    return false;
+  } catch (const std::exception& e) {
+    PCL_ERROR("[pcl::%s::compute] %s\n", getClassName().c_str(), e.what());
+    return false;
+  }
+  return true;
+}
+
+template <typename PointInT, typename PointOutT>
+void DeepIterativeNormalEstimation<PointInT, PointOutT>::writeOutput(PointCloudOut& output) const {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  output.is_dense = true;
+  for (std::size_t idx = 0; idx < output.size(); ++idx) {
+    const std::int32_t node = output_nodes_[idx];
+    const float* n = node >= 0 ? &last_result_.normals[3 * node] : nullptr;
+    if (!n || !std::isfinite(n[0])) {
+      output[idx].normal_x = output[idx].normal_y = output[idx].normal_z = output[idx].curvature = nan;
+      output.is_dense = false;
+      continue;
+    }
+    float normal[3] = {n[0], n[1], n[2]};
+    flipTowardsViewPoint(idx, normal);
+    output[idx].normal_x = normal[0];
+    output[idx].normal_y = normal[1];
+    output[idx].normal_z = normal[2];
+    output[idx].curvature = last_result_.curvature[node];
+  }
+}
+
+template <typename PointInT, typename PointOutT>
+void DeepIterativeNormalEstimation<PointInT, PointOutT>::flipTowardsViewPoint(std::size_t output_index,
+                                                                              float* normal) const {
+  if (!flip_towards_viewpoint_) return;
+  const float viewpoint[3] = {vpx_, vpy_, vpz_};
+  pcl_dise::flipTowardsViewpoint(viewpoint, (*input_)[(*indices_)[output_index]].data, normal);
+}
+
+template <typename PointInT, typename PointOutT>
+bool DeepIterativeNormalEstimation<PointInT, PointOutT>::getIterationNormals(
+    int iteration, pcl::PointCloud<pcl::Normal>& normals) const {
+  const auto& stored = last_result_.iteration_normals;
+  if (iteration < 0 || static_cast<std::size_t>(iteration) >= stored.size()) {
+    PCL_ERROR(
+        "[pcl::%s::getIterationNormals] iteration %d not stored (call setStoreIterations(true) before "
+        "compute; %zu iterations stored)\n",
+        getClassName().c_str(), iteration, stored.size());
+    return false;
+  }
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  normals.resize(output_nodes_.size());
+  normals.is_dense = true;
+  for (std::size_t idx = 0; idx < output_nodes_.size(); ++idx) {
+    const std::int32_t node = output_nodes_[idx];
+    float n[3] = {nan, nan, nan};
+    if (node >= 0) std::copy(&stored[iteration][3 * node], &stored[iteration][3 * node] + 3, n);
+    if (std::isfinite(n[0]))
+      flipTowardsViewPoint(idx, n);
+    else
+      normals.is_dense = false;
+    normals[idx] = pcl::Normal(n[0], n[1], n[2], nan);
+  }
+  return true;
+}
+
+template <typename PointInT, typename PointOutT>
+bool DeepIterativeNormalEstimation<PointInT, PointOutT>::getKernelWeights(std::size_t output_index,
+                                                                          pcl::Indices& surface_indices,
+                                                                          std::vector<float>& weights) const {
+  surface_indices.clear();
+  weights.clear();
+  if (output_index >= output_nodes_.size() || output_nodes_[output_index] < 0) return false;
+  const std::int32_t node = output_nodes_[output_index];
+  const pcl_dise::Neighborhoods& nb = last_result_.kernel_neighborhoods;
+  if (static_cast<std::size_t>(node) >= nb.numNodes() || nb.size(node) == 0) return false;
+  for (std::int64_t e = nb.offsets[node]; e < nb.offsets[node + 1]; ++e) {
+    surface_indices.push_back(node_to_surface_[nb.indices[e]]);
+    weights.push_back(last_result_.kernel_weights[e]);
+  }
+  return true;
+}
+
+}  // namespace pcl
+
+#define PCL_INSTANTIATE_DeepIterativeNormalEstimation(T, NT) \
+  template class PCL_EXPORTS pcl::DeepIterativeNormalEstimation<T, NT>;

@@ -1,0 +1,400 @@
+"""pcl_dise: surface normals by Deep Iterative Surface Normal Estimation (DISE), from NumPy.
+
+    >>> import numpy as np, pcl_dise
+    >>> normals = pcl_dise.estimate_normals(points)            # points: (N, 3) float32 or float64
+    >>> normals = pcl_dise.orient_normals(points, normals)     # one consistent side
+
+The computation is the C++ library's (the same bytes as ``dise_normals``); the GIL is released
+while it runs, Ctrl-C stops it with ``KeyboardInterrupt``. Errors are ``ValueError`` (shapes,
+dtypes, options), ``FileNotFoundError`` / ``OSError`` (files) or ``RuntimeError``.
+Guide: docs/python.md.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import sys
+import time
+from dataclasses import dataclass, field
+from typing import Callable, Dict, List, Optional, Sequence, Tuple, Union
+
+import numpy as np
+
+from . import _native
+from ._version import __version__
+
+__all__ = [
+    "Cloud",
+    "Estimator",
+    "Result",
+    "__version__",
+    "backend_available",
+    "default_model_path",
+    "estimate_normals",
+    "estimate_normals_file",
+    "orient_normals",
+    "read_cloud",
+    "write_cloud",
+]
+
+_ORIENT = ("viewpoint", "none", "mst", "closed")
+_BACKENDS = ("native", "torch", "cuda")
+ProgressCallback = Callable[[float], None]
+
+
+# ---- arguments --------------------------------------------------------------------------------
+
+def _points(points, name: str = "points") -> np.ndarray:
+    """(N, 3) float32 or float64 C-contiguous rows from an array or a PDAL-style structured array."""
+    if isinstance(points, np.ndarray) and points.dtype.names is not None:
+        names = points.dtype.names
+        if not all(c in names for c in ("X", "Y", "Z")):
+            raise ValueError(f"{name}: a structured array needs fields X, Y and Z (has {', '.join(names)})")
+        points = np.stack([np.asarray(points[c], dtype=np.float64) for c in ("X", "Y", "Z")], axis=1)
+    array = np.asarray(points)
+    if array.dtype not in (np.float32, np.float64):
+        raise ValueError(f"{name} must be float32 or float64, not {array.dtype} (convert with .astype(np.float64))")
+    if array.ndim != 2 or array.shape[1] != 3:
+        raise ValueError(f"{name} must have shape (N, 3), not {array.shape}")
+    if array.shape[0] == 0:
+        raise ValueError(f"{name} is empty")
+    if array.shape[0] >= 2**31:
+        raise ValueError(f"{name}: at most 2**31 - 1 points in memory; use estimate_normals_file for more")
+    return np.ascontiguousarray(array)
+
+
+def _viewpoint(viewpoint) -> Optional[Tuple[float, float, float]]:
+    if viewpoint is None:
+        return None
+    v = np.asarray(viewpoint, dtype=np.float64).reshape(-1)
+    if v.shape != (3,) or not np.all(np.isfinite(v)):
+        raise ValueError(f"viewpoint must be 3 finite numbers, not {viewpoint!r}")
+    return (float(v[0]), float(v[1]), float(v[2]))
+
+
+def _options(k, radius, max_neighbors, iterations, model, threads, settle, orient, viewpoint, backend,
+             orient_neighbors=10) -> "_native.EstimateOptions":
+    o = _native.EstimateOptions()
+    if radius is not None:
+        if not (float(radius) > 0 and np.isfinite(radius)):
+            raise ValueError(f"radius must be a positive number, not {radius!r}")
+        o.radius, o.k = float(radius), 0
+    else:
+        if int(k) != k or k < 1:
+            raise ValueError(f"k must be a positive integer, not {k!r}")
+        o.k = int(k)
+    if int(max_neighbors) != max_neighbors or max_neighbors < 0:
+        raise ValueError(f"max_neighbors must be a non-negative integer, not {max_neighbors!r}")
+    if int(iterations) != iterations or not 0 <= iterations <= 255:
+        raise ValueError(f"iterations must be an integer in [0, 255], not {iterations!r}")
+    if int(threads) != threads or threads < 0:
+        raise ValueError(f"threads must be a non-negative integer (0: all cores), not {threads!r}")
+    if not (float(settle) >= 0):
+        raise ValueError(f"settle must be >= 0 degrees, not {settle!r}")
+    if orient not in _ORIENT:
+        raise ValueError(f"orient must be one of {', '.join(_ORIENT)}, not {orient!r}")
+    if backend not in _BACKENDS:
+        raise ValueError(f"backend must be one of {', '.join(_BACKENDS)}, not {backend!r}")
+    if settle > 0 and backend != "native":
+        raise ValueError("settle (adaptive mode) runs on the native backend only")
+    if int(orient_neighbors) != orient_neighbors or orient_neighbors < 1:
+        raise ValueError(f"orient_neighbors must be a positive integer, not {orient_neighbors!r}")
+    o.max_neighbors, o.iterations, o.threads, o.settle = int(max_neighbors), int(iterations), int(threads), float(settle)
+    o.orient, o.backend, o.viewpoint, o.orient_neighbors = orient, backend, _viewpoint(viewpoint), int(orient_neighbors)
+    if model is not None:
+        model = os.fspath(model)
+        if not os.path.isfile(model):
+            raise FileNotFoundError(errno.ENOENT, "model file not found", model)
+        o.model = model
+    return o
+
+
+def _native_call(function, *args):
+    """Runs a native function, turning the library's errors about files into OSError."""
+    try:
+        return function(*args)
+    except RuntimeError as e:
+        text = str(e)
+        if text.startswith("'") or "cannot be opened" in text or "not a LAS file" in text:
+            raise OSError(text) from None
+        raise
+
+
+class _ProgressBar:
+    """One redrawing line on a terminal (stderr), a plain line every few seconds elsewhere."""
+
+    def __init__(self, label: str):
+        self.label, self.start, self.last = label, time.monotonic(), -1.0
+        self.terminal = sys.stderr.isatty()
+
+    def __call__(self, done: float) -> None:
+        now = time.monotonic()
+        if done < 1.0 and now - self.last < (0.2 if self.terminal else 5.0):
+            return
+        self.last = now
+        elapsed = now - self.start
+        eta = f", {elapsed * (1 - done) / done:.0f} s left" if 0 < done < 1 else ""
+        text = f"{self.label}: {100 * done:5.1f}% ({elapsed:.0f} s{eta})"
+        sys.stderr.write(("\r" + text + ("\n" if done >= 1 else "")) if self.terminal else text + "\n")
+        sys.stderr.flush()
+
+
+def _progress(progress) -> Optional[ProgressCallback]:
+    if progress is True:
+        return _ProgressBar("pcl_dise")
+    if progress in (None, False):
+        return None
+    if not callable(progress):
+        raise ValueError("progress must be a callable taking the share done (0..1), True or None")
+    return progress
+
+
+# ---- estimation -------------------------------------------------------------------------------
+
+@dataclass
+class Result:
+    """What Estimator.compute returns.
+
+    normals: (N, 3) float32, unit, NaN rows where a point has no normal (PCL's rule: fewer than 3
+    neighbours or no spread, or a non-finite coordinate). curvature: (N,) float32 (|lambda_min| /
+    trace of the last weighted covariance). iterations: with ``store_iterations``, L + 1 arrays
+    (N, 3), iteration 0 the PCA. kernel_weights: for each index of ``weights_of``, the point's
+    neighbours (indices into the cloud) and their weights in the last iteration. offset: the
+    whole-unit offset subtracted in double before the coordinates became floats.
+    """
+
+    normals: np.ndarray
+    curvature: np.ndarray
+    iterations: List[np.ndarray] = field(default_factory=list)
+    kernel_weights: List[Tuple[np.ndarray, np.ndarray]] = field(default_factory=list)
+    offset: Tuple[float, float, float] = (0.0, 0.0, 0.0)
+
+
+class Estimator:
+    """DISE normal estimation with its model loaded once, reusable across clouds.
+
+    Arguments as for :func:`estimate_normals`, and ``store_iterations`` (keep every iteration's
+    normals in :class:`Result`). ``model_path`` says which model file it loaded.
+    """
+
+    def __init__(self, k: int = 64, radius: Optional[float] = None, max_neighbors: int = 0, iterations: int = 4,
+                 model: Optional[str] = None, threads: int = 0, settle: float = 0.0, orient: str = "viewpoint",
+                 viewpoint: Optional[Sequence[float]] = None, backend: str = "native", store_iterations: bool = False,
+                 orient_neighbors: int = 10):
+        options = _options(k, radius, max_neighbors, iterations, model, threads, settle, orient, viewpoint, backend,
+                           orient_neighbors)
+        options.store_iterations = bool(store_iterations)
+        if options.iterations > 0 and not _native.backend_available(backend):
+            raise ValueError(f"backend '{backend}' is not available in this build or on this machine")
+        try:
+            self._native = _native.Estimator(options)
+        except RuntimeError as e:
+            raise OSError(str(e)) from None
+
+    @property
+    def model_path(self) -> str:
+        """The model file loaded ('' with iterations=0)."""
+        return self._native.model_path
+
+    def compute(self, points, weights_of: Optional[Sequence[int]] = None, progress=None) -> Result:
+        """Normals of ``points`` ((N, 3) float32 / float64, or a structured array with X, Y, Z).
+
+        weights_of: point indices whose kernel weights to return. progress: a callable taking the
+        share done (0..1), True for a progress bar on stderr, or None.
+        """
+        array = _points(points)
+        wanted = None
+        if weights_of is not None:
+            wanted = [int(i) for i in weights_of]
+            if any(i < 0 or i >= len(array) for i in wanted):
+                raise ValueError(f"weights_of: indices must lie in [0, {len(array)})")
+        r = self._native.compute(array, _progress(progress), wanted)
+        return Result(r["normals"], r["curvature"], list(r["iterations"]), list(r["kernel_weights"]), tuple(r["offset"]))
+
+
+def estimate_normals(points, k: int = 64, radius: Optional[float] = None, max_neighbors: int = 0, iterations: int = 4,
+                     model: Optional[str] = None, threads: int = 0, settle: float = 0.0, orient: str = "viewpoint",
+                     viewpoint: Optional[Sequence[float]] = None, backend: str = "native",
+                     return_curvature: bool = False, progress=None):
+    """Surface normals of a point cloud by DISE.
+
+    points: (N, 3) float32 or float64 (any order or strides; C-contiguous arrays are read in
+        place), or a structured array with fields X, Y, Z (as PDAL gives them). float64
+        coordinates far from the origin (UTM) are moved by a whole-unit offset in double before
+        they become floats, as ``dise_normals`` does.
+    k: neighbours per point, the point itself not counted (the shipped models: 32 or 64).
+    radius: neighbours within this distance instead of the k nearest (k is then ignored).
+    max_neighbors: with radius, keep at most the nearest this many (0: all).
+    iterations: DISE iterations after the PCA (0: plain PCA normals).
+    model: a .safetensors model file (default: the shipped model for k).
+    threads: CPU threads (0: all).
+    settle: adaptive mode, degrees: a point whose normal turns less stops iterating (native only).
+    orient: "viewpoint" (flip towards the viewpoint, PCL's rule), "none" (the plane fit's own
+        sign), "mst" (one consistent side along a minimum spanning tree), "closed" (mst, then the
+        outside of closed shapes: solids, not scans).
+    viewpoint: x, y, z in the points' coordinates (default: the origin).
+    backend: "native" (CPU), "torch" or "cuda" where built.
+    return_curvature: also return the (N,) float32 curvature.
+    progress: a callable taking the share done (0..1), True for a progress bar, or None.
+
+    Returns (N, 3) float32 unit normals, NaN rows where a point has none (and the curvature).
+    """
+    estimator = Estimator(k, radius, max_neighbors, iterations, model, threads, settle, orient, viewpoint, backend)
+    result = estimator.compute(points, progress=progress)
+    return (result.normals, result.curvature) if return_curvature else result.normals
+
+
+def orient_normals(points, normals, k: int = 10, viewpoint: Optional[Sequence[float]] = None,
+                   seed: Optional[int] = None, closed: bool = False, threads: int = 0, return_report: bool = False):
+    """Orients any normals consistently (only signs change): a minimum spanning tree over each
+    point's k nearest, each connected part seeded at ``seed`` (its part), else at the point nearest
+    the viewpoint, else at the topmost point facing +z; ``closed=True`` then takes each point's
+    side from the outside of closed shapes (for solids; not for scans). docs/orientation.md.
+
+    points: (N, 3) float32 / float64; normals: (N, 3), NaN rows left as they are.
+    Returns (N, 3) float32 normals (and a dict of counts with return_report).
+    """
+    array = _points(points)
+    n = np.asarray(normals)
+    if n.shape != array.shape:
+        raise ValueError(f"normals must have the points' shape {array.shape}, not {n.shape}")
+    if not np.issubdtype(n.dtype, np.floating):
+        raise ValueError(f"normals must be floating point, not {n.dtype}")
+    if int(k) != k or k < 1:
+        raise ValueError(f"k must be a positive integer, not {k!r}")
+    if seed is not None and (int(seed) != seed or not 0 <= seed < len(array)):
+        raise ValueError(f"seed must be a point index in [0, {len(array)}), not {seed!r}")
+    if int(threads) != threads or threads < 0:
+        raise ValueError(f"threads must be a non-negative integer (0: all cores), not {threads!r}")
+    r = _native.orient(array, np.ascontiguousarray(n, dtype=np.float32), int(k), _viewpoint(viewpoint),
+                       -1 if seed is None else int(seed), bool(closed), int(threads))
+    return (r["normals"], dict(r["report"])) if return_report else r["normals"]
+
+
+# ---- files ------------------------------------------------------------------------------------
+
+@dataclass
+class Cloud:
+    """A cloud file's contents (read_cloud).
+
+    points: (N, 3) float64 in the file's coordinates. fields: every other per-point value by name,
+    as the file stores it (PCD fields, PLY vertex properties, LAS dimensions with PDAL's names and
+    described extra bytes, .xyz columns), each (N,) in its stored dtype. viewpoint: the PCD
+    VIEWPOINT (tx, ty, tz, qw, qx, qy, qz). width, height: an organized cloud's layout. path and
+    format: where it came from (a LAS source keeps its records when written with ``like``).
+    """
+
+    points: np.ndarray
+    fields: Dict[str, np.ndarray]
+    viewpoint: np.ndarray
+    width: int
+    height: int
+    path: str
+    format: str
+
+    @property
+    def sensor_origin(self) -> np.ndarray:
+        """The viewpoint's position (3,)."""
+        return self.viewpoint[:3]
+
+
+def _path(path, must_exist: bool) -> str:
+    path = os.fspath(path)
+    if must_exist and not os.path.exists(path):
+        raise FileNotFoundError(errno.ENOENT, "no such file", path)
+    return path
+
+
+def read_cloud(path) -> Cloud:
+    """Reads a .pcd, .ply, .las or .xyz file: coordinates in float64 and every other field.
+
+    Raises FileNotFoundError for a missing file and OSError for one that cannot be read
+    (malformed, truncated, compressed LAZ, unknown extension).
+    """
+    path = _path(path, True)
+    r = _native_call(_native.read_cloud, path)
+    fields = {}
+    for name, (dtype, values) in r["fields"].items():
+        fields[name] = values.astype(np.dtype(dtype))
+    return Cloud(r["points"], fields, np.asarray(r["viewpoint"]), int(r["width"]), int(r["height"]), path, r["format"])
+
+
+def write_cloud(path, points, normals, curvature=None, like: Optional[Union[Cloud, str]] = None) -> None:
+    """Writes points with their normals by extension: .las (LAS 1.4, normals and curvature as
+    extra bytes NormalX, NormalY, NormalZ, Curvature), .ply and .pcd (binary; double coordinates
+    where they are large), .xyz (text "x y z nx ny nz curvature").
+
+    like: the Cloud (or path) the points came from: a LAS output keeps that LAS file's every
+    record, header and VLR, and a PCD output its viewpoint and organized layout. The file appears
+    only when complete (an error leaves none).
+    """
+    path = _path(path, False)
+    array = np.ascontiguousarray(_points(points), dtype=np.float64)
+    n = np.ascontiguousarray(np.asarray(normals), dtype=np.float32)
+    if n.shape != array.shape:
+        raise ValueError(f"normals must have the points' shape {array.shape}, not {n.shape}")
+    c = np.full(len(array), np.nan, np.float32) if curvature is None else np.ascontiguousarray(curvature, np.float32)
+    if c.shape != (len(array),):
+        raise ValueError(f"curvature must have shape ({len(array)},), not {c.shape}")
+    source = read_cloud(like) if isinstance(like, (str, os.PathLike)) else like
+    las_source, viewpoint, width, height = "", (0, 0, 0, 1, 0, 0, 0), 0, 1
+    if source is not None:
+        if len(source.points) != len(array):
+            raise ValueError(f"like holds {len(source.points)} points, not {len(array)}")
+        if source.format == "las" and path.lower().endswith(".las"):
+            if not np.array_equal(source.points, array, equal_nan=True):
+                raise ValueError("a LAS output like its source keeps the source's records: the points must be the source's")
+            las_source = source.path
+        viewpoint, width, height = tuple(float(v) for v in source.viewpoint), source.width, source.height
+    _native_call(_native.write_cloud, path, array, n, c, las_source, viewpoint, width, height)
+
+
+def estimate_normals_file(input, output, max_memory: Optional[float] = None, scratch: Optional[str] = None,
+                          progress=None, **options) -> dict:
+    """Normals for a cloud file, written to another: ``dise_normals`` from Python.
+
+    With ``max_memory`` (MB) the cloud is processed in tiles with halos, in bounded memory and
+    with the same results bit for bit (a 100-million-point LAS file works); without it, tiles of
+    a million points. ``orient="mst"``/``"closed"``, ``settle`` and other backends need the cloud
+    in memory: they run in memory where max_memory is None. A LAS input written to LAS keeps its
+    records. options: those of :func:`estimate_normals`. progress: a callable taking the share
+    done (0..1), True for a progress bar, or None. Returns a dict of counts.
+    """
+    input_path, output_path = _path(input, True), _path(output, False)
+    k = options.pop("k", 64)
+    radius = options.pop("radius", None)
+    known = ("max_neighbors", "iterations", "model", "threads", "settle", "orient", "viewpoint", "backend")
+    unknown = set(options) - set(known)
+    if unknown:
+        raise ValueError(f"unknown options: {', '.join(sorted(unknown))}")
+    o = _options(k, radius, options.get("max_neighbors", 0), options.get("iterations", 4), options.get("model"),
+                 options.get("threads", 0), options.get("settle", 0.0), options.get("orient", "viewpoint"),
+                 options.get("viewpoint"), options.get("backend", "native"))
+    in_memory = o.orient in ("mst", "closed") or o.settle > 0 or o.backend != "native"
+    if in_memory and max_memory is not None:
+        raise ValueError("orient='mst'/'closed', settle and the torch/cuda backends need the cloud in memory: "
+                         "leave out max_memory")
+    if max_memory is not None and not float(max_memory) > 0:
+        raise ValueError(f"max_memory must be a positive number of MB, not {max_memory!r}")
+    callback = _progress(progress)
+    if in_memory:
+        cloud = read_cloud(input_path)
+        normals, curvature = estimate_normals(cloud.points, k=k, radius=radius, return_curvature=True,
+                                              progress=callback, **options)
+        write_cloud(output_path, cloud.points, normals, curvature, like=cloud)
+        return {"points": len(cloud.points), "missing": int(np.isnan(normals[:, 0]).sum()), "tiles": 0}
+    return dict(_native_call(_native.estimate_file, input_path, output_path, o, float(max_memory or 0.0),
+                             os.fspath(scratch) if scratch else "", callback))
+
+
+def backend_available(name: str) -> bool:
+    """Whether this build has the backend ("native", "torch", "cuda") and it can run here."""
+    if name not in _BACKENDS:
+        raise ValueError(f"backend must be one of {', '.join(_BACKENDS)}, not {name!r}")
+    return _native.backend_available(name)
+
+
+def default_model_path(k: int = 64) -> str:
+    """The shipped model file for k neighbours."""
+    return _native.default_model_path(int(k))

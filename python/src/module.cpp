@@ -1,0 +1,389 @@
+// The native part of the Python module pcl_dise (_native): NumPy arrays in, the library's
+// estimation, orientation and file functions, NumPy arrays out. The package (pcl_dise/__init__.py)
+// checks arguments and shapes; this file releases the GIL while the library computes and turns
+// Ctrl-C and the progress callback's exceptions into Cancelled (core/progress.h).
+#include <cmath>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include "pcl_dise/core/model.h"
+#include "pcl_dise/core/progress.h"
+#include "pcl_dise/feature/consistent_normal_orientation.h"
+#include "pcl_dise/feature/deep_iterative_normal_estimation.h"
+#include "pcl_dise/io/las_format.h"
+#include "pcl_dise/io/local_frame.h"
+#include "pcl_dise/io/normals_writer.h"
+#include "pcl_dise/io/out_of_core_normals.h"
+#include "pcl_dise/io/point_table.h"
+
+namespace py = pybind11;
+
+namespace {
+
+template <typename T>
+using Rows = py::array_t<T, py::array::c_style>;
+
+// The library's progress callback for a call from Python: Ctrl-C (checked at every report) and
+// an exception from the user's callback stop the job; the Python error is raised once the
+// library has returned.
+class PythonProgress {
+ public:
+  explicit PythonProgress(py::object callback) : callback_(std::move(callback)) {}
+
+  pcl_dise::ProgressCallback function() {
+    return [this](double done) {
+      py::gil_scoped_acquire gil;
+      if (PyErr_CheckSignals() != 0) {
+        error_ = std::make_shared<py::error_already_set>();
+        return false;
+      }
+      if (callback_.is_none()) return true;
+      try {
+        callback_(done);
+      } catch (py::error_already_set& e) {
+        error_ = std::make_shared<py::error_already_set>(std::move(e));
+        return false;
+      }
+      return true;
+    };
+  }
+
+  /// Raises the stored Python error (the GIL held), or KeyboardInterrupt where none was stored.
+  [[noreturn]] void raise() {
+    if (error_) throw *error_;
+    PyErr_SetNone(PyExc_KeyboardInterrupt);
+    throw py::error_already_set();
+  }
+  bool failed() const { return error_ != nullptr; }
+
+ private:
+  py::object callback_;
+  std::shared_ptr<py::error_already_set> error_;
+};
+
+std::array<double, 3> offsetOf(const double* xyz, std::size_t n) {
+  pcl_dise::io::FiniteBounds bounds;
+  for (std::size_t i = 0; i < n; ++i) bounds.add({xyz[3 * i], xyz[3 * i + 1], xyz[3 * i + 2]});
+  return pcl_dise::io::localOffset(bounds.lo, bounds.hi);
+}
+
+// The points as the feature reads them: float(p - offset), the offset by local_frame.h's rule
+// (the rule dise_normals applies to a file's coordinates).
+template <typename T>
+pcl::PointCloud<pcl::PointXYZ>::Ptr localCloud(const T* xyz, std::size_t n, std::array<double, 3>& offset) {
+  std::vector<double> as_double;
+  if constexpr (std::is_same_v<T, double>) {
+    offset = offsetOf(xyz, n);
+  } else {
+    as_double.assign(xyz, xyz + 3 * n);
+    offset = offsetOf(as_double.data(), n);
+  }
+  auto cloud = pcl::make_shared<pcl::PointCloud<pcl::PointXYZ>>();
+  cloud->points.resize(n);
+  bool dense = true;
+  for (std::size_t i = 0; i < n; ++i) {
+    pcl::PointXYZ& p = cloud->points[i];
+    p.x = static_cast<float>(double(xyz[3 * i]) - offset[0]);
+    p.y = static_cast<float>(double(xyz[3 * i + 1]) - offset[1]);
+    p.z = static_cast<float>(double(xyz[3 * i + 2]) - offset[2]);
+    dense = dense && std::isfinite(p.x) && std::isfinite(p.y) && std::isfinite(p.z);
+  }
+  cloud->width = static_cast<std::uint32_t>(n);
+  cloud->height = 1;
+  cloud->is_dense = dense;
+  return cloud;
+}
+
+py::array_t<float> rowsOf(const std::vector<float>& values, std::size_t columns) {
+  py::array_t<float> out(columns == 1
+                             ? std::vector<py::ssize_t>{py::ssize_t(values.size())}
+                             : std::vector<py::ssize_t>{py::ssize_t(values.size() / columns), py::ssize_t(columns)});
+  std::copy(values.begin(), values.end(), out.mutable_data());
+  return out;
+}
+
+struct EstimateOptions {
+  int k = 64;
+  double radius = 0;
+  int max_neighbors = 0, iterations = 4, threads = 0;
+  double settle = 0;
+  std::string model, orient = "viewpoint", backend = "native";
+  std::optional<std::array<double, 3>> viewpoint;
+  int orient_neighbors = 10;
+  bool store_iterations = false;
+};
+
+// One estimation: the feature as dise_normals runs it, then the orientation it asks for.
+class Estimator {
+ public:
+  explicit Estimator(const EstimateOptions& o) : o_(o) {
+    if (o_.iterations > 0) {
+      const std::string path = pcl_dise::modelPathOrDefault(o_.model, o_.radius > 0 ? 0 : o_.k);
+      model_ = std::make_shared<const pcl_dise::Model>(pcl_dise::loadModel(path));
+      model_path_ = path;
+    }
+  }
+
+  const std::string& modelPath() const { return model_path_; }
+
+  template <typename T>
+  py::dict compute(Rows<T> points, py::object progress, std::optional<std::vector<std::int64_t>> weights_of) {
+    const std::size_t n = static_cast<std::size_t>(points.shape(0));
+    PythonProgress python_progress(std::move(progress));
+    pcl::PointCloud<pcl::Normal> normals;
+    std::vector<std::vector<float>> iterations;
+    std::vector<py::object> weights;
+    std::array<double, 3> offset{};
+    bool ok = true, cancelled = false;
+    std::string error;
+    pcl::DeepIterativeNormalEstimation<pcl::PointXYZ, pcl::Normal> dise;
+    std::vector<std::pair<pcl::Indices, std::vector<float>>> kernel(weights_of ? weights_of->size() : 0);
+    {
+      py::gil_scoped_release release;
+      try {
+        const auto cloud = localCloud(points.data(), n, offset);
+        const std::array<double, 3> viewpoint = o_.viewpoint.value_or(std::array<double, 3>{0, 0, 0});
+        cloud->sensor_origin_ =
+            Eigen::Vector4f(static_cast<float>(viewpoint[0] - offset[0]), static_cast<float>(viewpoint[1] - offset[1]),
+                            static_cast<float>(viewpoint[2] - offset[2]), 0.f);
+        dise.setInputCloud(cloud);
+        if (o_.radius > 0) {
+          dise.setRadiusSearch(o_.radius);
+          dise.setMaxNeighbors(o_.max_neighbors);
+        } else {
+          dise.setKSearch(o_.k);
+        }
+        dise.setIterations(o_.iterations);
+        dise.setSettleAngle(o_.settle);
+        dise.setNumberOfThreads(static_cast<unsigned>(o_.threads));
+        dise.setBackend(pcl_dise::backendFromString(o_.backend));
+        dise.setFlipTowardsViewPoint(o_.orient == "viewpoint");
+        if (o_.viewpoint)
+          dise.setViewPoint(cloud->sensor_origin_[0], cloud->sensor_origin_[1], cloud->sensor_origin_[2]);
+        if (model_) dise.setModel(model_);
+        dise.setStoreIterations(o_.store_iterations);
+        dise.setProgressCallback(python_progress.function());
+        dise.compute(normals);
+        cancelled = dise.wasCancelled();
+        ok = !cancelled && normals.size() == n;
+        if (ok && (o_.orient == "mst" || o_.orient == "closed")) {
+          pcl::ConsistentNormalOrientation<pcl::PointXYZ, pcl::Normal> orientation;
+          orientation.setInputCloud(cloud);
+          orientation.setKSearch(o_.orient_neighbors);
+          orientation.setNumberOfThreads(static_cast<unsigned>(o_.threads));
+          orientation.setClosedShapes(o_.orient == "closed");
+          if (o_.viewpoint)
+            orientation.setViewPoint(cloud->sensor_origin_[0], cloud->sensor_origin_[1], cloud->sensor_origin_[2]);
+          if (!orientation.orient(normals)) ok = false, error = "orientation failed";
+        }
+        if (ok && o_.store_iterations)
+          for (int it = 0; it <= o_.iterations; ++it) {
+            pcl::PointCloud<pcl::Normal> stored;
+            dise.getIterationNormals(it, stored);
+            std::vector<float> rows(3 * n);
+            for (std::size_t i = 0; i < n; ++i)
+              for (int c = 0; c < 3; ++c) rows[3 * i + c] = stored[i].normal[c];
+            iterations.push_back(std::move(rows));
+          }
+        if (ok && weights_of)
+          for (std::size_t w = 0; w < weights_of->size(); ++w)
+            dise.getKernelWeights(static_cast<std::size_t>((*weights_of)[w]), kernel[w].first, kernel[w].second);
+      } catch (const std::exception& e) {
+        ok = false;
+        error = e.what();
+      }
+    }
+    if (cancelled || python_progress.failed()) python_progress.raise();
+    if (!ok) throw std::runtime_error(error.empty() ? "normal estimation failed (see the message above)" : error);
+    std::vector<float> rows(3 * n), curvature(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      for (int c = 0; c < 3; ++c) rows[3 * i + c] = normals[i].normal[c];
+      curvature[i] = normals[i].curvature;
+    }
+    py::dict result;
+    result["normals"] = rowsOf(rows, 3);
+    result["curvature"] = rowsOf(curvature, 1);
+    result["offset"] = offset;
+    py::list per_iteration;
+    for (const auto& it : iterations) per_iteration.append(rowsOf(it, 3));
+    result["iterations"] = per_iteration;
+    py::list kernel_weights;
+    for (auto& [indices, values] : kernel) {
+      std::vector<std::int64_t> ids(indices.begin(), indices.end());
+      kernel_weights.append(py::make_tuple(py::array_t<std::int64_t>(ids.size(), ids.data()), rowsOf(values, 1)));
+    }
+    result["kernel_weights"] = kernel_weights;
+    return result;
+  }
+
+ private:
+  EstimateOptions o_;
+  std::shared_ptr<const pcl_dise::Model> model_;
+  std::string model_path_;
+};
+
+template <typename T>
+py::dict orient(Rows<T> points, py::array_t<float, py::array::c_style> normals, int k,
+                std::optional<std::array<double, 3>> viewpoint, std::int64_t seed, bool closed, int threads) {
+  const std::size_t n = static_cast<std::size_t>(points.shape(0));
+  std::vector<float> out(normals.data(), normals.data() + 3 * n);
+  pcl_dise::OrientationReport report;
+  {
+    py::gil_scoped_release release;
+    std::array<double, 3> offset;
+    const auto cloud = localCloud(points.data(), n, offset);
+    pcl_dise::OrientationOptions options;
+    options.neighbors = k;
+    options.seed_index = seed;
+    options.closed = closed;
+    options.threads = threads;
+    if (viewpoint) {
+      options.has_viewpoint = true;
+      for (int c = 0; c < 3; ++c) options.viewpoint[c] = static_cast<float>((*viewpoint)[c] - offset[c]);
+    }
+    std::vector<float> xyz(3 * n);
+    for (std::size_t i = 0; i < n; ++i) {
+      xyz[3 * i] = cloud->points[i].x, xyz[3 * i + 1] = cloud->points[i].y, xyz[3 * i + 2] = cloud->points[i].z;
+    }
+    report = pcl_dise::orientNormals(xyz.data(), out.data(), n, options);
+  }
+  py::dict result;
+  result["normals"] = rowsOf(out, 3);
+  py::dict r;
+  r["oriented"] = report.oriented;
+  r["without_normal"] = report.without_normal;
+  r["flipped"] = report.flipped;
+  r["parts"] = report.parts;
+  r["outside_grid"] = report.outside_grid;
+  r["grid_cell"] = report.grid_cell;
+  r["undecided"] = report.undecided;
+  r["parity_checked"] = report.parity_checked;
+  result["report"] = r;
+  return result;
+}
+
+py::dict readCloud(const std::string& path) {
+  pcl_dise::io::PointTable table;
+  {
+    py::gil_scoped_release release;
+    table = pcl_dise::io::readPointTable(path);
+  }
+  py::array_t<double> xyz({py::ssize_t(table.xyz.size()), py::ssize_t(3)});
+  std::copy_n(&table.xyz[0][0], 3 * table.xyz.size(), xyz.mutable_data());
+  py::dict fields;
+  for (const auto& f : table.fields) {
+    py::array_t<double> values(f.values.size(), f.values.data());
+    fields[py::str(f.name)] = py::make_tuple(f.type, values);
+  }
+  py::dict result;
+  result["points"] = xyz;
+  result["fields"] = fields;
+  result["width"] = table.width;
+  result["height"] = table.height;
+  result["viewpoint"] = table.viewpoint;
+  result["format"] = table.format;
+  return result;
+}
+
+void writeCloud(const std::string& path, Rows<double> points, Rows<float> normals, Rows<float> curvature,
+                const std::string& las_source, std::array<double, 7> viewpoint, std::uint32_t width,
+                std::uint32_t height) {
+  py::gil_scoped_release release;
+  const std::size_t n = static_cast<std::size_t>(points.shape(0));
+  pcl_dise::io::NormalsFileLayout layout;
+  layout.points = n;
+  if (height > 1) layout.width = width, layout.height = height;
+  layout.viewpoint = viewpoint;
+  std::vector<std::array<double, 3>> xyz(n);
+  std::copy_n(points.data(), 3 * n, &xyz[0][0]);
+  layout.double_coordinates = offsetOf(points.data(), n) != std::array<double, 3>{0, 0, 0};
+  layout.las_source = las_source;
+  if (las_source.empty()) pcl_dise::io::chooseQuantization(xyz, layout.las_scale, layout.las_offset);
+  pcl_dise::io::NormalsWriter writer(path, layout);
+  for (std::size_t i = 0; i < n; ++i) writer.add(xyz[i], normals.data() + 3 * i, curvature.data()[i]);
+  writer.finish();
+}
+
+py::dict estimateFile(const std::string& input, const std::string& output, const EstimateOptions& o,
+                      double max_memory_mb, const std::string& scratch, py::object progress) {
+  PythonProgress python_progress(std::move(progress));
+  pcl_dise::io::OutOfCoreReport report;
+  std::string error;
+  bool cancelled = false;
+  {
+    py::gil_scoped_release release;
+    try {
+      pcl_dise::io::OutOfCoreOptions options;
+      pcl_dise::TiledForwardOptions& f = options.forward;
+      f.neighbors = static_cast<std::size_t>(o.radius > 0 ? 0 : o.k) + 1;  // as dise_normals
+      f.radius = static_cast<float>(o.radius);
+      f.max_neighbors = static_cast<std::size_t>(o.max_neighbors);
+      f.iterations = o.iterations;
+      f.threads = o.threads;
+      options.memory_budget_mb = max_memory_mb;
+      options.scratch_folder = scratch;
+      options.has_viewpoint = o.viewpoint.has_value();
+      if (o.viewpoint) options.viewpoint = *o.viewpoint;
+      options.flip_towards_viewpoint = o.orient == "viewpoint";
+      options.progress = python_progress.function();
+      const pcl_dise::Model model =
+          o.iterations > 0 ? pcl_dise::loadModel(pcl_dise::modelPathOrDefault(o.model, o.radius > 0 ? 0 : o.k))
+                           : pcl_dise::Model();
+      pcl_dise::io::Collective one_process;
+      report = pcl_dise::io::estimateNormalsOutOfCore(model, input, output, options, one_process);
+    } catch (const pcl_dise::Cancelled&) {
+      cancelled = true;
+    } catch (const std::exception& e) {
+      error = e.what();
+    }
+  }
+  if (cancelled || python_progress.failed()) python_progress.raise();
+  if (!error.empty()) throw std::runtime_error(error);
+  py::dict r;
+  r["points"] = report.points;
+  r["missing"] = report.missing;
+  r["offset"] = report.offset;
+  r["tiles"] = report.tiles.tiles;
+  r["tile_points"] = report.tile_points;
+  return r;
+}
+
+}  // namespace
+
+PYBIND11_MODULE(_native, m) {
+  m.doc() = "The native part of pcl_dise: use the functions of the package pcl_dise.";
+  py::class_<EstimateOptions>(m, "EstimateOptions")
+      .def(py::init<>())
+      .def_readwrite("k", &EstimateOptions::k)
+      .def_readwrite("radius", &EstimateOptions::radius)
+      .def_readwrite("max_neighbors", &EstimateOptions::max_neighbors)
+      .def_readwrite("iterations", &EstimateOptions::iterations)
+      .def_readwrite("threads", &EstimateOptions::threads)
+      .def_readwrite("settle", &EstimateOptions::settle)
+      .def_readwrite("model", &EstimateOptions::model)
+      .def_readwrite("orient", &EstimateOptions::orient)
+      .def_readwrite("backend", &EstimateOptions::backend)
+      .def_readwrite("viewpoint", &EstimateOptions::viewpoint)
+      .def_readwrite("orient_neighbors", &EstimateOptions::orient_neighbors)
+      .def_readwrite("store_iterations", &EstimateOptions::store_iterations);
+  py::class_<Estimator>(m, "Estimator")
+      .def(py::init<const EstimateOptions&>())
+      .def_property_readonly("model_path", &Estimator::modelPath)
+      .def("compute", &Estimator::compute<float>, py::arg("points"), py::arg("progress"), py::arg("weights_of"))
+      .def("compute", &Estimator::compute<double>, py::arg("points"), py::arg("progress"), py::arg("weights_of"));
+  m.def("orient", &orient<float>);
+  m.def("orient", &orient<double>);
+  m.def("read_cloud", &readCloud);
+  m.def("write_cloud", &writeCloud);
+  m.def("estimate_file", &estimateFile);
+  m.def("backend_available",
+        [](const std::string& name) { return pcl_dise::backendAvailable(pcl_dise::backendFromString(name)); });
+  m.def("native_instruction_set", &pcl_dise::nativeInstructionSet);
+  m.def("default_model_path", [](int k) { return pcl_dise::defaultModelPath(k); });
+}

@@ -1,0 +1,101 @@
+"""estimate_normals, Estimator and orient_normals against the C++ tools and known surfaces."""
+import subprocess
+
+import numpy as np
+import pytest
+
+import pcl_dise
+from conftest import angles_deg, sphere, wavy_surface
+
+
+def test_version():
+    assert pcl_dise.__version__.count(".") == 2
+
+
+def test_equals_dise_normals_bit_for_bit(bunny, dise_normals, tmp_path):
+    # The coordinates as text that reads back to the same doubles.
+    xyz = tmp_path / "bunny.xyz"
+    np.savetxt(xyz, bunny, fmt="%.17g")
+    for extra in ([], ["--k", "32"], ["--radius", "0.01", "--max-neighbors", "40"], ["--orient", "mst"]):
+        out = tmp_path / "out.pcd"
+        subprocess.run([str(dise_normals), str(xyz), str(out), *extra], check=True, capture_output=True)
+        written = pcl_dise.read_cloud(out)
+        expected = np.column_stack([written.fields[f"normal_{c}"] for c in "xyz"]).astype(np.float32)
+        options = {"k": 32} if "--k" in extra else {"radius": 0.01, "max_neighbors": 40} if "--radius" in extra else {}
+        if "--orient" in extra:
+            options["orient"] = "mst"
+        normals, curvature = pcl_dise.estimate_normals(bunny, return_curvature=True, **options)
+        assert normals.dtype == np.float32 and normals.shape == bunny.shape
+        np.testing.assert_array_equal(normals, expected)
+        np.testing.assert_array_equal(curvature, written.fields["curvature"].astype(np.float32))
+
+
+def test_float32_and_float64_agree(bunny):
+    a = pcl_dise.estimate_normals(bunny)
+    b = pcl_dise.estimate_normals(bunny.astype(np.float32))
+    np.testing.assert_array_equal(a, b)  # these coordinates are floats already
+
+
+def test_structured_and_strided_arrays(bunny):
+    expected = pcl_dise.estimate_normals(bunny)
+    pdal = np.zeros(len(bunny), dtype=[("X", "f8"), ("Y", "f8"), ("Z", "f8"), ("Intensity", "u2")])
+    for i, c in enumerate("XYZ"):
+        pdal[c] = bunny[:, i]
+    np.testing.assert_array_equal(pcl_dise.estimate_normals(pdal), expected)
+    np.testing.assert_array_equal(pcl_dise.estimate_normals(np.asfortranarray(bunny)), expected)
+    wide = np.zeros((len(bunny), 6))
+    wide[:, ::2] = bunny
+    np.testing.assert_array_equal(pcl_dise.estimate_normals(wide[:, ::2]), expected)
+
+
+def test_utm_offsets_give_the_normals_at_the_origin():
+    local = wavy_surface(20000, seed=1)
+    far = local + np.array([5e5, 5e6, 300.0])
+    a = pcl_dise.estimate_normals(local, orient="none")
+    b = pcl_dise.estimate_normals(far, orient="none")
+    angle = angles_deg(a, b)
+    assert np.median(angle) < 0.01
+    assert np.mean(angle < 0.5) >= 0.999
+
+
+def test_viewpoint_flip():
+    points = wavy_surface(3000)
+    up = pcl_dise.estimate_normals(points, viewpoint=(0, 0, 10))
+    down = pcl_dise.estimate_normals(points, viewpoint=(0, 0, -10))
+    assert np.all(up[:, 2] > 0) and np.all(down[:, 2] < 0)
+
+
+def test_consistent_orientation_of_a_sphere():
+    points, outward = sphere(5000)
+    normals = pcl_dise.estimate_normals(points, orient="closed")
+    assert np.mean(np.sum(normals * outward, axis=1) > 0) >= 0.99
+    scrambled = normals * np.where(np.random.default_rng(2).random(len(points)) < 0.5, -1, 1)[:, None]
+    oriented, report = pcl_dise.orient_normals(points, scrambled, closed=True, return_report=True)
+    assert np.mean(np.sum(oriented * outward, axis=1) > 0) >= 0.99
+    assert report["oriented"] == len(points)
+    seeded = pcl_dise.orient_normals(points, scrambled, seed=0)
+    assert np.sign(np.dot(seeded[0], scrambled[0])) > 0  # the seed keeps its sign
+
+
+def test_estimator_iterations_and_kernel_weights(bunny):
+    estimator = pcl_dise.Estimator(k=32, store_iterations=True)
+    assert estimator.model_path.endswith("dise_k32.safetensors")
+    result = estimator.compute(bunny, weights_of=[0, 5])
+    assert len(result.iterations) == 5  # PCA and four iterations
+    np.testing.assert_array_equal(result.iterations[-1], result.normals)
+    neighbours, weights = result.kernel_weights[1]
+    assert len(neighbours) == len(weights) > 0 and np.all(weights >= 0)
+    again = estimator.compute(bunny)  # reusable
+    np.testing.assert_array_equal(again.normals, result.normals)
+
+
+def test_pca_only_needs_no_model(bunny):
+    normals = pcl_dise.estimate_normals(bunny, iterations=0)
+    assert np.isfinite(normals).all()
+
+
+def test_progress_is_monotone_and_ends_at_one():
+    points = wavy_surface(50000)
+    seen = []
+    pcl_dise.estimate_normals(points, progress=seen.append)
+    assert seen and seen[-1] == 1.0 and all(a <= b for a, b in zip(seen, seen[1:]))

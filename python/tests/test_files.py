@@ -1,0 +1,102 @@
+"""read_cloud, write_cloud and estimate_normals_file: round trips, LAS records, tiles, progress."""
+import os
+
+import numpy as np
+import pytest
+
+import pcl_dise
+from conftest import REPO, wavy_surface
+
+LAS_SOURCE = REPO / "fuzz" / "corpus" / "las" / "v12_format1.las"
+
+
+@pytest.mark.parametrize("extension", [".pcd", ".ply", ".las", ".xyz"])
+def test_round_trip(tmp_path, extension):
+    points = wavy_surface(2000) + np.array([5e5, 5e6, 300.0])
+    normals, curvature = pcl_dise.estimate_normals(points, return_curvature=True)
+    path = tmp_path / ("cloud" + extension)
+    pcl_dise.write_cloud(path, points, normals, curvature)
+    cloud = pcl_dise.read_cloud(path)
+    tolerance = 1e-3 if extension == ".las" else 0.0  # LAS stores coordinates quantized (1 mm here)
+    np.testing.assert_allclose(cloud.points, points, rtol=0, atol=tolerance)
+    names = {".pcd": "normal_", ".ply": "normal_", ".las": "Normal", ".xyz": "n"}[extension]
+    axes = "XYZ" if extension == ".las" else "xyz"
+    read = np.column_stack([cloud.fields[names + c] for c in axes])
+    np.testing.assert_array_equal(read.astype(np.float32), normals)
+    assert cloud.format == extension[1:]
+
+
+def test_las_like_its_source_keeps_records_and_vlrs(tmp_path):
+    source = pcl_dise.read_cloud(LAS_SOURCE)
+    assert {"Intensity", "Classification", "GpsTime", "ReturnNumber"} <= set(source.fields)
+    normals = pcl_dise.estimate_normals(source.points, k=8, iterations=0)
+    out = tmp_path / "with_normals.las"
+    pcl_dise.write_cloud(out, source.points, normals, like=source)
+    written = pcl_dise.read_cloud(out)
+    np.testing.assert_array_equal(written.points, source.points)
+    for name, values in source.fields.items():
+        np.testing.assert_array_equal(written.fields[name], values)
+        assert written.fields[name].dtype == values.dtype
+    np.testing.assert_array_equal(np.column_stack([written.fields["Normal" + c] for c in "XYZ"]), normals)
+    # The source's VLRs travel with the records: every byte before the source's points reappears.
+    head = LAS_SOURCE.read_bytes()
+    vlrs_at, points_at = int.from_bytes(head[94:96], "little"), int.from_bytes(head[96:100], "little")
+    assert head[vlrs_at:points_at] in out.read_bytes()
+    with pytest.raises(ValueError):
+        pcl_dise.write_cloud(tmp_path / "moved.las", source.points + 1, normals, like=source)
+
+
+def test_pcd_fields_and_viewpoint():
+    cloud = pcl_dise.read_cloud(REPO / "data" / "clouds" / "bun0.pcd")
+    assert cloud.points.dtype == np.float64 and cloud.points.shape == (397, 3)
+    assert cloud.viewpoint.shape == (7,) and cloud.width == 397 and cloud.height == 1
+
+
+def test_estimate_normals_file_in_tiles_equals_in_memory(tmp_path):
+    points = wavy_surface(60000, seed=3)
+    source = tmp_path / "surface.ply"
+    pcl_dise.write_cloud(source, points, np.zeros_like(points, dtype=np.float32))
+    out = tmp_path / "tiles.ply"
+    seen = []
+    report = pcl_dise.estimate_normals_file(source, out, max_memory=150, k=32, progress=seen.append)
+    assert report["points"] == len(points) and report["tiles"] >= 1
+    assert seen[-1] == 1.0 and all(a <= b for a, b in zip(seen, seen[1:]))
+    tiled = pcl_dise.read_cloud(out)
+    expected = pcl_dise.estimate_normals(points, k=32)
+    np.testing.assert_array_equal(np.column_stack([tiled.fields["normal_" + c] for c in "xyz"]).astype(np.float32),
+                                  expected)
+    pcl_dise.estimate_normals_file(source, tmp_path / "oriented.xyz", k=32, orient="mst")
+    assert (tmp_path / "oriented.xyz").exists()
+
+
+def test_stopping_a_file_job_leaves_no_output(tmp_path):
+    points = wavy_surface(60000, seed=4)
+    source = tmp_path / "surface.ply"
+    pcl_dise.write_cloud(source, points, np.zeros_like(points, dtype=np.float32))
+
+    def stop(done):
+        if done > 0.3:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        pcl_dise.estimate_normals_file(source, tmp_path / "out.las", max_memory=120, progress=stop)
+    assert not any(p.name.startswith("out") for p in tmp_path.iterdir())
+
+
+def test_file_errors(tmp_path):
+    with pytest.raises(FileNotFoundError):
+        pcl_dise.read_cloud(tmp_path / "missing.las")
+    truncated = tmp_path / "truncated.las"
+    truncated.write_bytes(LAS_SOURCE.read_bytes()[:-7])
+    with pytest.raises(OSError, match="truncated.las"):
+        pcl_dise.read_cloud(truncated)
+    garbage = tmp_path / "garbage.pcd"
+    garbage.write_bytes(b"not a cloud")
+    with pytest.raises(OSError):
+        pcl_dise.read_cloud(garbage)
+    unknown = tmp_path / "x.unknown"
+    unknown.write_text("1 2 3\n")
+    with pytest.raises(OSError):
+        pcl_dise.read_cloud(unknown)
+    with pytest.raises(OSError):
+        pcl_dise.write_cloud(tmp_path / "no_dir" / "out.ply", np.zeros((3, 3)), np.zeros((3, 3)))

@@ -1,0 +1,319 @@
+// The fused DISE iteration on the GPU: one warp per point. Each lane holds up to R edges of the
+// neighbourhood in registers through all four stages (edge MLPs, neighbourhood means by warp
+// shuffles, point MLPs spread over the lanes), then the kernel softmax and the weighted plane
+// fit in double, with the eigensolver every backend shares.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+
+#include "device_array.cuh"
+#include "dise_cuda.h"
+#include "pcl_dise/core/edge_features.h"
+#include "pcl_dise/core/eigen3x3.h"
+#include "pcl_dise/core/network_shape.h"
+
+namespace pcl_dise {
+namespace cuda {
+namespace {
+
+constexpr int kWarpsPerBlock = 4;
+constexpr unsigned kFullMask = 0xffffffffu;
+
+// An MLP (Linear, ReLU, Linear) of the packed parameters, with its shape.
+template <int In, int Hidden, int Out>
+struct Mlp {
+  static constexpr int kSize = Hidden * (In + 1) + Out * (Hidden + 1);
+  const float* w1;  // Hidden x In
+  const float* b1;  // Hidden
+  const float* w2;  // Out x Hidden
+  const float* b2;  // Out
+  __device__ explicit Mlp(const float* p) : w1(p), b1(p + Hidden * In), w2(b1 + Hidden), b2(w2 + Out * Hidden) {}
+};
+using Layer1 = Mlp<kLayer1.in, kLayer1.hidden, kLayer1.out>;
+using LayerG = Mlp<kLayerG.in, kLayerG.hidden, kLayerG.out>;
+using Layer2 = Mlp<kLayer2.in, kLayer2.hidden, kLayer2.out>;
+using LayerG2 = Mlp<kLayerG2.in, kLayerG2.hidden, kLayerG2.out>;
+using Layer3 = Mlp<kLayer3.in, kLayer3.hidden, kLayer3.out>;
+using LayerG3 = Mlp<kLayerG3.in, kLayerG3.hidden, kLayerG3.out>;
+using Layer4 = Mlp<kLayer4.in, kLayer4.hidden, kLayer4.out>;
+constexpr int kLayer1At = 0, kLayerGAt = kLayer1At + Layer1::kSize, kLayer2At = kLayerGAt + LayerG::kSize,
+              kLayerG2At = kLayer2At + Layer2::kSize, kLayer3At = kLayerG2At + LayerG2::kSize,
+              kLayerG3At = kLayer3At + Layer3::kSize, kLayer4At = kLayerG3At + LayerG3::kSize;
+static_assert(kLayer4At + Layer4::kSize == kParameterCount, "packed parameter layout");
+
+template <typename T>
+__device__ T warpSum(T v) {
+  for (int offset = 16; offset > 0; offset >>= 1) v += __shfl_xor_sync(kFullMask, v, offset);
+  return v;
+}
+
+__device__ float warpMax(float v) {
+  for (int offset = 16; offset > 0; offset >>= 1) v = fmaxf(v, __shfl_xor_sync(kFullMask, v, offset));
+  return v;
+}
+
+// A point MLP with 32 hidden units, one per lane; every lane gets the whole output.
+template <int In, int Out>
+__device__ void pointMlp(const Mlp<In, 32, Out>& m, const float* in, float* out, int lane) {
+  float h = m.b1[lane];
+#pragma unroll
+  for (int i = 0; i < In; ++i) h = fmaf(m.w1[lane * In + i], in[i], h);
+  h = fmaxf(h, 0.f);
+#pragma unroll
+  for (int o = 0; o < Out; ++o) out[o] = warpSum(m.w2[o * 32 + lane] * h) + m.b2[o];
+}
+
+// An edge MLP whose first EdgeIn inputs are per edge and the rest per point, folded with the
+// first bias into hidden_bias: out = W2 relu(W1[:, :EdgeIn] x + hidden_bias) + b2.
+template <int EdgeIn, int In, int Out>
+__device__ void edgeMlp(const Mlp<In, 32, Out>& m, const float* hidden_bias, const float* x, float* out) {
+#pragma unroll
+  for (int o = 0; o < Out; ++o) out[o] = m.b2[o];
+  for (int j = 0; j < 32; ++j) {
+    float h = hidden_bias[j];
+#pragma unroll
+    for (int i = 0; i < EdgeIn; ++i) h = fmaf(m.w1[j * In + i], x[i], h);
+    h = fmaxf(h, 0.f);
+#pragma unroll
+    for (int o = 0; o < Out; ++o) out[o] = fmaf(m.w2[o * 32 + j], h, out[o]);
+  }
+}
+
+// hidden_bias[j] = b1[j] + W1[j, first .. first + 8) g over the warp's lanes (Hidden/32 each).
+template <int In, int Hidden, int Out>
+__device__ void foldPointInput(const Mlp<In, Hidden, Out>& m, int first, const float* g, float* hidden_bias, int lane) {
+  __syncwarp();
+  for (int j = lane; j < Hidden; j += 32) {
+    float h = m.b1[j];
+#pragma unroll
+    for (int i = 0; i < 8; ++i) h = fmaf(m.w1[j * In + first + i], g[i], h);
+    hidden_bias[j] = h;
+  }
+  __syncwarp();
+}
+
+template <int R>
+__global__ void __launch_bounds__(kWarpsPerBlock * 32)
+    iterationKernel(const float* __restrict__ parameters, const float* __restrict__ points, std::size_t num_points,
+                    float edge_scale, const std::int64_t* __restrict__ offsets,
+                    const std::int32_t* __restrict__ indices, const std::uint8_t* __restrict__ active,
+                    const float* __restrict__ prev_normals, const float* __restrict__ prev_weights,
+                    float* __restrict__ next_normals, float* __restrict__ next_weights, float* __restrict__ curvature) {
+  __shared__ float p[kParameterCount];
+  __shared__ float warp_bias[kWarpsPerBlock][64];
+  for (int t = threadIdx.x; t < kParameterCount; t += blockDim.x) p[t] = parameters[t];
+  __syncthreads();
+  const Layer1 layer1(p + kLayer1At);
+  const LayerG layerg(p + kLayerGAt);
+  const Layer2 layer2(p + kLayer2At);
+  const LayerG2 layerg2(p + kLayerG2At);
+  const Layer3 layer3(p + kLayer3At);
+  const LayerG3 layerg3(p + kLayerG3At);
+  const Layer4 layer4(p + kLayer4At);
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  float* hidden_bias = warp_bias[warp];
+
+  for (std::size_t i = std::size_t(blockIdx.x) * kWarpsPerBlock + warp; i < num_points;
+       i += std::size_t(gridDim.x) * kWarpsPerBlock) {
+    if (!active[i]) continue;  // the whole warp skips
+    const std::int64_t first = offsets[i];
+    const int k = static_cast<int>(offsets[i + 1] - first);
+    const float* pi = points + 3 * i;
+    const float ni[3] = {prev_normals[3 * i], prev_normals[3 * i + 1], prev_normals[3 * i + 2]};
+    const float inv_k = 1.f / static_cast<float>(k);
+
+    // Stage 1: edge features, e1 = layer1(x), g1 = layerg([mean e1, n_i]).
+    float x[R][8], e[R][16], mean[19];
+#pragma unroll
+    for (int c = 0; c < 16; ++c) mean[c] = 0.f;
+#pragma unroll
+    for (int r = 0; r < R; ++r) {
+      const int edge = lane + 32 * r;
+      if (edge >= k) continue;
+      const std::int32_t j = indices[first + edge];
+      edgeFeatures(pi, points + 3 * std::size_t(j), ni, prev_normals + 3 * std::size_t(j), edge_scale,
+                   prev_weights[first + edge], x[r]);
+      edgeMlp<8>(layer1, layer1.b1, x[r], e[r]);
+#pragma unroll
+      for (int c = 0; c < 16; ++c) mean[c] += e[r][c];
+    }
+#pragma unroll
+    for (int c = 0; c < 16; ++c) mean[c] = warpSum(mean[c]) * inv_k;
+    mean[16] = ni[0];
+    mean[17] = ni[1];
+    mean[18] = ni[2];
+    float g[12];
+    pointMlp(layerg, mean, g, lane);
+
+    // Stages 2 and 3: e <- layer([e, g]), g <- layerg(mean e).
+    auto edgeStage = [&](const auto& layer) {
+      foldPointInput(layer, 16, g, hidden_bias, lane);
+#pragma unroll
+      for (int c = 0; c < 16; ++c) mean[c] = 0.f;
+#pragma unroll
+      for (int r = 0; r < R; ++r) {
+        if (lane + 32 * r >= k) continue;
+        float next[16];
+        edgeMlp<16>(layer, hidden_bias, e[r], next);
+#pragma unroll
+        for (int c = 0; c < 16; ++c) {
+          e[r][c] = next[c];
+          mean[c] += next[c];
+        }
+      }
+#pragma unroll
+      for (int c = 0; c < 16; ++c) mean[c] = warpSum(mean[c]) * inv_k;
+    };
+    edgeStage(layer2);
+    pointMlp(layerg2, mean, g, lane);
+    edgeStage(layer3);
+    pointMlp(layerg3, mean, g, lane);  // g = (quaternion (4), theta (8))
+
+    // Stage 4: kernel logits from [e3, theta, R c], softmax over the neighbourhood.
+    float rot[3][3];
+    rotationFromQuaternion(g, rot);
+    foldPointInput(layer4, 16, g + 4, hidden_bias, lane);
+    float w[R], max_logit = -INFINITY;
+#pragma unroll
+    for (int r = 0; r < R; ++r) {
+      w[r] = -INFINITY;
+      if (lane + 32 * r >= k) continue;
+      float rc[3];
+      for (int a = 0; a < 3; ++a) rc[a] = rot[a][0] * x[r][0] + rot[a][1] * x[r][1] + rot[a][2] * x[r][2];
+      float logit = layer4.b2[0];
+      for (int j = 0; j < 64; ++j) {
+        const float* row = layer4.w1 + j * 27;
+        float h = hidden_bias[j];
+#pragma unroll
+        for (int c = 0; c < 16; ++c) h = fmaf(row[c], e[r][c], h);
+        h = fmaf(row[24], rc[0], fmaf(row[25], rc[1], fmaf(row[26], rc[2], h)));
+        logit = fmaf(layer4.w2[j], fmaxf(h, 0.f), logit);
+      }
+      w[r] = logit;
+      max_logit = fmaxf(max_logit, logit);
+    }
+    max_logit = warpMax(max_logit);
+    float total = 0.f;
+#pragma unroll
+    for (int r = 0; r < R; ++r) {
+      w[r] = lane + 32 * r < k ? __expf(w[r] - max_logit) : 0.f;
+      total += w[r];
+    }
+    total = warpSum(total);
+
+    // Weighted plane fit in double (centred two-pass sums, as fitPlane).
+    double sum_w = 0, m[3] = {0, 0, 0};
+#pragma unroll
+    for (int r = 0; r < R; ++r) {
+      const int edge = lane + 32 * r;
+      if (edge >= k) continue;
+      w[r] /= total;
+      next_weights[first + edge] = w[r];
+      const float* pj = points + 3 * std::size_t(indices[first + edge]);
+      sum_w += w[r];
+      for (int a = 0; a < 3; ++a) m[a] += double(w[r]) * (double(pj[a]) - double(pi[a]));
+    }
+    sum_w = warpSum(sum_w);
+    for (int a = 0; a < 3; ++a) m[a] = warpSum(m[a]) / sum_w;
+    SymMat3<double> cov{0, 0, 0, 0, 0, 0};
+#pragma unroll
+    for (int r = 0; r < R; ++r) {
+      const int edge = lane + 32 * r;
+      if (edge >= k) continue;
+      const float* pj = points + 3 * std::size_t(indices[first + edge]);
+      const double d[3] = {double(pj[0]) - pi[0] - m[0], double(pj[1]) - pi[1] - m[1], double(pj[2]) - pi[2] - m[2]};
+      addWeightedOuterProduct(cov, double(w[r]), d);
+    }
+    cov = {warpSum(cov.a00), warpSum(cov.a01), warpSum(cov.a02), warpSum(cov.a11), warpSum(cov.a12), warpSum(cov.a22)};
+    if (lane == 0) {
+      const double trace = cov.a00 + cov.a11 + cov.a22;
+      if (sum_w > 0 && trace > 0 && trace < 3.0e38) {
+        double n[3], c;
+        planeFromCovariance(cov, n, &c);
+        for (int a = 0; a < 3; ++a) next_normals[3 * i + a] = static_cast<float>(n[a]);
+        curvature[i] = static_cast<float>(c);
+      } else {  // a degenerate fit keeps the previous normal and curvature
+        for (int a = 0; a < 3; ++a) next_normals[3 * i + a] = ni[a];
+      }
+    }
+  }
+}
+
+template <int R>
+void launch(int blocks, const DeviceArray<float>& parameters, const Graph& graph, const DeviceArray<float>& points,
+            const DeviceArray<std::int64_t>& offsets, const DeviceArray<std::int32_t>& indices,
+            const DeviceArray<std::uint8_t>& active, const float* prev_normals, const float* prev_weights,
+            float* next_normals, float* next_weights, float* curvature) {
+  iterationKernel<R><<<blocks, kWarpsPerBlock * 32>>>(parameters.data, points.data, graph.num_points, graph.edge_scale,
+                                                      offsets.data, indices.data, active.data, prev_normals,
+                                                      prev_weights, next_normals, next_weights, curvature);
+}
+
+}  // namespace
+
+bool deviceAvailable() {
+  int count = 0;
+  return cudaGetDeviceCount(&count) == cudaSuccess && count > 0;
+}
+
+void runIterations(const float* parameters, const Graph& graph, int iterations, State& state,
+                   float* iteration_normals) {
+  const std::size_t m = graph.num_points;
+  if (m == 0 || iterations <= 0) return;
+  const std::size_t edges = static_cast<std::size_t>(graph.offsets[m]);
+  std::int64_t largest = 0;
+  for (std::size_t i = 0; i < m; ++i) largest = std::max(largest, graph.offsets[i + 1] - graph.offsets[i]);
+  if (largest > 1024)
+    throw std::runtime_error("cuda backend: a neighbourhood of " + std::to_string(largest) +
+                             " points; at most 1024 are supported (cap radius neighbourhoods)");
+  if (!deviceAvailable()) throw std::runtime_error("cuda backend: no CUDA device is available");
+
+  const DeviceArray<float> d_parameters(kParameterCount, parameters), d_points(3 * m, graph.points);
+  const DeviceArray<std::int64_t> d_offsets(m + 1, graph.offsets);
+  const DeviceArray<std::int32_t> d_indices(edges, graph.indices);
+  const DeviceArray<std::uint8_t> d_active(m, graph.active);
+  DeviceArray<float> normals_a(3 * m, state.normals), normals_b(3 * m, state.normals);
+  DeviceArray<float> weights_a(edges, state.weights), weights_b(edges, state.weights);
+  DeviceArray<float> d_curvature(m, state.curvature);
+
+  int device = 0, sms = 1;
+  check(cudaGetDevice(&device), "querying the device");
+  check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), "querying the device");
+  const int blocks = static_cast<int>(std::min<std::size_t>((m + kWarpsPerBlock - 1) / kWarpsPerBlock, 16u * sms));
+  float *prev_n = normals_a.data, *next_n = normals_b.data, *prev_w = weights_a.data, *next_w = weights_b.data;
+  for (int it = 0; it < iterations; ++it) {
+    auto run = [&](auto r) {
+      launch<decltype(r)::value>(blocks, d_parameters, graph, d_points, d_offsets, d_indices, d_active, prev_n, prev_w,
+                                 next_n, next_w, d_curvature.data);
+    };
+    if (largest <= 32)
+      run(std::integral_constant<int, 1>());
+    else if (largest <= 64)
+      run(std::integral_constant<int, 2>());
+    else if (largest <= 96)
+      run(std::integral_constant<int, 3>());
+    else if (largest <= 128)
+      run(std::integral_constant<int, 4>());
+    else if (largest <= 256)
+      run(std::integral_constant<int, 8>());
+    else
+      run(std::integral_constant<int, 32>());
+    check(cudaGetLastError(), "launching the iteration kernel");
+    std::swap(prev_n, next_n);
+    std::swap(prev_w, next_w);
+    if (iteration_normals) {
+      check(cudaMemcpy(iteration_normals + std::size_t(it) * 3 * m, prev_n, 3 * m * sizeof(float),
+                       cudaMemcpyDeviceToHost),
+            "copying from the device");
+    }
+  }
+  check(cudaDeviceSynchronize(), "running the iterations");
+  check(cudaMemcpy(state.normals, prev_n, 3 * m * sizeof(float), cudaMemcpyDeviceToHost), "copying from the device");
+  check(cudaMemcpy(state.weights, prev_w, edges * sizeof(float), cudaMemcpyDeviceToHost), "copying from the device");
+  d_curvature.download(state.curvature, m);
+}
+
+}  // namespace cuda
+}  // namespace pcl_dise

@@ -1,0 +1,155 @@
+#pragma once
+// k nearest neighbours on a uniform grid, for the GPU: the points sorted by cell, a query scans
+// rings of cells around its own until the k-th distance found is inside the covered ball. The
+// query runs in the CUDA kernel (one thread per point, grid_knn.cu) and, with the host build of
+// the grid below, on the CPU in the tests. Plain C++ where nvcc is absent.
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "pcl_dise/core/eigen3x3.h"  // PCL_DISE_HOST_DEVICE
+
+namespace pcl_dise {
+namespace cuda {
+
+/** The grid's geometry: cell c = (x + dims[0] * (y + dims[1] * z)) covers
+ *  origin + cell_size * [x, x+1) x [y, y+1) x [z, z+1); points outside clamp to the border cells. */
+struct GridShape {
+  float origin[3] = {0, 0, 0};
+  float cell_size = 1.f;
+  int dims[3] = {1, 1, 1};
+
+  std::int64_t numCells() const { return std::int64_t(dims[0]) * dims[1] * dims[2]; }
+
+  PCL_DISE_HOST_DEVICE int coordinate(float x, int axis) const {
+    const float cell = std::floor((x - origin[axis]) / cell_size);
+    return cell < 0.f ? 0 : (cell >= float(dims[axis]) ? dims[axis] - 1 : int(cell));
+  }
+
+  PCL_DISE_HOST_DEVICE std::int64_t cellOf(const float* p) const {
+    return coordinate(p[0], 0) +
+           std::int64_t(dims[0]) * (coordinate(p[1], 1) + std::int64_t(dims[1]) * coordinate(p[2], 2));
+  }
+};
+
+/** About one cell per point over the bounding box of points (M x 3, finite), at most
+ *  max_cells cells: surfaces then hold tens of points per occupied cell, volumes about one. */
+inline GridShape gridShapeFor(const float* points, std::size_t m, std::int64_t max_cells = std::int64_t(1) << 28) {
+  GridShape g;
+  if (m == 0) return g;
+  float lo[3] = {points[0], points[1], points[2]}, hi[3] = {points[0], points[1], points[2]};
+  for (std::size_t i = 0; i < m; ++i)
+    for (int a = 0; a < 3; ++a) {
+      lo[a] = std::min(lo[a], points[3 * i + a]);
+      hi[a] = std::max(hi[a], points[3 * i + a]);
+    }
+  const double extent[3] = {double(hi[0]) - lo[0], double(hi[1]) - lo[1], double(hi[2]) - lo[2]};
+  const double largest = std::max({extent[0], extent[1], extent[2]});
+  const double target = double(std::min<std::int64_t>(std::int64_t(m), max_cells));
+  // Cells of side h: prod(extent / h + 1) ~ target, found by bisection on h.
+  double h_lo = largest > 0 ? largest * 1e-7 : 1.0, h_hi = largest > 0 ? largest : 1.0;
+  for (int step = 0; step < 60; ++step) {
+    const double h = std::sqrt(h_lo * h_hi);
+    double cells = 1;
+    for (double e : extent) cells *= std::floor(e / h) + 1;
+    (cells > target ? h_lo : h_hi) = h;
+  }
+  g.cell_size = static_cast<float>(h_hi);
+  for (int a = 0; a < 3; ++a) {
+    g.origin[a] = lo[a];
+    g.dims[a] = static_cast<int>(std::floor(extent[a] / h_hi)) + 1;
+  }
+  return g;
+}
+
+/** A built grid (device or host arrays). cell_start: numCells + 1 entries, the points of cell c
+ *  are sorted_ids[cell_start[c] .. cell_start[c+1]); sorted_points: M x 3 in that order. */
+struct GridView {
+  GridShape shape;
+  const std::int32_t* cell_start;
+  const std::int32_t* sorted_ids;
+  const float* sorted_points;
+};
+
+/** The k nearest points of `query` (3 floats), nearest first, into ids / dist2 (k entries each);
+ *  returns how many were found (fewer than k only where the grid holds fewer points). Ties in
+ *  distance keep the smaller id first. */
+PCL_DISE_HOST_DEVICE int nearestInGrid(const GridView& grid, const float* query, int k, std::int32_t* ids,
+                                       float* dist2) {
+  if (k <= 0) return 0;
+  const GridShape& s = grid.shape;
+  const int cx = s.coordinate(query[0], 0), cy = s.coordinate(query[1], 1), cz = s.coordinate(query[2], 2);
+  // The ball around the query that rings 0..r cover: the distance to its own cell's nearest face
+  // plus r cells. A query outside the grid's box covers nothing beyond its rings.
+  float to_face = 3.4e38f;
+  for (int a = 0; a < 3; ++a) {
+    const int c = a == 0 ? cx : (a == 1 ? cy : cz);
+    const float lower = query[a] - (s.origin[a] + s.cell_size * float(c));
+    const float upper = s.origin[a] + s.cell_size * float(c + 1) - query[a];
+    to_face = std::fmin(to_face, std::fmin(lower, upper));
+  }
+  to_face = std::fmax(to_face, 0.f);
+  const int max_ring = std::max(std::max(s.dims[0], s.dims[1]), s.dims[2]);
+  int found = 0;
+  for (int r = 0; r <= max_ring; ++r) {
+    for (int dz = -r; dz <= r; ++dz) {
+      const int z = cz + dz;
+      if (z < 0 || z >= s.dims[2]) continue;
+      for (int dy = -r; dy <= r; ++dy) {
+        const int y = cy + dy;
+        if (y < 0 || y >= s.dims[1]) continue;
+        const bool inner = dz != r && dz != -r && dy != r && dy != -r;  // only x = +-r is on the ring
+        for (int dx = -r; dx <= r; dx += inner && r > 0 ? 2 * r : 1) {
+          const int x = cx + dx;
+          if (x < 0 || x >= s.dims[0]) continue;
+          const std::int64_t cell = x + std::int64_t(s.dims[0]) * (y + std::int64_t(s.dims[1]) * z);
+          for (std::int32_t p = grid.cell_start[cell]; p < grid.cell_start[cell + 1]; ++p) {
+            const float* q = grid.sorted_points + 3 * std::int64_t(p);
+            const float ex = q[0] - query[0], ey = q[1] - query[1], ez = q[2] - query[2];
+            const float d = ex * ex + ey * ey + ez * ez;
+            const std::int32_t id = grid.sorted_ids[p];
+            if (found == k && (d > dist2[k - 1] || (d == dist2[k - 1] && id > ids[k - 1]))) continue;
+            int slot = found < k ? found++ : k - 1;  // insertion into the sorted list
+            while (slot > 0 && (dist2[slot - 1] > d || (dist2[slot - 1] == d && ids[slot - 1] > id))) {
+              dist2[slot] = dist2[slot - 1];
+              ids[slot] = ids[slot - 1];
+              --slot;
+            }
+            dist2[slot] = d;
+            ids[slot] = id;
+          }
+        }
+      }
+    }
+    const float covered = to_face + s.cell_size * float(r);
+    if (found == k && dist2[k - 1] < covered * covered) break;
+  }
+  return found;
+}
+
+/** The grid built on the host (what grid_knn.cu builds on the device), for the tests. */
+struct HostGrid {
+  GridShape shape;
+  std::vector<std::int32_t> cell_start, sorted_ids;
+  std::vector<float> sorted_points;
+
+  HostGrid(const float* points, std::size_t m) : shape(gridShapeFor(points, m)) {
+    std::vector<std::int64_t> cell(m);
+    cell_start.assign(static_cast<std::size_t>(shape.numCells()) + 1, 0);
+    for (std::size_t i = 0; i < m; ++i) ++cell_start[(cell[i] = shape.cellOf(points + 3 * i)) + 1];
+    for (std::size_t c = 1; c < cell_start.size(); ++c) cell_start[c] += cell_start[c - 1];
+    std::vector<std::int32_t> next(cell_start.begin(), cell_start.end() - 1);
+    sorted_ids.resize(m);
+    for (std::size_t i = 0; i < m; ++i) sorted_ids[next[cell[i]]++] = static_cast<std::int32_t>(i);
+    sorted_points.resize(3 * m);
+    for (std::size_t p = 0; p < m; ++p)
+      std::copy_n(points + 3 * std::size_t(sorted_ids[p]), 3, sorted_points.data() + 3 * p);
+  }
+
+  GridView view() const { return {shape, cell_start.data(), sorted_ids.data(), sorted_points.data()}; }
+};
+
+}  // namespace cuda
+}  // namespace pcl_dise

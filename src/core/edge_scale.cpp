@@ -1,0 +1,40 @@
+#include "pcl_dise/core/edge_scale.h"
+
+#include <cmath>
+
+#include "pcl_dise/core/grid_search.h"
+
+namespace pcl_dise {
+
+namespace {
+constexpr std::size_t kEdgeScaleNeighbors = 17;  // 16 nearest plus the point itself
+}
+
+double edgeScaleTerm(const float* points, const Neighborhoods& knn, std::size_t i) {
+  double sum = 0.0;
+  const float* p = points + 3 * i;
+  for (const std::int32_t* j = knn.begin(i); j != knn.begin(i) + knn.size(i); ++j) {
+    const float* q = points + 3 * static_cast<std::size_t>(*j);
+    for (int c = 0; c < 3; ++c) sum += (double(q[c]) - p[c]) * (double(q[c]) - p[c]);
+  }
+  return sum;
+}
+
+float edgeScaleFromSum(const ExactSum& terms, std::size_t entries) {
+  const double values = static_cast<double>(entries) * 3.0;
+  const double stddev = values > 0 ? std::sqrt(terms.value() / values) : 0.0;
+  if (!(stddev > 0) || !std::isfinite(stddev)) return 1.f;
+  return static_cast<float>(0.2 / stddev);
+}
+
+float edgeScale(const float* points, const Neighborhoods& knn) {
+  ExactSum terms;
+  for (std::size_t i = 0; i < knn.numNodes(); ++i) terms.add(edgeScaleTerm(points, knn, i));
+  return edgeScaleFromSum(terms, knn.numEdges());
+}
+
+float edgeScale(const float* points, std::size_t num_points, int threads) {
+  return edgeScale(points, nearestNeighborGraph(points, num_points, kEdgeScaleNeighbors, threads));
+}
+
+}  // namespace pcl_dise

@@ -1,0 +1,67 @@
+#include "pcl_dise/core/forward.h"
+
+#include <cmath>
+#include <stdexcept>
+#include <utility>
+
+#include "backend_registry.h"
+#include "iteration_zero.h"
+
+namespace pcl_dise {
+
+std::string toString(Backend backend) {
+  switch (backend) {
+    case Backend::Native: return "native";
+    case Backend::Torch: return "torch";
+    case Backend::Cuda: return "cuda";
+  }
+  return "unknown";
+}
+
+Backend backendFromString(const std::string& name) {
+  if (name == "native") return Backend::Native;
+  if (name == "torch") return Backend::Torch;
+  if (name == "cuda") return Backend::Cuda;
+  throw std::invalid_argument("unknown backend '" + name + "' (expected native, torch or cuda)");
+}
+
+bool backendAvailable(Backend backend) {
+  const detail::BackendPlugin* plugin = detail::loadBackend(backend, nullptr);
+  return plugin && plugin->available();
+}
+
+ForwardResult runForward(const Model& model, const ForwardInput& input, const ForwardOptions& options,
+                         Backend backend) {
+  if (options.iterations < 0) throw std::invalid_argument("forward pass: iterations must be >= 0");
+  if (!(options.settle_degrees >= 0)) throw std::invalid_argument("forward pass: settle_degrees must be >= 0");
+  if (options.settle_degrees > 0 && backend != Backend::Native)
+    throw std::invalid_argument("forward pass: the adaptive mode (settle_degrees > 0) runs on the native backend only");
+  if (input.num_points > 0 && (input.points == nullptr || input.neighborhoods == nullptr))
+    throw std::invalid_argument("forward pass: points and neighbourhoods are required");
+  if (input.neighborhoods == nullptr) return {};
+  ForwardInput measured = input;
+  if (std::isnan(input.edge_scale))  // iteration 0 does not read it
+    measured.edge_scale = options.iterations > 0 ? edgeScale(input.points, input.num_points, options.threads) : 1.f;
+  detail::PreparedGraph graph = detail::prepareGraph(measured, options.threads);
+  const double stages = options.iterations + 1.0;
+  if (options.progress && !options.progress(1.0 / stages)) throw Cancelled();
+
+  ForwardResult result;
+  if (options.keep_iterations) result.iteration_normals.push_back(graph.normals);
+  if (options.iterations == 0) {
+    result.normals = std::move(graph.normals);
+    result.curvature = std::move(graph.curvature);
+    result.kernel_neighborhoods = std::move(graph.neighborhoods);
+    result.kernel_weights = std::move(graph.initial_weights);
+    return result;
+  }
+  std::string why;
+  const detail::BackendPlugin* plugin = detail::loadBackend(backend, &why);
+  if (!plugin) throw std::runtime_error(why + " (" + toString(backend) + " backend)");
+  plugin->run_iterations(model, graph, options, result);
+  if (options.progress && !options.progress(1.0)) throw Cancelled();
+  result.kernel_neighborhoods = std::move(graph.neighborhoods);
+  return result;
+}
+
+}  // namespace pcl_dise

@@ -1,0 +1,417 @@
+#include "pcl_dise/core/grid_search.h"
+
+#include <algorithm>
+#include <cfloat>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <stdexcept>
+#include <string>
+
+#include "group_by_key.h"
+#include "pcl_dise/core/forward.h"  // detail::resolveThreads
+
+namespace pcl_dise {
+
+namespace {
+
+constexpr float kInfinity = std::numeric_limits<float>::infinity();
+// Reach of the blocks batched queries start from: 5 x 5 x 5 cells, each 0.6 of the typical
+// k-th neighbour distance (forNearest) or half the radius (forRadius).
+constexpr int kBlockReach = 2;
+constexpr double kCellsPerKthDistance = 1.0 / 0.6;
+// At most this many cells per point: memory stays linear however the cloud is spread.
+constexpr double kMaxCellsPerPoint = 4.0;
+// Keys sorted by counting, for each key, the keys smaller than it (vectorises, no branches) up
+// to this many; std::sort beyond.
+constexpr std::size_t kRankSortLimit = 256;
+// The next query's first limit: the last k-th squared distance times this.
+constexpr float kHintGrowth = 1.15f;
+
+bool finite3(const float* p) { return std::isfinite(p[0]) && std::isfinite(p[1]) && std::isfinite(p[2]); }
+
+// (squared distance, index) as one integer: a non-negative float's bits order as the float, so
+// sorting keys sorts by distance with ties by index.
+std::uint64_t key(float dist2, std::int32_t id) {
+  std::uint32_t bits;
+  std::memcpy(&bits, &dist2, sizeof bits);
+  return (std::uint64_t(bits) << 32) | std::uint32_t(id);
+}
+std::int32_t keyId(std::uint64_t k) { return static_cast<std::int32_t>(std::uint32_t(k)); }
+float keyDist2(std::uint64_t k) {
+  const std::uint32_t bits = std::uint32_t(k >> 32);
+  float d;
+  std::memcpy(&d, &bits, sizeof d);
+  return d;
+}
+
+// The hot loops in the widest instruction set the processor has (chosen once, at load time).
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define PCL_DISE_VECTOR_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+#else
+#define PCL_DISE_VECTOR_CLONES
+#endif
+
+// The `wanted` smallest of keys[0, count) (distinct, count <= kRankSortLimit), in order, into
+// out: each key's rank is the number of keys below it. The ranks of a block of kRankBlock keys
+// stay in registers while every key is compared with them (no sums across lanes); the last
+// block is padded to fill its registers, and the padding's ranks are not used.
+constexpr std::size_t kRankBlock = 32;
+PCL_DISE_VECTOR_CLONES void rankSmallest(const std::uint64_t* keys, std::size_t count, std::size_t wanted,
+                                         std::uint64_t* out) {
+  std::uint64_t padded[kRankSortLimit + kRankBlock];
+  std::copy(keys, keys + count, padded);
+  std::fill(padded + count, padded + count + kRankBlock, ~std::uint64_t{0});
+  for (std::size_t first = 0; first < count; first += kRankBlock) {
+    const std::uint64_t* block = padded + first;
+    std::uint64_t rank[kRankBlock] = {};
+    for (std::size_t j = 0; j < count; ++j) {
+      const std::uint64_t k = keys[j];
+      for (std::size_t t = 0; t < kRankBlock; ++t) rank[t] += k < block[t];
+    }
+    for (std::size_t t = 0; t < kRankBlock && first + t < count; ++t)
+      if (rank[t] < wanted) out[rank[t]] = block[t];
+  }
+}
+
+void sortSmallest(std::uint64_t* keys, std::size_t count, std::size_t wanted, std::uint64_t* out) {
+  if (count > kRankSortLimit && wanted < count) {
+    std::nth_element(keys, keys + (wanted - 1), keys + count);
+    count = wanted;
+  }
+  if (count <= kRankSortLimit) {
+    rankSmallest(keys, count, wanted, out);
+  } else {
+    std::sort(keys, keys + count);
+    std::copy(keys, keys + wanted, out);
+  }
+}
+
+PCL_DISE_VECTOR_CLONES void squaredDistances(const float* query, const float* x, const float* y, const float* z,
+                                             std::size_t m, float* dist2) {
+  const float qx = query[0], qy = query[1], qz = query[2];
+  for (std::size_t j = 0; j < m; ++j) {
+    const float ex = x[j] - qx, ey = y[j] - qy, ez = z[j] - qz;
+    dist2[j] = ex * ex + ey * ey + ez * ez;
+  }
+}
+
+// The keys of the candidates closer than sqrt(limit2), compacted without branches; returns their number.
+PCL_DISE_VECTOR_CLONES std::size_t keysBelow(const float* dist2, const std::int32_t* ids, std::size_t m, float limit2,
+                                             std::uint64_t* keys) {
+  std::size_t count = 0;
+  for (std::size_t j = 0; j < m; ++j) {
+    keys[count] = key(dist2[j], ids[j]);
+    count += dist2[j] < limit2;
+  }
+  return count;
+}
+
+// The cell size that gives about `target` cells over a box of these extents.
+double cellSizeForCells(const double extent[3], double target) {
+  const double largest = std::max({extent[0], extent[1], extent[2]});
+  if (!(largest > 0)) return 1.0;
+  double lo = largest * 1e-7, hi = largest * 1.000001;
+  for (int step = 0; step < 60; ++step) {
+    const double h = std::sqrt(lo * hi);
+    double cells = 1;
+    for (int a = 0; a < 3; ++a) cells *= std::floor(extent[a] / h) + 1;
+    (cells > target ? lo : hi) = h;
+  }
+  return hi;
+}
+
+void bounds(const float* points, std::size_t n, float lo[3], float hi[3]) {
+  for (int a = 0; a < 3; ++a) lo[a] = hi[a] = n > 0 ? points[a] : 0.f;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (!finite3(points + 3 * i))
+      throw std::invalid_argument("GridSearch: point " + std::to_string(i) + " has a non-finite coordinate");
+    for (int a = 0; a < 3; ++a) {
+      lo[a] = std::min(lo[a], points[3 * i + a]);
+      hi[a] = std::max(hi[a], points[3 * i + a]);
+    }
+  }
+}
+
+}  // namespace
+
+struct GridSearch::Scratch {
+  std::vector<float> x, y, z, dist2, answer_dist2;
+  std::vector<std::int32_t> ids;
+  std::vector<std::uint64_t> keys, sorted;
+  float hint2 = 0;  // squared distance that held k neighbours for the last query of this block
+  void clear() {
+    hint2 = 0;
+    x.clear();
+    y.clear();
+    z.clear();
+    ids.clear();
+  }
+};
+
+GridSearch::GridSearch(const float* points, std::size_t num_points, float cell_size) {
+  if (num_points > std::size_t(std::numeric_limits<std::int32_t>::max()))
+    throw std::invalid_argument("GridSearch: more than 2^31 - 1 points");
+  float lo[3], hi[3];
+  bounds(points, num_points, lo, hi);
+  double extent[3], h = cell_size > 0 && std::isfinite(cell_size) ? cell_size : 1.0;
+  for (int a = 0; a < 3; ++a) extent[a] = double(hi[a]) - lo[a];
+  const double max_cells = std::max(64.0, kMaxCellsPerPoint * double(num_points));
+  auto cellsAt = [&](double size) {
+    double cells = 1;
+    for (int a = 0; a < 3; ++a) cells *= std::floor(extent[a] / size) + 1;
+    return cells;
+  };
+  if (cellsAt(h) > max_cells) h = std::max(h, cellSizeForCells(extent, max_cells));
+  while (cellsAt(h) > max_cells) h *= 1.01;
+  cell_size_ = static_cast<float>(h);
+  double largest_coordinate = 0;
+  for (int a = 0; a < 3; ++a) {
+    origin_[a] = lo[a];
+    dims_[a] = static_cast<int>(std::floor(extent[a] / cell_size_)) + 1;
+    largest_coordinate = std::max({largest_coordinate, std::fabs(double(lo[a])), std::fabs(double(hi[a]))});
+  }
+  // Rounding in a point's cell: a block's covered radius is cut by this much, so that a point
+  // that rounding put in the next cell is never taken for outside a radius it lies within.
+  margin_ = static_cast<float>(1e-6 * cell_size_ * (std::max({dims_[0], dims_[1], dims_[2]}) + 1) +
+                               8 * FLT_EPSILON * largest_coordinate);
+
+  const std::size_t cells = std::size_t(dims_[0]) * dims_[1] * dims_[2];
+  std::vector<std::int64_t> cell_of(num_points);
+  for (std::size_t i = 0; i < num_points; ++i) {
+    const float* p = points + 3 * i;
+    cell_of[i] = cellIndex(coordinate(p[0], 0), coordinate(p[1], 1), coordinate(p[2], 2));
+  }
+  detail::groupByKey(cell_of, cells, cell_start_, ids_);
+  x_.resize(num_points);
+  y_.resize(num_points);
+  z_.resize(num_points);
+  for (std::size_t s = 0; s < num_points; ++s) {
+    const float* p = points + 3 * std::size_t(ids_[s]);
+    x_[s] = p[0];
+    y_[s] = p[1];
+    z_[s] = p[2];
+  }
+}
+
+GridSearch GridSearch::forNearest(const float* points, std::size_t num_points, std::size_t k) {
+  float lo[3], hi[3];
+  bounds(points, num_points, lo, hi);
+  const double extent[3] = {double(hi[0]) - lo[0], double(hi[1]) - lo[1], double(hi[2]) - lo[2]};
+  // A first grid of about one cell per point measures the k-th neighbour distance on a sample.
+  GridSearch first(points, num_points, static_cast<float>(cellSizeForCells(extent, double(num_points))));
+  if (num_points == 0 || k == 0) return first;
+  const std::size_t samples = std::min<std::size_t>(num_points, 256);
+  std::vector<float> kth(samples);
+  Scratch scratch;
+  std::vector<std::int32_t> ids(std::min(k, num_points));
+  std::vector<float> dist2(ids.size());
+  for (std::size_t s = 0; s < samples; ++s) {
+    first.nearestGrowing(points + 3 * (s * num_points / samples), ids.size(), kBlockReach, scratch, ids.data(),
+                         dist2.data());
+    kth[s] = dist2.back();
+  }
+  std::nth_element(kth.begin(), kth.begin() + samples / 2, kth.end());
+  const double typical = std::sqrt(double(kth[samples / 2]));
+  if (!(typical > 0)) return first;  // most points coincide: keep the first grid
+  return GridSearch(points, num_points, static_cast<float>(typical / kCellsPerKthDistance));
+}
+
+GridSearch GridSearch::forRadius(const float* points, std::size_t num_points, float radius) {
+  if (!(radius > 0) || !std::isfinite(radius))
+    throw std::invalid_argument("GridSearch: the radius must be positive and finite");
+  return GridSearch(points, num_points, radius / kBlockReach);
+}
+
+std::int64_t GridSearch::cellIndex(int x, int y, int z) const {
+  return x + std::int64_t(dims_[0]) * (y + std::int64_t(dims_[1]) * z);
+}
+
+int GridSearch::coordinate(float v, int axis) const {
+  const float c = std::floor((v - origin_[axis]) / cell_size_);
+  return c < 0.f ? 0 : (c >= float(dims_[axis]) ? dims_[axis] - 1 : int(c));
+}
+
+void GridSearch::gather(const int cell[3], int reach, Scratch& s) const {
+  s.clear();
+  const int x0 = std::max(cell[0] - reach, 0), x1 = std::min(cell[0] + reach, dims_[0] - 1);
+  for (int z = std::max(cell[2] - reach, 0); z <= std::min(cell[2] + reach, dims_[2] - 1); ++z)
+    for (int y = std::max(cell[1] - reach, 0); y <= std::min(cell[1] + reach, dims_[1] - 1); ++y) {
+      // Cells x0..x1 of a row lie one after another in cell order.
+      const std::int32_t b = cell_start_[cellIndex(x0, y, z)], e = cell_start_[cellIndex(x1, y, z) + 1];
+      s.x.insert(s.x.end(), x_.begin() + b, x_.begin() + e);
+      s.y.insert(s.y.end(), y_.begin() + b, y_.begin() + e);
+      s.z.insert(s.z.end(), z_.begin() + b, z_.begin() + e);
+      s.ids.insert(s.ids.end(), ids_.begin() + b, ids_.begin() + e);
+    }
+}
+
+float GridSearch::coveredRadius(const float* query, const int cell[3], int reach) const {
+  float covered = kInfinity;
+  for (int a = 0; a < 3; ++a) {
+    if (cell[a] - reach > 0) covered = std::min(covered, query[a] - (origin_[a] + cell_size_ * float(cell[a] - reach)));
+    if (cell[a] + reach < dims_[a] - 1)
+      covered = std::min(covered, origin_[a] + cell_size_ * float(cell[a] + reach + 1) - query[a]);
+  }
+  return covered == kInfinity ? kInfinity : std::max(covered - margin_, 0.f);
+}
+
+void GridSearch::distances(const float* query, Scratch& s) const {
+  s.dist2.resize(s.ids.size());
+  squaredDistances(query, s.x.data(), s.y.data(), s.z.data(), s.ids.size(), s.dist2.data());
+}
+
+std::size_t GridSearch::keysBelow(float limit2, Scratch& s) const {
+  s.keys.resize(s.ids.size());
+  return pcl_dise::keysBelow(s.dist2.data(), s.ids.data(), s.ids.size(), limit2, s.keys.data());
+}
+
+bool GridSearch::selectNearest(const float* query, std::size_t k, float covered, Scratch& s, std::int32_t* out_ids,
+                               float* out_dist2) const {
+  distances(query, s);
+  const float covered2 = covered == kInfinity ? kInfinity : covered * covered;
+  // The previous query of the cell found its k-th neighbour at about the same distance: a limit
+  // a little beyond it leaves few keys to sort, and is proof enough where it holds k of them.
+  std::size_t count = 0;
+  if (s.hint2 > 0 && s.hint2 < covered2) count = keysBelow(s.hint2, s);
+  if (count < k) {
+    count = keysBelow(covered2, s);
+    if (covered == kInfinity) count = s.ids.size();  // the block holds every point
+    if (count < k) return false;
+  }
+  s.sorted.resize(k);
+  sortSmallest(s.keys.data(), count, k, s.sorted.data());
+  for (std::size_t j = 0; j < k; ++j) {
+    out_ids[j] = keyId(s.sorted[j]);
+    out_dist2[j] = keyDist2(s.sorted[j]);
+  }
+  s.hint2 = kHintGrowth * out_dist2[k - 1];
+  return true;
+}
+
+void GridSearch::nearestGrowing(const float* query, std::size_t k, int reach, Scratch& s, std::int32_t* out_ids,
+                                float* out_dist2) const {
+  const int cell[3] = {coordinate(query[0], 0), coordinate(query[1], 1), coordinate(query[2], 2)};
+  for (;; reach = reach < 4 ? reach + 1 : 2 * reach) {
+    gather(cell, reach, s);
+    if (selectNearest(query, k, coveredRadius(query, cell, reach), s, out_ids, out_dist2)) return;
+  }
+}
+
+int GridSearch::reachFor(float radius) const {
+  const double cells = std::ceil((double(radius) + margin_) / cell_size_);
+  return static_cast<int>(std::min<double>(std::max(cells, 1.0), std::max({dims_[0], dims_[1], dims_[2]})));
+}
+
+std::size_t GridSearch::selectWithin(const float* query, float radius2, std::size_t max_neighbors, Scratch& s) const {
+  distances(query, s);
+  const std::size_t count = keysBelow(radius2, s);
+  const std::size_t kept = max_neighbors > 0 ? std::min(count, max_neighbors) : count;
+  s.sorted.resize(kept);
+  if (kept > 0) sortSmallest(s.keys.data(), count, kept, s.sorted.data());
+  return kept;
+}
+
+namespace {
+// Squared radius as pcl::search::KdTree forms it (in double, then float).
+float squared(float radius) { return static_cast<float>(double(radius) * double(radius)); }
+}  // namespace
+
+void GridSearch::nearest(const float* query, std::size_t k, std::vector<std::int32_t>& ids,
+                         std::vector<float>& dist2) const {
+  const std::size_t count = finite3(query) ? std::min(k, size()) : 0;
+  ids.resize(count);
+  dist2.resize(count);
+  if (count == 0) return;
+  Scratch s;
+  nearestGrowing(query, count, kBlockReach, s, ids.data(), dist2.data());
+}
+
+void GridSearch::withinRadius(const float* query, float radius, std::size_t max_neighbors,
+                              std::vector<std::int32_t>& ids, std::vector<float>& dist2) const {
+  ids.clear();
+  dist2.clear();
+  if (!finite3(query) || !(radius > 0) || size() == 0) return;
+  Scratch s;
+  const int cell[3] = {coordinate(query[0], 0), coordinate(query[1], 1), coordinate(query[2], 2)};
+  gather(cell, reachFor(radius), s);
+  const std::size_t kept = selectWithin(query, squared(radius), max_neighbors, s);
+  for (std::size_t j = 0; j < kept; ++j) {
+    ids.push_back(keyId(s.sorted[j]));
+    dist2.push_back(keyDist2(s.sorted[j]));
+  }
+}
+
+template <typename Answer>
+void GridSearch::forEachQueryCell(const float* queries, std::size_t num_queries, int threads, int reach,
+                                  Answer answer) const {
+  // Queries grouped by their cell (counting sort): a cell's queries share one gathered block.
+  const std::size_t cells = cell_start_.size() - 1;
+  std::vector<std::int64_t> query_cell(num_queries, -1);
+  std::vector<std::int32_t> start(cells + 1, 0);
+  for (std::size_t q = 0; q < num_queries; ++q) {
+    const float* p = queries + 3 * q;
+    if (!finite3(p)) continue;
+    query_cell[q] = cellIndex(coordinate(p[0], 0), coordinate(p[1], 1), coordinate(p[2], 2));
+    ++start[query_cell[q] + 1];
+  }
+  for (std::size_t c = 1; c <= cells; ++c) start[c] += start[c - 1];
+  std::vector<std::int32_t> next(start.begin(), start.end() - 1), by_cell(start.back());
+  std::vector<std::int64_t> occupied;
+  for (std::size_t q = 0; q < num_queries; ++q)
+    if (query_cell[q] >= 0) by_cell[next[query_cell[q]]++] = static_cast<std::int32_t>(q);
+  for (std::size_t c = 0; c < cells; ++c)
+    if (start[c + 1] > start[c]) occupied.push_back(static_cast<std::int64_t>(c));
+#pragma omp parallel num_threads(detail::resolveThreads(threads))
+  {
+    Scratch s;
+#pragma omp for schedule(dynamic, 16)
+    for (std::int64_t o = 0; o < static_cast<std::int64_t>(occupied.size()); ++o) {
+      const std::int64_t c = occupied[o];
+      const int cell[3] = {int(c % dims_[0]), int((c / dims_[0]) % dims_[1]),
+                           int(c / (std::int64_t(dims_[0]) * dims_[1]))};
+      gather(cell, reach, s);
+      for (std::int32_t b = start[c]; b < start[c + 1]; ++b) answer(by_cell[b], cell, s);
+    }
+  }
+}
+
+Neighborhoods GridSearch::nearest(const float* queries, std::size_t num_queries, std::size_t k, int threads) const {
+  const std::size_t per_query = std::min(k, size());
+  Neighborhoods result;
+  result.offsets.resize(num_queries + 1);
+  for (std::size_t q = 0; q < num_queries; ++q)
+    result.offsets[q + 1] = result.offsets[q] + (finite3(queries + 3 * q) ? std::int64_t(per_query) : 0);
+  result.indices.resize(std::size_t(result.offsets.back()));
+  if (per_query == 0) return result;
+  forEachQueryCell(queries, num_queries, threads, kBlockReach, [&](std::int32_t q, const int cell[3], Scratch& s) {
+    const float* p = queries + 3 * std::size_t(q);
+    std::int32_t* out = result.indices.data() + result.offsets[q];
+    s.answer_dist2.resize(per_query);
+    if (!selectNearest(p, per_query, coveredRadius(p, cell, kBlockReach), s, out, s.answer_dist2.data())) {
+      Scratch own;  // the shared block stays gathered for the cell's next query
+      nearestGrowing(p, per_query, kBlockReach + 1, own, out, s.answer_dist2.data());
+    }
+  });
+  return result;
+}
+
+Neighborhoods GridSearch::withinRadius(const float* queries, std::size_t num_queries, float radius,
+                                       std::size_t max_neighbors, int threads) const {
+  std::vector<std::vector<std::int32_t>> rows(num_queries);
+  if (radius > 0 && size() > 0) {
+    const float radius2 = squared(radius);
+    forEachQueryCell(queries, num_queries, threads, reachFor(radius), [&](std::int32_t q, const int*, Scratch& s) {
+      const std::size_t kept = selectWithin(queries + 3 * std::size_t(q), radius2, max_neighbors, s);
+      rows[q].resize(kept);
+      for (std::size_t j = 0; j < kept; ++j) rows[q][j] = keyId(s.sorted[j]);
+    });
+  }
+  return Neighborhoods::fromRows(rows);
+}
+
+Neighborhoods nearestNeighborGraph(const float* points, std::size_t num_points, std::size_t k, int threads) {
+  return GridSearch::forNearest(points, num_points, k).nearest(points, num_points, k, threads);
+}
+
+}  // namespace pcl_dise

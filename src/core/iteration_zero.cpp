@@ -1,0 +1,112 @@
+// Iteration 0 and the neighbourhood rules shared by every backend (docs/algorithm.md): plain PCA
+// per point, and the pruning of points that cannot take part.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+
+#include "iteration_zero.h"
+#include "pcl_dise/core/plane_fit.h"
+#include "pcl_dise/core/spatial_order.h"
+#include "pcl_dise/core/threads.h"
+
+namespace pcl_dise {
+
+namespace detail {
+
+PreparedGraph prepareGraph(const ForwardInput& input, int threads) {
+  const Neighborhoods& full = *input.neighborhoods;
+  const std::size_t m = input.num_points;
+  if (full.numNodes() != m)
+    throw std::invalid_argument("forward pass: " + std::to_string(full.numNodes()) + " neighbourhoods for " +
+                                std::to_string(m) + " points");
+  if (full.offsets.empty() || full.offsets.front() != 0 ||
+      full.offsets.back() != static_cast<std::int64_t>(full.numEdges()))
+    throw std::invalid_argument("forward pass: neighbourhood offsets do not match the index array");
+  for (std::size_t i = 0; i < m; ++i)
+    if (full.offsets[i + 1] < full.offsets[i]) throw std::invalid_argument("forward pass: offsets decrease");
+  for (std::int32_t j : full.indices)
+    if (j < 0 || static_cast<std::size_t>(j) >= m)
+      throw std::invalid_argument("forward pass: neighbour index " + std::to_string(j) + " out of range [0, " +
+                                  std::to_string(m) + ")");
+  if (!std::isfinite(input.edge_scale) || !(input.edge_scale > 0))
+    throw std::invalid_argument("forward pass: edge scale must be finite and positive");
+
+  PreparedGraph g;
+  g.points = input.points;
+  g.last_iteration = input.last_iteration;
+  g.num_points = m;
+  g.edge_scale = input.edge_scale;
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  g.normals.assign(3 * m, nan);
+  g.curvature.assign(m, nan);
+  g.active.assign(m, 0);
+  if (input.visit_order) {
+    g.visit_order.assign(input.visit_order, input.visit_order + m);
+    std::vector<char> seen(m, 0);
+    for (const std::int32_t i : g.visit_order)
+      if (i < 0 || static_cast<std::size_t>(i) >= m || seen[i]++)
+        throw std::invalid_argument("forward pass: visit_order is not a permutation of the points");
+  } else {
+    g.visit_order = mortonOrder(input.points, m);
+  }
+
+  // Iteration 0: PCA over the full neighbourhoods, as pcl::NormalEstimation does.
+#pragma omp parallel for num_threads(resolveThreads(threads)) schedule(dynamic, 256)
+  for (std::int64_t t = 0; t < static_cast<std::int64_t>(m); ++t) {
+    const std::int64_t i = g.visit_order[t];
+    if (full.size(i) < 3) continue;
+    float normal[3], curvature;
+    if (fitPlane<double>(input.points, input.points + 3 * i, full.begin(i), nullptr, static_cast<int>(full.size(i)),
+                         normal, &curvature)) {
+      for (int c = 0; c < 3; ++c) g.normals[3 * i + c] = normal[c];
+      g.curvature[i] = curvature;
+      g.active[i] = 1;
+    }
+  }
+
+  // Points without a normal leave every neighbourhood; a neighbourhood that falls under 3 points
+  // loses its normal in turn, until nothing changes. (What survives does not depend on the order
+  // of removals, so each round decides on the last round's state, in parallel.)
+  std::vector<std::int64_t> kept_count(m, 0);
+  for (bool changed = true; changed;) {
+    changed = false;
+#pragma omp parallel for num_threads(resolveThreads(threads)) schedule(dynamic, 1024) reduction(|| : changed)
+    for (std::int64_t i = 0; i < static_cast<std::int64_t>(m); ++i) {
+      if (!g.active[i]) continue;
+      std::int64_t count = 0;
+      for (const std::int32_t* j = full.begin(i); j != full.begin(i) + full.size(i); ++j) count += g.active[*j];
+      kept_count[i] = count;
+      if (count < 3) changed = true;
+    }
+    if (changed)
+      for (std::size_t i = 0; i < m; ++i)
+        if (g.active[i] && kept_count[i] < 3) g.active[i] = 0;
+  }
+  g.neighborhoods.offsets.assign(m + 1, 0);
+  for (std::size_t i = 0; i < m; ++i)
+    g.neighborhoods.offsets[i + 1] = g.neighborhoods.offsets[i] + (g.active[i] ? kept_count[i] : 0);
+  g.neighborhoods.indices.resize(static_cast<std::size_t>(g.neighborhoods.offsets[m]));
+  g.initial_weights.resize(g.neighborhoods.indices.size());
+#pragma omp parallel for num_threads(resolveThreads(threads)) schedule(dynamic, 1024)
+  for (std::int64_t i = 0; i < static_cast<std::int64_t>(m); ++i) {
+    if (!g.active[i]) continue;
+    std::int32_t* kept = g.neighborhoods.indices.data() + g.neighborhoods.offsets[i];
+    for (const std::int32_t* j = full.begin(i); j != full.begin(i) + full.size(i); ++j)
+      if (g.active[*j]) *kept++ = *j;
+    const std::int64_t first = g.neighborhoods.offsets[i], count = g.neighborhoods.size(i);
+    std::fill_n(g.initial_weights.data() + first, count, count > 1 ? 1.f / static_cast<float>(count - 1) : 0.f);
+  }
+  return g;
+}
+
+void startingState(const PreparedGraph& g, std::vector<float>& normals, std::vector<float>& curvature) {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  normals = g.normals;
+  curvature = g.curvature;
+  for (std::size_t i = 0; i < g.num_points; ++i)
+    if (!g.active[i]) normals[3 * i] = normals[3 * i + 1] = normals[3 * i + 2] = curvature[i] = nan;
+}
+
+}  // namespace detail
+}  // namespace pcl_dise

@@ -1,0 +1,40 @@
+#pragma once
+// Internal: iteration 0 (plain PCA) and the pruning rules, the state every backend starts from,
+// built once by prepareGraph (called by runForward, forward.cpp).
+#include <cstdint>
+#include <vector>
+
+#include "pcl_dise/core/forward.h"
+
+namespace pcl_dise {
+namespace detail {
+
+/** Iteration 0 done, neighbourhoods pruned for the DISE iterations. */
+struct PreparedGraph {
+  const float* points = nullptr;                 // M x 3
+  std::size_t num_points = 0;                    // M
+  float edge_scale = 1.f;                        // s
+  Neighborhoods neighborhoods;                   // N(i) without points that have no normal; empty rows for those
+  std::vector<float> initial_weights;            // per entry of `neighborhoods`: 1 / (K_i - 1)
+  std::vector<float> normals;                    // M x 3, iteration 0 (PCA), NaN where none
+  std::vector<float> curvature;                  // M, iteration 0
+  std::vector<std::uint8_t> active;              // M, 1 where the DISE iterations compute a normal
+  std::vector<std::int32_t> visit_order;         // M, the points along a Morton curve (mortonOrder)
+  const std::uint8_t* last_iteration = nullptr;  // M or nullptr: ForwardInput::last_iteration
+};
+
+PreparedGraph prepareGraph(const ForwardInput& input, int threads);
+
+/** Where the DISE iterations start: iteration-0 normals (M x 3) and curvature (M), NaN for the
+ *  points that do not take part. */
+void startingState(const PreparedGraph& graph, std::vector<float>& normals, std::vector<float>& curvature);
+
+/** The DISE iterations of one backend: advance `graph`'s iteration-0 state by options.iterations
+ *  iterations and fill `result` (normals, curvature, kernel weights, iteration_normals[1..L]).
+ *  They take over graph.initial_weights' storage for the kernel weights. The optional backends'
+ *  versions register themselves (backend_registry.h). */
+void runNativeIterations(const Model& model, PreparedGraph& graph, const ForwardOptions& options,
+                         ForwardResult& result);
+
+}  // namespace detail
+}  // namespace pcl_dise

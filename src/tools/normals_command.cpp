@@ -1,0 +1,129 @@
+#include "normals_command.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <stdexcept>
+
+#include "pcl_dise/core/model.h"
+#include "pcl_dise/io/point_stream.h"
+
+namespace pcl_dise {
+namespace io {
+
+void Options::check() const {
+  if (k < 0 || radius < 0 || iterations < 0 || max_neighbors < 0 || max_memory < 0)
+    throw std::runtime_error("--k, --radius, --iterations, --max-neighbors and --max-memory must not be negative");
+  if (max_neighbors > 0 && radius <= 0) throw std::runtime_error("--max-neighbors needs --radius");
+  if (orient != "viewpoint" && orient != "mst" && orient != "closed" && orient != "none")
+    throw std::runtime_error("--orient expects viewpoint, mst, closed or none, got '" + orient + "'");
+  const std::string model_path = modelPath();
+  if (iterations > 0 && !std::ifstream(model_path).good()) throw std::runtime_error(missingModelHelp(model_path));
+}
+
+std::string Options::modelPath() const { return modelPathOrDefault(model, neighbors()); }
+
+void addNormalsOptions(CLI::App& app, Options& o) {
+  app.add_option("input", o.input, "input cloud (.pcd, .ply, .las, .xyz)")->required();
+  app.add_option("output", o.output, "output file (.pcd, .ply, .las, .normals)")->required();
+  app.add_option("--model", o.model,
+                 "model file (.safetensors; default: the shipped model for --k, k = 64 for --radius)");
+  auto* k = app.add_option("--k", o.k, "neighbours per point, the point itself not counted (default 64)");
+  auto* r = app.add_option("--radius", o.radius, "radius neighbourhoods instead of k nearest");
+  k->excludes(r);
+  app.add_option("--max-neighbors", o.max_neighbors, "with --radius: keep at most the nearest N points");
+  app.add_option("--iterations", o.iterations, "DISE iterations after the PCA (0: plain PCA)")->capture_default_str();
+  app.add_option("--settle", o.settle,
+                 "adaptive mode: a point stops iterating once its normal turns by less than this (degrees; 0: exact)")
+      ->capture_default_str();
+  app.add_option("--threads", o.threads, "threads (0: all)")->capture_default_str();
+  app.add_option("--viewpoint", o.viewpoint, "flip normals towards X,Y,Z (default: the cloud's sensor origin)");
+  app.add_option("--orient", o.orient,
+                 "viewpoint: flip each normal towards the viewpoint; mst: orient consistently along a minimum "
+                 "spanning tree (closed shapes face outward; seeded at --viewpoint or a PCD VIEWPOINT where one "
+                 "is given, else at the topmost point facing +z); closed: mst for clouds of closed shapes, then "
+                 "each point takes the side an outside grid shows it (holds under heavy noise; ray parity where "
+                 "walls are too thin for the grid; not for scans); none: the plane fit's own sign")
+      ->capture_default_str();
+  app.add_option("--backend", o.backend, "native, torch or cuda")->capture_default_str();
+  app.add_option("--max-memory", o.max_memory,
+                 "memory budget in MB: a cloud that does not fit is read, computed and written tile by tile, "
+                 "with the same normals (0: in memory)");
+  app.add_option("--tile-points", o.tile_points,
+                 "tiles of at most this many points, whatever the memory (0: from --max-memory)");
+  app.add_option("--scratch", o.scratch, "folder for the tiles' scratch files (default: the output's)");
+}
+
+std::string offsetText(const std::array<double, 3>& offset) {
+  std::ostringstream text;
+  text.precision(15);
+  text << offset[0] << ", " << offset[1] << ", " << offset[2];
+  return text.str();
+}
+
+std::array<double, 3> parseViewpoint(const std::string& text) {
+  std::array<double, 3> v;
+  char tail;
+  if (std::sscanf(text.c_str(), "%lf,%lf,%lf%c", &v[0], &v[1], &v[2], &tail) != 3)
+    throw std::runtime_error("--viewpoint expects X,Y,Z, got '" + text + "'");
+  return v;
+}
+
+bool fitsInMemory(const Options& o) {
+  if (o.max_memory <= 0) return true;
+  PointStream stream(o.input);
+  const std::size_t neighbors = o.radius > 0 ? std::max(o.max_neighbors, 64) : o.neighbors() + 1;
+  return double(stream.countPoints()) * bytesPerPointInMemory(neighbors) < o.max_memory * 1e6;
+}
+
+int runTiled(const Options& o, Collective& processes) {
+  using Clock = std::chrono::steady_clock;
+  if (o.settle > 0)
+    throw std::runtime_error("--settle (adaptive mode) does not work with tiles; leave out one of them");
+  if (o.backend != "native") throw std::runtime_error("tiles run on the native backend (--backend native)");
+  if (o.orient == "mst" || o.orient == "closed")
+    throw std::runtime_error("--orient " + o.orient +
+                             " orients the whole cloud at once and needs it in memory: raise --max-memory or leave "
+                             "out --tile-points");
+  OutOfCoreOptions options;
+  options.forward.neighbors = static_cast<std::size_t>(o.neighbors()) + 1;
+  options.forward.radius = static_cast<float>(o.radius);
+  options.forward.max_neighbors = static_cast<std::size_t>(o.max_neighbors);
+  options.forward.iterations = o.iterations;
+  options.forward.threads = static_cast<int>(o.threads);
+  if (o.tile_points > 0) options.forward.tile_points = o.tile_points;
+  options.memory_budget_mb = o.max_memory;
+  options.scratch_folder = o.scratch;
+  if (!o.viewpoint.empty()) options.has_viewpoint = true, options.viewpoint = parseViewpoint(o.viewpoint);
+  options.flip_towards_viewpoint = o.orient == "viewpoint";
+  const std::string model_path = o.modelPath();
+  const Model model = o.iterations > 0 ? loadModel(model_path) : Model();
+  const auto start = Clock::now();
+  const OutOfCoreReport report = estimateNormalsOutOfCore(model, o.input, o.output, options, processes);
+  const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  if (processes.rank() != 0) return 0;
+  std::cout << "dise_normals: " << report.points << " points from " << o.input << ", in tiles"
+            << (processes.size() > 1 ? " on " + std::to_string(processes.size()) + " processes" : std::string()) << "\n"
+            << (report.offset != std::array<double, 3>{0, 0, 0}
+                    ? "  coordinates relative to (" + offsetText(report.offset) + ")\n"
+                    : std::string())
+            << "  " << report.tiles.tiles << " tiles" << (processes.size() > 1 ? " on rank 0" : "") << " of at most "
+            << report.tile_points << " points, the largest with its halo " << report.tiles.largest_load << " points"
+            << "; halos grown again " << report.tiles.halo_growths << " times"
+            << (report.tiles.split_parts > 0 ? ", tiles halved " + std::to_string(report.tiles.split_parts) +
+                                                   " times (a halo outgrew the budget)"
+                                             : std::string())
+            << "\n"
+            << "  iterations: " << o.iterations << (o.iterations > 0 ? ", model: " + model_path : std::string()) << "\n"
+            << "  " << (report.points - report.missing) << " normals, " << report.missing
+            << " points without a normal (NaN)\n"
+            << "  time: " << seconds << " s (reading, tiling, search, estimation, writing)\n"
+            << "  wrote " << o.output << "\n";
+  return 0;
+}
+
+}  // namespace io
+}  // namespace pcl_dise

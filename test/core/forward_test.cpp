@@ -1,0 +1,296 @@
+// The PCL-free forward pass: backends against each other, pruning, edge scale, bad input.
+#include <cmath>
+#include <random>
+#include <thread>
+
+#include <gtest/gtest.h>
+
+#include "pcl_dise/core/forward.h"
+#include "test_support.h"
+
+namespace {
+
+using namespace pcl_dise;
+
+// Brute-force k nearest neighbours (the point itself first): the reference neighbourhoods.
+Neighborhoods bruteForceKnn(const std::vector<float>& points, int k_plus_self) {
+  const std::size_t m = points.size() / 3;
+  Neighborhoods nb;
+  for (std::size_t i = 0; i < m; ++i) {
+    std::vector<std::pair<float, std::int32_t>> d;
+    for (std::size_t j = 0; j < m; ++j) {
+      float s = 0;
+      for (int c = 0; c < 3; ++c)
+        s += (points[3 * i + c] - points[3 * j + c]) * (points[3 * i + c] - points[3 * j + c]);
+      d.emplace_back(j == i ? -1.f : s, static_cast<std::int32_t>(j));
+    }
+    std::sort(d.begin(), d.end());
+    std::vector<std::int32_t> row;
+    for (int e = 0; e < std::min<int>(k_plus_self, static_cast<int>(m)); ++e) row.push_back(d[e].second);
+    nb.append(row.data(), row.size());
+  }
+  return nb;
+}
+
+std::vector<float> flatten(const pcl::PointCloud<pcl::PointXYZ>& cloud) {
+  std::vector<float> p;
+  for (const auto& q : cloud) p.insert(p.end(), {q.x, q.y, q.z});
+  return p;
+}
+
+TEST(EdgeScale, HandComputed) {
+  // Two points one unit apart, each with itself and the other: mean |d|^2/3 over 4 entries = 2/12.
+  const std::vector<float> points = {0, 0, 0, 1, 0, 0};
+  const std::int32_t table[] = {0, 1, 1, 0};
+  const Neighborhoods nb = Neighborhoods::fromDense(table, 2, 2);
+  EXPECT_NEAR(edgeScale(points.data(), nb), 0.2 / std::sqrt(2.0 / 12.0), 1e-6);
+  const std::vector<float> same = {1, 1, 1, 1, 1, 1};
+  EXPECT_EQ(edgeScale(same.data(), nb), 1.f);  // no spread: a neutral scale instead of infinity
+}
+
+TEST(Forward, BackendsAgreeWithRandomWeights) {
+  if (!backendAvailable(Backend::Torch)) GTEST_SKIP() << "torch backend not built";
+  const auto cloud = test::boxCloud(1500);
+  const std::vector<float> points = flatten(*cloud);
+  const Neighborhoods nb = bruteForceKnn(points, 33);
+  ForwardInput in{points.data(), cloud->size(), &nb, edgeScale(points.data(), bruteForceKnn(points, 17))};
+  ForwardOptions opt;
+  opt.iterations = 4;
+  opt.keep_iterations = true;
+  for (unsigned seed : {1u, 2u}) {
+    const Model model = randomModel(seed);
+    const ForwardResult native = runForward(model, in, opt, Backend::Native);
+    const ForwardResult torch = runForward(model, in, opt, Backend::Torch);
+    ASSERT_EQ(native.iteration_normals.size(), 5u);
+    std::vector<double> errors;
+    for (std::size_t i = 0; i < cloud->size(); ++i)
+      errors.push_back(test::unorientedAngleDeg(&native.normals[3 * i], &torch.normals[3 * i]));
+    EXPECT_LT(test::percentile(errors, 99), 0.1);
+    for (std::size_t e = 0; e < native.kernel_weights.size(); ++e)
+      ASSERT_NEAR(native.kernel_weights[e], torch.kernel_weights[e], 1e-4);
+    for (std::size_t i = 0; i < cloud->size(); ++i) ASSERT_NEAR(native.curvature[i], torch.curvature[i], 1e-4);
+  }
+}
+
+TEST(Forward, ZeroThreadsMeansAllHardwareThreadsOnceLibTorchHasStarted) {
+  if (!backendAvailable(Backend::Torch)) GTEST_SKIP() << "torch backend not built";
+  // LibTorch, once started, may lower OpenMP's thread count to its own count of cores.
+  const auto cloud = test::boxCloud(200);
+  const std::vector<float> points = flatten(*cloud);
+  const Neighborhoods nb = bruteForceKnn(points, 17);
+  ForwardInput in{points.data(), cloud->size(), &nb, edgeScale(points.data(), nb)};
+  ForwardOptions opt;
+  opt.iterations = 1;
+  opt.threads = 0;
+  runForward(randomModel(3), in, opt, Backend::Torch);
+  EXPECT_EQ(detail::resolveThreads(0), static_cast<int>(std::thread::hardware_concurrency()));
+}
+
+TEST(Forward, TorchChunksDoNotChangeTheResult) {
+  if (!backendAvailable(Backend::Torch)) GTEST_SKIP() << "torch backend not built";
+  const auto cloud = test::boxCloud(900);
+  const std::vector<float> points = flatten(*cloud);
+  const Neighborhoods nb = bruteForceKnn(points, 17);
+  ForwardInput in{points.data(), cloud->size(), &nb, edgeScale(points.data(), nb)};
+  const Model model = randomModel(5);
+  ForwardOptions whole;
+  whole.iterations = 2;
+  whole.torch_chunk_points = 1 << 20;
+  const ForwardResult reference = runForward(model, in, whole, Backend::Torch);
+  for (int chunk : {1, 97}) {
+    ForwardOptions chunked = whole;
+    chunked.torch_chunk_points = chunk;
+    const ForwardResult result = runForward(model, in, chunked, Backend::Torch);
+    ASSERT_EQ(result.normals.size(), reference.normals.size());
+    for (std::size_t i = 0; i < result.normals.size(); ++i)
+      ASSERT_NEAR(result.normals[i], reference.normals[i], 1e-5) << "chunk " << chunk;
+    for (std::size_t e = 0; e < result.kernel_weights.size(); ++e)
+      ASSERT_NEAR(result.kernel_weights[e], reference.kernel_weights[e], 1e-6) << "chunk " << chunk;
+  }
+  ForwardOptions bad = whole;
+  bad.torch_chunk_points = 0;
+  EXPECT_THROW(runForward(model, in, bad, Backend::Torch), std::invalid_argument);
+}
+
+TEST(Forward, AdaptiveModeFreezesSettledPoints) {
+  const auto cloud = test::boxCloud(1200);
+  const std::vector<float> points = flatten(*cloud);
+  const Neighborhoods nb = bruteForceKnn(points, 17);
+  ForwardInput in{points.data(), cloud->size(), &nb, edgeScale(points.data(), nb)};
+  const Model model = randomModel(4);
+  ForwardOptions exact;
+  exact.iterations = 3;
+  exact.keep_iterations = true;
+  const ForwardResult reference = runForward(model, in, exact);
+  // 90 degrees: every point settles in iteration 1 and keeps that state.
+  ForwardOptions all_settle = exact;
+  all_settle.settle_degrees = 90;
+  const ForwardResult frozen = runForward(model, in, all_settle);
+  EXPECT_EQ(frozen.normals, reference.iteration_normals[1]);
+  // A tiny angle settles (almost) nothing: the exact result.
+  ForwardOptions tiny = exact;
+  tiny.settle_degrees = 1e-6;
+  const ForwardResult nearly = runForward(model, in, tiny);
+  std::vector<double> errors;
+  for (std::size_t i = 0; i < cloud->size(); ++i)
+    errors.push_back(test::unorientedAngleDeg(&nearly.normals[3 * i], &reference.normals[3 * i]));
+  EXPECT_LT(test::percentile(errors, 99), 1e-3);
+  // In between, some points settle and the result stays close to the exact one.
+  ForwardOptions some = exact;
+  some.settle_degrees = 2;
+  const ForwardResult adaptive = runForward(model, in, some);
+  errors.clear();
+  for (std::size_t i = 0; i < cloud->size(); ++i)
+    errors.push_back(test::unorientedAngleDeg(&adaptive.normals[3 * i], &reference.normals[3 * i]));
+  EXPECT_NE(adaptive.normals, reference.normals);
+  EXPECT_LT(test::percentile(errors, 50), 1.0);
+  // Native only, and never negative.
+  EXPECT_THROW(runForward(model, in, some, Backend::Torch), std::invalid_argument);
+  some.settle_degrees = -1;
+  EXPECT_THROW(runForward(model, in, some), std::invalid_argument);
+}
+
+TEST(Forward, KernelWeightsAreASoftmaxPerNeighbourhood) {
+  const auto cloud = test::sphereCloud(400);
+  const std::vector<float> points = flatten(*cloud);
+  const Neighborhoods nb = bruteForceKnn(points, 17);
+  ForwardInput in{points.data(), cloud->size(), &nb, edgeScale(points.data(), nb)};
+  ForwardOptions opt;
+  opt.iterations = 2;
+  const ForwardResult r = runForward(randomModel(3), in, opt);
+  for (std::size_t i = 0; i < cloud->size(); ++i) {
+    double sum = 0;
+    for (auto e = r.kernel_neighborhoods.offsets[i]; e < r.kernel_neighborhoods.offsets[i + 1]; ++e) {
+      EXPECT_GT(r.kernel_weights[e], 0.f);
+      sum += r.kernel_weights[e];
+    }
+    EXPECT_NEAR(sum, 1.0, 1e-5);
+    // A sphere's normal is radial.
+    EXPECT_LT(test::unorientedAngleDeg(&r.normals[3 * i], &points[3 * i]), 10.0);
+  }
+}
+
+TEST(Forward, PointsWithoutANormalLeaveOtherNeighbourhoods) {
+  // Nodes 0-4 form a planar patch; node 5 sees only itself and node 0 (too few points).
+  const std::vector<float> points = {0, 0, 0, 1, 0, 0, 0, 1, 0, 1, 1, 0, 0.5f, 0.5f, 0.1f, 5, 5, 5};
+  Neighborhoods nb;
+  for (int i = 0; i < 5; ++i) {
+    std::vector<std::int32_t> row = {i};
+    for (int j = 0; j < 6; ++j)
+      if (j != i) row.push_back(j);
+    nb.append(row.data(), row.size());
+  }
+  const std::int32_t lonely[] = {5, 0};
+  nb.append(lonely, 2);
+  ForwardInput in{points.data(), 6, &nb, 1.f};
+  ForwardOptions opt;
+  opt.iterations = 1;
+  const ForwardResult r = runForward(randomModel(1), in, opt);
+  EXPECT_TRUE(std::isnan(r.normals[15]) && std::isnan(r.curvature[5]));
+  for (int i = 0; i < 5; ++i) {
+    EXPECT_TRUE(std::isfinite(r.normals[3 * i]));
+    EXPECT_EQ(r.kernel_neighborhoods.size(i), 5);
+    for (auto e = r.kernel_neighborhoods.offsets[i]; e < r.kernel_neighborhoods.offsets[i + 1]; ++e)
+      EXPECT_NE(r.kernel_neighborhoods.indices[e], 5);
+  }
+  EXPECT_EQ(r.kernel_neighborhoods.size(5), 0);
+}
+
+TEST(Forward, CoincidentNeighbourhoodHasNoNormal) {
+  const std::vector<float> points = {1, 1, 1, 1, 1, 1, 1, 1, 1};
+  const std::int32_t table[] = {0, 1, 2, 1, 0, 2, 2, 0, 1};
+  const Neighborhoods nb = Neighborhoods::fromDense(table, 3, 3);
+  ForwardInput in{points.data(), 3, &nb, 1.f};
+  ForwardOptions opt;
+  opt.iterations = 0;
+  const ForwardResult r = runForward(Model{}, in, opt);
+  for (float v : r.normals) EXPECT_TRUE(std::isnan(v));
+}
+
+TEST(Forward, CollinearNeighbourhoodGetsAPerpendicularNormal) {
+  const std::vector<float> points = {0, 0, 0, 1, 1, 1, 2, 2, 2, 3, 3, 3};
+  const std::int32_t table[] = {0, 1, 2, 3, 1, 0, 2, 3, 2, 0, 1, 3, 3, 0, 1, 2};
+  const Neighborhoods nb = Neighborhoods::fromDense(table, 4, 4);
+  ForwardInput in{points.data(), 4, &nb, 1.f};
+  ForwardOptions opt;
+  opt.iterations = 2;
+  const ForwardResult r = runForward(randomModel(2), in, opt);
+  for (int i = 0; i < 4; ++i) {
+    const float* n = &r.normals[3 * i];
+    EXPECT_NEAR(n[0] + n[1] + n[2], 0.f, 1e-5f);
+    EXPECT_NEAR(n[0] * n[0] + n[1] * n[1] + n[2] * n[2], 1.f, 1e-5f);
+  }
+}
+
+TEST(Forward, MeasuresTheEdgeScaleWhereNotGiven) {
+  const auto cloud = test::boxCloud(600);
+  const std::vector<float> points = flatten(*cloud);
+  const Neighborhoods nb = bruteForceKnn(points, 20);
+  ForwardOptions opt;
+  opt.iterations = 2;
+  ForwardInput given{points.data(), cloud->size(), &nb, edgeScale(points.data(), bruteForceKnn(points, 17))};
+  ForwardInput measured = given;
+  measured.edge_scale = NAN;
+  EXPECT_EQ(runForward(randomModel(3), given, opt).normals, runForward(randomModel(3), measured, opt).normals);
+  given.edge_scale *= 2;  // the scale matters: a caller's value is used as given
+  EXPECT_NE(runForward(randomModel(3), given, opt).normals, runForward(randomModel(3), measured, opt).normals);
+}
+
+TEST(Forward, RejectsMalformedInput) {
+  const std::vector<float> points = {0, 0, 0, 1, 0, 0};
+  const std::int32_t table[] = {0, 7};
+  const Neighborhoods bad_index = Neighborhoods::fromDense(table, 2, 1);
+  EXPECT_THROW(runForward(Model{}, ForwardInput{points.data(), 2, &bad_index, 1.f}, ForwardOptions{}),
+               std::invalid_argument);
+  const Neighborhoods too_few = Neighborhoods::fromDense(table, 1, 1);
+  EXPECT_THROW(runForward(Model{}, ForwardInput{points.data(), 2, &too_few, 1.f}, ForwardOptions{}),
+               std::invalid_argument);
+  const std::int32_t ok[] = {0, 1};
+  const Neighborhoods good = Neighborhoods::fromDense(ok, 2, 1);
+  EXPECT_THROW(runForward(Model{}, ForwardInput{points.data(), 2, &good, INFINITY}, ForwardOptions{}),
+               std::invalid_argument);
+  EXPECT_THROW(runForward(Model{}, ForwardInput{points.data(), 2, &good, -1.f}, ForwardOptions{}),
+               std::invalid_argument);
+  ForwardOptions negative;
+  negative.iterations = -1;
+  EXPECT_THROW(runForward(Model{}, ForwardInput{points.data(), 2, &good, 1.f}, negative), std::invalid_argument);
+  EXPECT_THROW(backendFromString("opencl"), std::invalid_argument);
+  const std::int32_t twice[] = {1, 1};
+  ForwardInput repeated{points.data(), 2, &good, 1.f};
+  repeated.visit_order = twice;
+  EXPECT_THROW(runForward(Model{}, repeated, ForwardOptions{}), std::invalid_argument);
+}
+
+TEST(Forward, TheCallersVisitOrderGivesTheSameNormals) {
+  // The feature passes the Morton order its searches used; any order gives the same result, and
+  // every output comes back in point order (the native backend iterates in visit order).
+  std::vector<float> points;
+  for (int i = 0; i < 300; ++i) points.insert(points.end(), {0.07f * (i % 20), 0.05f * (i / 20), 0.01f * (i % 7)});
+  const Neighborhoods nb = bruteForceKnn(points, 17);
+  const Model model = randomModel(3);
+  ForwardOptions options;
+  options.keep_iterations = true;
+  const ForwardResult own = runForward(model, ForwardInput{points.data(), 300, &nb, 1.f}, options);
+  std::vector<std::int32_t> reversed(300);
+  for (int i = 0; i < 300; ++i) reversed[i] = 299 - i;
+  ForwardInput given{points.data(), 300, &nb, 1.f};
+  given.visit_order = reversed.data();
+  const ForwardResult other = runForward(model, given, options);
+  EXPECT_EQ(other.normals, own.normals);
+  EXPECT_EQ(other.curvature, own.curvature);
+  EXPECT_EQ(other.iteration_normals, own.iteration_normals);
+  EXPECT_EQ(other.kernel_weights, own.kernel_weights);
+  EXPECT_EQ(other.kernel_neighborhoods.indices, nb.indices);
+  EXPECT_EQ(other.kernel_neighborhoods.offsets, nb.offsets);
+  // The normals of the last iteration are the result's.
+  ASSERT_EQ(own.iteration_normals.size(), 5u);
+  EXPECT_EQ(own.iteration_normals.back(), own.normals);
+}
+
+TEST(Forward, EmptyInputGivesEmptyOutput) {
+  const Neighborhoods none;
+  const ForwardResult r = runForward(randomModel(1), ForwardInput{nullptr, 0, &none, 1.f}, ForwardOptions{});
+  EXPECT_TRUE(r.normals.empty());
+}
+
+}  // namespace
