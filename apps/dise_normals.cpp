@@ -12,6 +12,8 @@
 #include "orientation_command.h"
 #include "pcl_dise/feature/deep_iterative_normal_estimation.h"
 #include "pcl_dise/io/cloud_io.h"
+#include "progress_display.h"
+#include "run_report.h"
 
 namespace {
 
@@ -23,12 +25,16 @@ int run(const Options& o) {
   const std::string model = o.modelPath();
   if (o.tile_points > 0 || !fitsInMemory(o)) {
     Collective one_process;
-    return runTiled(o, one_process);
+    return runTiled(o, one_process, "dise_normals");
   }
 
+  const auto start = Clock::now();
+  pcl_dise::tools::ProgressDisplay display("dise_normals", o.quiet);
+  display.show("reading", 0.0);
   const pcl_dise::io::LocalCloud local = pcl_dise::io::readCloud(o.input);
   const auto& cloud = local.cloud;
   if (cloud->empty()) throw std::runtime_error("'" + o.input + "' holds no points");
+  const double read_seconds = std::chrono::duration<double>(Clock::now() - start).count();
 
   pcl::DeepIterativeNormalEstimation<pcl::PointXYZ, pcl::Normal> dise;
   dise.setInputCloud(cloud);
@@ -51,21 +57,33 @@ int run(const Options& o) {
   if (o.iterations > 0) {
     dise.setModel(std::make_shared<const pcl_dise::Model>(pcl_dise::loadModel(model)));
   }
+  dise.setProgressCallback(display.callback());
 
   pcl::PointCloud<pcl::Normal> normals;
-  const auto start = Clock::now();
+  const auto compute_start = Clock::now();
+  display.show("search", 0.0);
   dise.compute(normals);
+  if (dise.wasCancelled()) {
+    display.finish();
+    std::cerr << "dise_normals: stopped (Ctrl-C); no output written\n";
+    return 130;
+  }
   if (normals.size() != cloud->size()) throw std::runtime_error("normal estimation failed (see the message above)");
   OrientationChoice choice;
   choice.viewpoint = o.viewpoint;
   choice.threads = o.threads;
   choice.closed = o.orient == "closed";
   const bool consistent = o.orient == "mst" || o.orient == "closed";
+  if (consistent) display.show("orientation", 1.0);
   const std::string orientation = consistent ? orientConsistently(local, choice, normals) : std::string();
-  const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  const double seconds = std::chrono::duration<double>(Clock::now() - compute_start).count();
   std::size_t missing = 0;
   for (const auto& n : normals) missing += !std::isfinite(n.normal_x);
+  display.show("writing", 1.0);
+  const auto write_start = Clock::now();
   pcl_dise::io::writeNormals(o.output, local, normals);
+  const double write_seconds = std::chrono::duration<double>(Clock::now() - write_start).count();
+  display.finish();
 
   std::cout << "dise_normals: " << cloud->size() << " points from " << o.input << "\n"
             << (local.hasOffset() ? "  coordinates relative to (" + offsetText(local.offset) +
@@ -81,6 +99,20 @@ int run(const Options& o) {
             << orientation << "  time: " << seconds << " s (search + estimation"
             << (orientation.empty() ? "" : " + orientation") << ")\n"
             << "  wrote " << o.output << "\n";
+  nlohmann::json json;
+  json["input"] = o.input;
+  json["output"] = o.output;
+  json["settings"] = settingsJson(o);
+  json["model"] = o.iterations > 0 ? model : "";
+  json["points"] = cloud->size();
+  json["normals"] = cloud->size() - missing;
+  json["without_normal"] = missing;
+  json["offset"] = local.offset;
+  json["seconds"] = {{"reading", read_seconds},
+                     {"estimation", seconds},
+                     {"writing", write_seconds},
+                     {"total", std::chrono::duration<double>(Clock::now() - start).count()}};
+  pcl_dise::tools::writeRunReport(o.report, "dise_normals", json);
   return 0;
 }
 

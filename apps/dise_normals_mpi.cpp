@@ -61,7 +61,7 @@ int main(int argc, char** argv) {
   try {
     o.check();
     if (o.tile_points == 0 && o.max_memory <= 0) o.tile_points = 1000000;
-    const int code = pcl_dise::io::runTiled(o, processes);
+    const int code = pcl_dise::io::runTiled(o, processes, "dise_normals_mpi");
     MPI_Finalize();
     return code;
   } catch (const std::exception& e) {

@@ -8,27 +8,49 @@
 
 #include "orientation_command.h"
 #include "pcl_dise/io/cloud_io.h"
+#include "progress_display.h"
+#include "run_report.h"
 
 namespace {
 
 using namespace pcl_dise::io;
 
 struct Arguments {
-  std::string input, normals, output;
+  std::string input, normals, output, report;
   OrientationChoice choice;
+  bool quiet = false;
 };
 
 int run(const Arguments& a) {
+  const auto begin = std::chrono::steady_clock::now();
+  pcl_dise::tools::ProgressDisplay display("dise_orient", a.quiet);
+  display.show("reading", 0.0);
   const LocalCloud local = readCloud(a.input);
   pcl::PointCloud<pcl::Normal>::Ptr normals = readNormals(a.normals);
+  display.show("orientation", 0.5);
   const auto start = std::chrono::steady_clock::now();
-  const std::string report = orientConsistently(local, a.choice, *normals);
+  const std::string text = orientConsistently(local, a.choice, *normals);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  display.show("writing", 1.0);
   writeNormals(a.output, local, *normals);
+  display.finish();
   std::cout << "dise_orient: " << local.cloud->size() << " points from " << a.input << ", normals from " << a.normals
             << "\n"
-            << report << "  time: " << seconds << " s (orientation)\n"
+            << text << "  time: " << seconds << " s (orientation)\n"
             << "  wrote " << a.output << "\n";
+  nlohmann::json report;
+  report["input"] = a.input;
+  report["normals"] = a.normals;
+  report["output"] = a.output;
+  report["points"] = local.cloud->size();
+  report["settings"] = {{"k", a.choice.neighbors},
+                        {"viewpoint", a.choice.viewpoint},
+                        {"seed", a.choice.seed},
+                        {"closed", a.choice.closed},
+                        {"threads", a.choice.threads}};
+  report["seconds"] = {{"orientation", seconds},
+                       {"total", std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count()}};
+  pcl_dise::tools::writeRunReport(a.report, "dise_orient", report);
   return 0;
 }
 
@@ -53,6 +75,8 @@ int main(int argc, char** argv) {
                "shows it (holds under heavy noise; ray parity where walls are too thin for the grid); not for "
                "scans or other open surfaces");
   app.add_option("--threads", a.choice.threads, "threads (0: all)")->capture_default_str();
+  app.add_flag("--quiet", a.quiet, "no progress lines (stderr)");
+  app.add_option("--report", a.report, "also write the summary as JSON to this file");
   CLI11_PARSE(app, argc, argv);
   std::signal(SIGXFSZ, SIG_IGN);
   try {

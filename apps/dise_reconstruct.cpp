@@ -14,6 +14,8 @@
 #include "orientation_command.h"
 #include "pcl_dise/feature/deep_iterative_normal_estimation.h"
 #include "pcl_dise/io/cloud_io.h"
+#include "progress_display.h"
+#include "run_report.h"
 #include "surface/poisson_mesh.h"
 
 namespace {
@@ -22,7 +24,8 @@ using namespace pcl_dise::io;
 using Clock = std::chrono::steady_clock;
 
 struct Arguments {
-  std::string input, output, model, compare_pca, viewpoint, reference;
+  std::string input, output, model, compare_pca, viewpoint, reference, report;
+  bool quiet = false;
   int k = 64, iterations = 4;
   bool closed = false;
   pcl_dise::surface::PoissonOptions poisson;
@@ -32,7 +35,9 @@ struct Arguments {
 double secondsSince(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
 
 // Normals by DISE (iterations 0: PCA), oriented consistently, as the points Poisson reads.
-pcl::PointCloud<pcl::PointNormal>::Ptr orientedNormals(const LocalCloud& local, const Arguments& a, int iterations) {
+pcl::PointCloud<pcl::PointNormal>::Ptr orientedNormals(const LocalCloud& local, const Arguments& a, int iterations,
+                                                       pcl_dise::tools::ProgressDisplay& display,
+                                                       const std::string& name) {
   pcl::DeepIterativeNormalEstimation<pcl::PointXYZ, pcl::Normal> estimation;
   estimation.setInputCloud(local.cloud);
   estimation.setKSearch(a.k);
@@ -43,14 +48,24 @@ pcl::PointCloud<pcl::PointNormal>::Ptr orientedNormals(const LocalCloud& local, 
     estimation.setModel(
         std::make_shared<const pcl_dise::Model>(pcl_dise::loadModel(pcl_dise::modelPathOrDefault(a.model, a.k))));
   pcl::PointCloud<pcl::Normal> normals;
+  const std::string stage = name + " normals";
+  estimation.setProgressCallback([&](const pcl_dise::Progress& p) {
+    pcl_dise::Progress q = p;
+    q.stage = stage.c_str();
+    return display.callback()(q);
+  });
   estimation.compute(normals);
+  if (estimation.wasCancelled()) throw pcl_dise::Cancelled();
   if (normals.size() != local.cloud->size())
     throw std::runtime_error("normal estimation failed (see the message above)");
   OrientationChoice choice;
   choice.viewpoint = a.viewpoint;
   choice.threads = a.poisson.threads;
   choice.closed = a.closed;
-  std::cout << orientConsistently(local, choice, normals);
+  display.show((name + " orientation").c_str(), 1.0);
+  const std::string orientation = orientConsistently(local, choice, normals);
+  display.finish();
+  std::cout << orientation;
   auto points = pcl::make_shared<pcl::PointCloud<pcl::PointNormal>>();
   for (std::size_t i = 0; i < normals.size(); ++i) {
     if (!pcl::isFinite(normals[i]) || !pcl::isFinite((*local.cloud)[i])) continue;
@@ -64,11 +79,26 @@ pcl::PointCloud<pcl::PointNormal>::Ptr orientedNormals(const LocalCloud& local, 
 
 // `surface`: the points the mesh is measured against (the input, or --reference).
 pcl::PolygonMesh reconstruct(const LocalCloud& local, const pcl::PointCloud<pcl::PointXYZ>& surface, const Arguments& a,
-                             int iterations, const std::string& name) {
+                             int iterations, const std::string& name, pcl_dise::tools::ProgressDisplay& display,
+                             nlohmann::json& report) {
   const auto start = Clock::now();
-  const auto points = orientedNormals(local, a, iterations);
-  const pcl::PolygonMesh mesh = pcl_dise::surface::reconstructPoisson(points, a.poisson);
+  const auto points = orientedNormals(local, a, iterations, display, name);
+  display.show((name + " Poisson").c_str(), 1.0);
+  std::size_t diagnostics = 0;
+  const pcl::PolygonMesh mesh = pcl_dise::surface::reconstructPoisson(points, a.poisson, &diagnostics);
+  display.show((name + " fit").c_str(), 1.0);
   const pcl_dise::surface::MeshFit fit = pcl_dise::surface::measureFit(mesh, surface, a.poisson.threads);
+  display.finish();
+  if (diagnostics > 0)
+    std::cout << "  " << name << ": PCL's Poisson printed " << diagnostics
+              << " diagnostic lines (\"Vertex pair not in list\": iso-surface edges it could not pair, usual on "
+                 "noisy clouds), not shown\n";
+  report[name] = {{"vertices", fit.vertices},
+                  {"faces", fit.faces},
+                  {"vertex_to_points", fit.vertex_to_points},
+                  {"points_to_vertex", fit.points_to_vertex},
+                  {"poisson_diagnostics", diagnostics},
+                  {"seconds", secondsSince(start)}};
   std::cout << "  " << name << ": " << fit.vertices << " vertices, " << fit.faces << " faces; mean distance "
             << 100 * fit.vertex_to_points << "% of the diagonal from a vertex to the "
             << (a.reference.empty() ? "input" : "reference") << " points, " << 100 * fit.points_to_vertex
@@ -114,15 +144,37 @@ int run(const Arguments& a) {
   const LocalCloud local = readCloud(a.input);
   if (local.cloud->empty()) throw std::runtime_error("'" + a.input + "' holds no points");
   std::cout << "dise_reconstruct: " << local.cloud->size() << " points from " << a.input << "\n";
+  pcl_dise::tools::ProgressDisplay display("dise_reconstruct", a.quiet);
+  nlohmann::json report;
   const LocalCloud reference = a.reference.empty() ? local : readCloud(a.reference);
   if (reference.offset != local.offset)
     throw std::runtime_error("--reference '" + a.reference + "' lies in another frame than the input (offset " +
                              offsetText(reference.offset) + " against " + offsetText(local.offset) + ")");
-  const pcl::PolygonMesh mesh = reconstruct(local, *reference.cloud, a, a.iterations, "DISE");
-  writeMesh(a.output, mesh);
-  if (!a.compare_pca.empty()) renderSideBySide(reconstruct(local, *reference.cloud, a, 0, "PCA"), mesh, a);
+  pcl::PolygonMesh mesh;
+  try {
+    mesh = reconstruct(local, *reference.cloud, a, a.iterations, "DISE", display, report);
+    writeMesh(a.output, mesh);
+    if (!a.compare_pca.empty())
+      renderSideBySide(reconstruct(local, *reference.cloud, a, 0, "PCA", display, report), mesh, a);
+  } catch (const pcl_dise::Cancelled&) {
+    display.finish();
+    std::cerr << "dise_reconstruct: stopped (Ctrl-C)\n";
+    return 130;
+  }
   std::cout << "  wrote " << a.output << (a.compare_pca.empty() ? "" : " and " + a.compare_pca) << " ("
             << secondsSince(start) << " s)\n";
+  report["input"] = a.input;
+  report["output"] = a.output;
+  report["points"] = local.cloud->size();
+  report["settings"] = {{"k", a.k},
+                        {"iterations", a.iterations},
+                        {"closed", a.closed},
+                        {"depth", a.poisson.depth},
+                        {"trim", a.poisson.trim},
+                        {"viewpoint", a.viewpoint}};
+  report["model"] = a.iterations > 0 ? pcl_dise::modelPathOrDefault(a.model, a.k) : "";
+  report["seconds"] = {{"total", secondsSince(start)}};
+  pcl_dise::tools::writeRunReport(a.report, "dise_reconstruct", report);
   return 0;
 }
 
@@ -158,6 +210,8 @@ int main(int argc, char** argv) {
   app.add_option("--width", a.width, "picture width")->capture_default_str();
   app.add_option("--height", a.height, "picture height")->capture_default_str();
   app.add_option("--threads", a.poisson.threads, "threads (0: all)")->capture_default_str();
+  app.add_flag("--quiet", a.quiet, "no progress lines (stderr)");
+  app.add_option("--report", a.report, "also write the summary as JSON to this file");
   CLI11_PARSE(app, argc, argv);
   std::signal(SIGXFSZ, SIG_IGN);
   try {

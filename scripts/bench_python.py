@@ -64,7 +64,7 @@ def main():
     import pcl_dise
 
     tool = os.path.join(args.build, "apps", "dise_normals")
-    xyz_files = sorted(f for f in glob.glob(os.path.join(args.val, "*.xyz")) if "_" not in os.path.basename(f))
+    xyz_files = sorted(f for f in glob.glob(os.path.join(args.val, "*.xyz")) if "ddist" not in f)
     if not xyz_files:
         sys.exit(f"no validation clouds in {args.val} (docs/models.md says how to make them)")
 

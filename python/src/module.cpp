@@ -37,7 +37,7 @@ class PythonProgress {
   explicit PythonProgress(py::object callback) : callback_(std::move(callback)) {}
 
   pcl_dise::ProgressCallback function() {
-    return [this](double done) {
+    return [this](const pcl_dise::Progress& progress) {
       py::gil_scoped_acquire gil;
       if (PyErr_CheckSignals() != 0) {
         error_ = std::make_shared<py::error_already_set>();
@@ -45,7 +45,7 @@ class PythonProgress {
       }
       if (callback_.is_none()) return true;
       try {
-        callback_(done);
+        callback_(progress.done);
       } catch (py::error_already_set& e) {
         error_ = std::make_shared<py::error_already_set>(std::move(e));
         return false;

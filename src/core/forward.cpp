@@ -44,7 +44,8 @@ ForwardResult runForward(const Model& model, const ForwardInput& input, const Fo
     measured.edge_scale = options.iterations > 0 ? edgeScale(input.points, input.num_points, options.threads) : 1.f;
   detail::PreparedGraph graph = detail::prepareGraph(measured, options.threads);
   const double stages = options.iterations + 1.0;
-  if (options.progress && !options.progress(1.0 / stages)) throw Cancelled();
+  if (options.progress && !options.progress({1.0 / stages, "iterations", 0, std::uint64_t(options.iterations)}))
+    throw Cancelled();
 
   ForwardResult result;
   if (options.keep_iterations) result.iteration_normals.push_back(graph.normals);
@@ -59,7 +60,9 @@ ForwardResult runForward(const Model& model, const ForwardInput& input, const Fo
   const detail::BackendPlugin* plugin = detail::loadBackend(backend, &why);
   if (!plugin) throw std::runtime_error(why + " (" + toString(backend) + " backend)");
   plugin->run_iterations(model, graph, options, result);
-  if (options.progress && !options.progress(1.0)) throw Cancelled();
+  if (options.progress &&
+      !options.progress({1.0, "iterations", std::uint64_t(options.iterations), std::uint64_t(options.iterations)}))
+    throw Cancelled();
   result.kernel_neighborhoods = std::move(graph.neighborhoods);
   return result;
 }

@@ -64,18 +64,22 @@ void renumber(Neighborhoods& nb, const std::vector<std::int32_t>& map, int threa
 // skips its remaining groups.
 class ProgressReporter {
  public:
-  ProgressReporter(const ProgressCallback& progress, int iterations) : progress_(progress), stages_(iterations + 1.0) {}
+  ProgressReporter(const ProgressCallback& progress, int iterations)
+      : progress_(progress), iterations_(iterations), stages_(iterations + 1.0) {}
   bool stopped() const { return stop_.load(std::memory_order_relaxed); }
   void report(int iteration, double within) {
     if (!progress_) return;
     const auto now = std::chrono::steady_clock::now();
     if (now - last_ < std::chrono::milliseconds(100)) return;
     last_ = now;
-    if (!progress_((iteration + within) / stages_)) stop_ = true;
+    if (!progress_(
+            {(iteration + within) / stages_, "iterations", std::uint64_t(iteration - 1), std::uint64_t(iterations_)}))
+      stop_ = true;
   }
 
  private:
   const ProgressCallback& progress_;
+  int iterations_;
   double stages_;
   std::chrono::steady_clock::time_point last_ = std::chrono::steady_clock::now();
   std::atomic<bool> stop_{false};

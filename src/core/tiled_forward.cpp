@@ -267,13 +267,19 @@ TiledForwardReport runTiledForward(const Model& model, const TiledCloud& cloud, 
   // A tile run in parts tells its share more than once: the whole never goes back.
   double told = 0;
   ProgressCallback monotone;
-  if (options.progress) monotone = [&](double share) { return options.progress(told = std::max(told, share)); };
-  auto tell = [&](double share) {
-    if (monotone && !monotone(share)) throw Cancelled();
+  if (options.progress)
+    monotone = [&](const Progress& p) {
+      Progress q = p;
+      q.done = told = std::max(told, p.done);
+      return options.progress(q);
+    };
+  auto tell = [&](double share, const char* stage, std::size_t step, std::size_t steps) {
+    if (monotone && !monotone({share, stage, step, steps})) throw Cancelled();
   };
   for (std::size_t tile = 0; tile < cloud.tiles().size(); ++tile) {
     if (!ours(tile)) continue;
-    tell(kScalePass * double(done++) / double(our_tiles));
+    tell(kScalePass * double(done) / double(our_tiles), "edge scale", done, our_tiles);
+    ++done;
     report.tiles += forEachProvenPart(cloud, tile, scale_rule, 0, options, scale_depths, graph, report,
                                       [&](const TileLoad& load, const Neighborhoods& g) {
                                         for (std::int32_t i : load.core)
@@ -297,8 +303,8 @@ TiledForwardReport runTiledForward(const Model& model, const TiledCloud& cloud, 
     if (!ours(tile)) continue;
     const double from = kScalePass + (1 - kScalePass) * double(done) / double(our_tiles);
     const double to = kScalePass + (1 - kScalePass) * double(++done) / double(our_tiles);
-    tell(from);
-    forward.progress = progressPart(monotone, from, to);
+    tell(from, "tiles", done - 1, our_tiles);
+    forward.progress = progressPart(monotone, from, to, "tiles", done - 1, our_tiles);
     forEachProvenPart(cloud, tile, rule, options.iterations, options, depths, graph, report,
                       [&](const TileLoad& load, const Neighborhoods& g) {
                         ForwardInput input;
@@ -314,7 +320,7 @@ TiledForwardReport runTiledForward(const Model& model, const TiledCloud& cloud, 
                                result.curvature[std::size_t(i)]);
                       });
   }
-  tell(1.0);
+  tell(1.0, "tiles", our_tiles, our_tiles);
   return report;
 }
 

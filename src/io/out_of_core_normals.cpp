@@ -148,13 +148,13 @@ double bytesPerPointInMemory(std::size_t neighbors) { return 400.0 + 12.0 * doub
 OutOfCoreReport estimateNormalsOutOfCore(const Model& model, const std::string& input, const std::string& output,
                                          const OutOfCoreOptions& options, Collective& processes) {
   OutOfCoreReport report;
-  auto tell = [&](double share) {
-    if (options.progress && !options.progress(share)) throw Cancelled();
+  auto tell = [&](double share, const char* stage, std::uint64_t step = 0, std::uint64_t steps = 0) {
+    if (options.progress && !options.progress({share, stage, step, steps})) throw Cancelled();
   };
-  tell(0.0);
+  tell(0.0, "reading");
   PointStream stream(input);
   const Frame frame = measureFrame(stream);
-  tell(0.1);
+  tell(0.1, "reading");
   report.points = frame.points;
   report.offset = frame.offset;
   if (frame.points == 0) throw std::runtime_error("'" + input + "' holds no points");
@@ -181,14 +181,14 @@ OutOfCoreReport estimateNormalsOutOfCore(const Model& model, const std::string& 
   forEachPoint(stream, [&](std::uint64_t, const std::array<double, 3>& p) {
     if (finite(p)) histogram.add(frame.centred(frame.local(p)).data());
   });
-  tell(0.15);
+  tell(0.15, "tiling");
   TiledCloudOnDisk cloud(scratch, histogram.tiles(forward.tile_points));
   std::uint64_t finite_index = 0;
   forEachPoint(stream, [&](std::uint64_t, const std::array<double, 3>& p) {
     if (finite(p)) cloud.add(finite_index++, frame.centred(frame.local(p)).data());
   });
   cloud.finish();
-  tell(0.2);
+  tell(0.2, "tiling");
 
   ResultFile results(scratch, processes);
   forward.part = processes.rank();
@@ -224,7 +224,7 @@ OutOfCoreReport estimateNormalsOutOfCore(const Model& model, const std::string& 
   std::vector<float> block;
   std::uint64_t block_first = 0, next_finite = 0;
   forEachPoint(stream, [&](std::uint64_t index, const std::array<double, 3>& p) {
-    if (index % kChunk == 0) tell(0.9 + 0.1 * double(index) / double(frame.points));
+    if (index % kChunk == 0) tell(0.9 + 0.1 * double(index) / double(frame.points), "writing", index, frame.points);
     if (!finite(p)) {
       ++report.missing;
       writer.add(p, none, nan);
@@ -245,7 +245,7 @@ OutOfCoreReport estimateNormalsOutOfCore(const Model& model, const std::string& 
     writer.add(p, normal, r[3]);
   });
   writer.finish();
-  tell(1.0);
+  tell(1.0, "writing", frame.points, frame.points);
   return report;
 }
 

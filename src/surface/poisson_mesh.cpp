@@ -2,9 +2,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <iostream>
 #include <stdexcept>
 #include <string>
 #include <vector>
+
+#include <unistd.h>
 
 #include <pcl/common/io.h>
 #include <pcl/conversions.h>
@@ -15,6 +19,40 @@
 namespace pcl_dise {
 namespace surface {
 namespace {
+
+// Keeps what the process prints to stdout (printf and std::cout alike) in a temporary file while
+// it lives; lines() counts it.
+class StdoutToFile {
+ public:
+  StdoutToFile() : file_(std::tmpfile()) {
+    std::fflush(stdout);
+    std::cout.flush();
+    saved_ = dup(STDOUT_FILENO);
+    if (file_ && saved_ >= 0) dup2(fileno(file_), STDOUT_FILENO);
+  }
+  ~StdoutToFile() {
+    std::fflush(stdout);
+    std::cout.flush();
+    if (saved_ >= 0) {
+      dup2(saved_, STDOUT_FILENO);
+      close(saved_);
+    }
+    if (file_) std::fclose(file_);
+  }
+  std::size_t lines() const {
+    std::fflush(stdout);
+    if (!file_) return 0;
+    std::rewind(file_);
+    std::size_t count = 0;
+    for (int c; (c = std::fgetc(file_)) != EOF;) count += c == '\n';
+    std::fseek(file_, 0, SEEK_END);
+    return count;
+  }
+
+ private:
+  std::FILE* file_;
+  int saved_ = -1;
+};
 
 std::vector<float> finiteXyz(const pcl::PointCloud<pcl::PointXYZ>& cloud) {
   std::vector<float> xyz;
@@ -58,7 +96,7 @@ std::vector<double> nearestDistances(const GridSearch& index, const std::vector<
 }  // namespace
 
 pcl::PolygonMesh reconstructPoisson(const pcl::PointCloud<pcl::PointNormal>::ConstPtr& points,
-                                    const PoissonOptions& options) {
+                                    const PoissonOptions& options, std::size_t* diagnostics) {
   if (points->size() < 10)
     throw std::runtime_error("Poisson reconstruction needs at least 10 points with a normal, got " +
                              std::to_string(points->size()));
@@ -67,7 +105,11 @@ pcl::PolygonMesh reconstructPoisson(const pcl::PointCloud<pcl::PointNormal>::Con
   poisson.setThreads(options.threads > 0 ? static_cast<int>(options.threads) : 0);
   poisson.setInputCloud(points);
   pcl::PolygonMesh mesh;
-  poisson.reconstruct(mesh);
+  {
+    const StdoutToFile captured;
+    poisson.reconstruct(mesh);
+    if (diagnostics) *diagnostics = captured.lines();
+  }
 
   pcl::PointCloud<pcl::PointXYZ> vertices;
   pcl::fromPCLPointCloud2(mesh.cloud, vertices);

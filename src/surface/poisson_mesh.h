@@ -26,9 +26,11 @@ struct MeshFit {
 
 /** Points with oriented normals (N×6, NaN normals left out by the caller) to a triangle mesh:
  *  pcl::Poisson at `depth`, then every vertex farther than `trim` × diagonal from the points
- *  removed with its faces. Throws std::runtime_error for fewer than 10 points or an empty mesh. */
+ *  removed with its faces. PCL's Poisson prints diagnostics to stdout ("Vertex pair not in list",
+ *  on noisy clouds); they are kept off the console and counted in `diagnostics` where given.
+ *  Throws std::runtime_error for fewer than 10 points or an empty mesh. */
 pcl::PolygonMesh reconstructPoisson(const pcl::PointCloud<pcl::PointNormal>::ConstPtr& points,
-                                    const PoissonOptions& options);
+                                    const PoissonOptions& options, std::size_t* diagnostics = nullptr);
 
 /** MeshFit of `mesh` against `points` (finite points only). */
 MeshFit measureFit(const pcl::PolygonMesh& mesh, const pcl::PointCloud<pcl::PointXYZ>& points, unsigned threads = 0);

@@ -10,6 +10,8 @@
 
 #include "pcl_dise/core/model.h"
 #include "pcl_dise/io/point_stream.h"
+#include "progress_display.h"
+#include "run_report.h"
 
 namespace pcl_dise {
 namespace io {
@@ -55,6 +57,24 @@ void addNormalsOptions(CLI::App& app, Options& o) {
   app.add_option("--tile-points", o.tile_points,
                  "tiles of at most this many points, whatever the memory (0: from --max-memory)");
   app.add_option("--scratch", o.scratch, "folder for the tiles' scratch files (default: the output's)");
+  app.add_flag("--quiet", o.quiet, "no progress lines (stderr)");
+  app.add_option("--report", o.report, "also write the summary as JSON to this file");
+}
+
+nlohmann::json settingsJson(const Options& o) {
+  nlohmann::json s;
+  s["k"] = o.neighbors();
+  s["radius"] = o.radius;
+  s["max_neighbors"] = o.max_neighbors;
+  s["iterations"] = o.iterations;
+  s["settle"] = o.settle;
+  s["orient"] = o.orient;
+  s["backend"] = o.backend;
+  s["threads"] = o.threads;
+  s["viewpoint"] = o.viewpoint;
+  s["max_memory_mb"] = o.max_memory;
+  s["tile_points"] = o.tile_points;
+  return s;
 }
 
 std::string offsetText(const std::array<double, 3>& offset) {
@@ -79,7 +99,7 @@ bool fitsInMemory(const Options& o) {
   return double(stream.countPoints()) * bytesPerPointInMemory(neighbors) < o.max_memory * 1e6;
 }
 
-int runTiled(const Options& o, Collective& processes) {
+int runTiled(const Options& o, Collective& processes, const std::string& tool) {
   using Clock = std::chrono::steady_clock;
   if (o.settle > 0)
     throw std::runtime_error("--settle (adaptive mode) does not work with tiles; leave out one of them");
@@ -102,7 +122,17 @@ int runTiled(const Options& o, Collective& processes) {
   const std::string model_path = o.modelPath();
   const Model model = o.iterations > 0 ? loadModel(model_path) : Model();
   const auto start = Clock::now();
-  const OutOfCoreReport report = estimateNormalsOutOfCore(model, o.input, o.output, options, processes);
+  tools::ProgressDisplay display(tool, o.quiet || processes.rank() != 0);
+  options.progress = display.callback();
+  OutOfCoreReport report;
+  try {
+    report = estimateNormalsOutOfCore(model, o.input, o.output, options, processes);
+  } catch (const Cancelled&) {
+    display.finish();
+    std::cerr << tool << ": stopped (Ctrl-C); no output written\n";
+    return 130;
+  }
+  display.finish();
   const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
   if (processes.rank() != 0) return 0;
   std::cout << "dise_normals: " << report.points << " points from " << o.input << ", in tiles"
@@ -122,6 +152,21 @@ int runTiled(const Options& o, Collective& processes) {
             << " points without a normal (NaN)\n"
             << "  time: " << seconds << " s (reading, tiling, search, estimation, writing)\n"
             << "  wrote " << o.output << "\n";
+  nlohmann::json json;
+  json["input"] = o.input;
+  json["output"] = o.output;
+  json["settings"] = settingsJson(o);
+  json["model"] = o.iterations > 0 ? model_path : "";
+  json["points"] = report.points;
+  json["normals"] = report.points - report.missing;
+  json["without_normal"] = report.missing;
+  json["offset"] = report.offset;
+  json["processes"] = processes.size();
+  json["tiles"] = report.tiles.tiles;
+  json["tile_points"] = report.tile_points;
+  json["largest_tile_load"] = report.tiles.largest_load;
+  json["seconds"] = {{"total", seconds}};
+  tools::writeRunReport(o.report, tool, json);
   return 0;
 }
 

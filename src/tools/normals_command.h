@@ -6,6 +6,7 @@
 #include <string>
 
 #include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
 
 #include "pcl_dise/io/out_of_core_normals.h"
 
@@ -19,6 +20,8 @@ struct Options {
   double radius = 0.0, settle = 0.0, max_memory = 0.0;
   std::size_t tile_points = 0;
   unsigned threads = 0;
+  bool quiet = false;  ///< no progress lines
+  std::string report;  ///< --report: the summary as JSON to this file
 
   /** Throws std::runtime_error for values out of range or a model file that is missing. */
   void check() const;
@@ -28,7 +31,7 @@ struct Options {
   std::string modelPath() const;
 };
 
-/** Adds the options (input, output, --k, ..., --max-memory) to `app`. */
+/** Adds the options (input, output, --k, ..., --max-memory, --quiet, --report) to `app`. */
 void addNormalsOptions(CLI::App& app, Options& o);
 
 /** "x, y, z" with 15 digits. */
@@ -39,9 +42,13 @@ std::array<double, 3> parseViewpoint(const std::string& text);
 /** Whether the in-memory path fits --max-memory (always without it). */
 bool fitsInMemory(const Options& o);
 
-/** The run tile by tile (out_of_core_normals.h) over `processes`; rank 0 prints what it did.
- *  Returns the exit code; throws std::runtime_error with a message. */
-int runTiled(const Options& o, Collective& processes);
+/** The options as JSON, for --report. */
+nlohmann::json settingsJson(const Options& o);
+
+/** The run tile by tile (out_of_core_normals.h) over `processes`; rank 0 shows its progress
+ *  (tool: the name it shows) and prints what it did. Returns the exit code (130 after Ctrl-C,
+ *  no output left); throws std::runtime_error with a message. */
+int runTiled(const Options& o, Collective& processes, const std::string& tool);
 
 }  // namespace io
 }  // namespace pcl_dise

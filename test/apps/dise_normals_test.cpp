@@ -330,3 +330,62 @@ TEST(DiseNormals, FlipsTowardsThePcdViewpoint) {
 }
 
 }  // namespace
+
+namespace {
+
+// The progress lines of a run: what it wrote to stderr that starts with "dise_normals: " and a share.
+std::vector<std::string> progressLines(const std::string& stderr_text) {
+  std::vector<std::string> lines;
+  std::istringstream in(stderr_text);
+  for (std::string line; std::getline(in, line);)
+    if (line.rfind("dise_normals: ", 0) == 0 && line.find("% ") != std::string::npos) lines.push_back(line);
+  return lines;
+}
+
+}  // namespace
+
+TEST(DiseNormals, PipedProgressIsPlainLinesAndQuietIsSilent) {
+  const std::string dir = temporaryDir("cli_progress");
+  writeXyzFile(dir + "/in.xyz", terrainPoints({0.0, 0.0, 0.0}));
+  const std::string model = randomModelFile(7);
+  for (const std::string tiles : {"", " --tile-points 400"}) {
+    SCOPED_TRACE(tiles);
+    const std::string args = dir + "/in.xyz " + dir + "/out.ply --k 16 --iterations 2 --model " + model + tiles;
+    // stderr alone into a file: not a terminal.
+    const int status = std::system((binaryDir() + "/apps/dise_normals " + args + " --report " + dir +
+                                    "/report.json > /dev/null 2> " + dir + "/stderr.txt")
+                                       .c_str());
+    ASSERT_EQ(WEXITSTATUS(status), 0);
+    const std::string err = readFile(dir + "/stderr.txt");
+    EXPECT_EQ(err.find('\r'), std::string::npos) << "no redraws into a file";
+    const std::vector<std::string> lines = progressLines(err);
+    ASSERT_GE(lines.size(), 2u) << err;
+    EXPECT_NE(lines.back().find("100%"), std::string::npos) << err;
+    const std::string report = readFile(dir + "/report.json");
+    for (const char* key : {"\"points\"", "\"peak_memory_mb\"", "\"seconds\"", "\"settings\"", "\"model\""})
+      EXPECT_NE(report.find(key), std::string::npos) << key << " in " << report;
+    const int quiet = std::system(
+        (binaryDir() + "/apps/dise_normals " + args + " --quiet > /dev/null 2> " + dir + "/quiet.txt").c_str());
+    ASSERT_EQ(WEXITSTATUS(quiet), 0);
+    EXPECT_EQ(readFile(dir + "/quiet.txt"), "");
+  }
+}
+
+TEST(DiseNormals, CtrlCStopsAndLeavesNoOutput) {
+  const std::string dir = temporaryDir("cli_interrupt");
+  std::vector<std::array<double, 3>> many;
+  for (int i = 0; i < 400; ++i)
+    for (int j = 0; j < 400; ++j) many.push_back({i * 0.01, j * 0.01, 0.1 * std::sin(i * 0.05) * std::cos(j * 0.05)});
+  writeXyzFile(dir + "/in.xyz", many);
+  for (const std::string tiles : {"", " --tile-points 20000"}) {
+    SCOPED_TRACE(tiles);
+    // SIGINT one second in, as Ctrl-C sends it; far more iterations than a second holds.
+    const std::string command = "timeout --preserve-status -s INT 1 " + binaryDir() + "/apps/dise_normals " + dir +
+                                "/in.xyz " + dir + "/out.las --iterations 200 --quiet" + tiles;
+    const CommandResult r = runCommand(command);
+    EXPECT_EQ(r.exit_code, 130) << r.output;
+    EXPECT_NE(r.output.find("stopped"), std::string::npos) << r.output;
+    EXPECT_FALSE(std::ifstream(dir + "/out.las").good());
+    EXPECT_FALSE(std::ifstream(dir + "/out.las.partial").good());
+  }
+}

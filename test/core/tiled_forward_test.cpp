@@ -321,3 +321,75 @@ TEST(TiledForward, PartsTogetherGiveTheWholeCloudsNormals) {
 }
 
 }  // namespace
+
+namespace {
+
+// Every Progress a job reports, and a stop after `stop_after` reports (0: never).
+struct ProgressLog {
+  std::vector<Progress> seen;
+  std::size_t stop_after = 0;
+  ProgressCallback callback() {
+    return [this](const Progress& p) {
+      seen.push_back(p);
+      return stop_after == 0 || seen.size() < stop_after;
+    };
+  }
+  bool monotoneToOne() const {
+    for (std::size_t i = 1; i < seen.size(); ++i)
+      if (seen[i].done < seen[i - 1].done) return false;
+    return !seen.empty() && seen.back().done == 1.0 && seen.front().done >= 0.0;
+  }
+};
+
+}  // namespace
+
+TEST(TiledForward, ProgressIsMonotoneEndsAtOneAndStops) {
+  const std::vector<float> points = unevenCloud(6000);
+  const std::size_t n = points.size() / 3;
+  const Model model = randomModel(5);
+  TiledForwardOptions tiled;
+  tiled.neighbors = 17;
+  tiled.iterations = 2;
+  tiled.tile_points = 700;
+  ProgressLog log;
+  tiled.progress = log.callback();
+  std::vector<float> normals, curvature, plain_normals;
+  const TiledForwardReport report = runTiledForward(model, points.data(), n, tiled, normals, curvature);
+  EXPECT_TRUE(log.monotoneToOne());
+  EXPECT_EQ(log.seen.back().steps, report.tiles);
+  // The callback changes nothing; answering false stops the run with Cancelled.
+  TiledForwardOptions plain = tiled;
+  plain.progress = nullptr;
+  runTiledForward(model, points.data(), n, plain, plain_normals, curvature);
+  EXPECT_TRUE(sameBits(normals, plain_normals));
+  ProgressLog stopping;
+  stopping.stop_after = 3;
+  tiled.progress = stopping.callback();
+  EXPECT_THROW(runTiledForward(model, points.data(), n, tiled, normals, curvature), Cancelled);
+  EXPECT_EQ(stopping.seen.size(), 3u);
+}
+
+TEST(Forward, ProgressCountsTheIterationsAndStops) {
+  const std::vector<float> points = wavySheet(20000, 2, 1.f);
+  const std::size_t n = points.size() / 3;
+  const Neighborhoods graph = nearestNeighborGraph(points.data(), n, 17);
+  ForwardInput input;
+  input.points = points.data();
+  input.num_points = n;
+  input.neighborhoods = &graph;
+  ForwardOptions options;
+  options.iterations = 3;
+  ProgressLog log;
+  options.progress = log.callback();
+  const ForwardResult result = runForward(randomModel(2), input, options);
+  EXPECT_TRUE(log.monotoneToOne());
+  EXPECT_EQ(log.seen.back().step, 3u);
+  EXPECT_EQ(log.seen.back().steps, 3u);
+  ForwardOptions plain = options;
+  plain.progress = nullptr;
+  EXPECT_TRUE(sameBits(runForward(randomModel(2), input, plain).normals, result.normals));
+  ProgressLog stopping;
+  stopping.stop_after = 1;
+  options.progress = stopping.callback();
+  EXPECT_THROW(runForward(randomModel(2), input, options), Cancelled);
+}
