@@ -13,12 +13,18 @@
 #include <pcl/features/normal_3d.h>
 #include <pcl/kdtree/kdtree_flann.h>
 #include <pcl/visualization/pcl_visualizer.h>
+#include <vtkLookupTable.h>
+#include <vtkRenderer.h>
+#include <vtkRendererCollection.h>
+#include <vtkScalarBarActor.h>
+#include <vtkTextProperty.h>
 #include <CLI/CLI.hpp>
 
 #include "orientation_command.h"
 #include "pcl_dise/core/angle_error.h"
 #include "pcl_dise/feature/deep_iterative_normal_estimation.h"
 #include "pcl_dise/io/cloud_io.h"
+#include "run_report.h"
 #include "viewer/color_maps.h"
 
 namespace {
@@ -40,8 +46,8 @@ std::string modeName(ColorBy mode) {
 }
 
 struct Options {
-  std::string input, ground_truth, model, color_by = "normal", screenshot, orient = "viewpoint";
-  int k = 64, iterations = 4, iteration = -1, every = 1, width = 1024, height = 768;
+  std::string input, ground_truth, model, color_by = "normal", screenshot, orient = "viewpoint", report;
+  int k = 64, iterations = 4, iteration = -1, every = 0, width = 1024, height = 768;
   long pick = -1;
   double scale = 0, max_error = 30;
   bool side_by_side = false, pca = false, no_normals = false;
@@ -75,12 +81,23 @@ class Scene {
     Eigen::Vector4f lo, hi;
     pcl::getMinMax3D(*cloud_, finite_, lo, hi);
     diagonal_ = (hi - lo).head<3>().norm();
+    low_ = lo.head<3>(), high_ = hi.head<3>();
     if (o.iterations > 0)
       model_ = std::make_shared<const pcl_dise::Model>(pcl_dise::loadModel(pcl_dise::modelPathOrDefault(o.model, o.k)));
   }
 
   const Cloud& cloud() const { return *cloud_; }
   const pcl::Indices& finitePoints() const { return finite_; }
+  /** Whether the cloud comes with the pose of the sensor that took it: a PCD VIEWPOINT other
+   *  than the default, or an organized scan (whose sensor sits at its VIEWPOINT, the origin by
+   *  default). */
+  bool hasSensorPose() const {
+    const bool default_pose = cloud_->sensor_origin_.head<3>().isZero() &&
+                              cloud_->sensor_orientation_.coeffs().isApprox(Eigen::Quaternionf::Identity().coeffs());
+    return cloud_->height > 1 || !default_pose;
+  }
+  const Eigen::Vector3f& low() const { return low_; }
+  const Eigen::Vector3f& high() const { return high_; }
   const Normals* truth() const { return truth_.get(); }
   float diagonal() const { return diagonal_; }
 
@@ -154,6 +171,7 @@ class Scene {
   pcl::Indices finite_;
   pcl::KdTreeFLANN<pcl::PointXYZ> tree_;
   float diagonal_ = 1;
+  Eigen::Vector3f low_, high_;
   std::shared_ptr<const pcl_dise::Model> model_;
   std::map<int, std::unique_ptr<Estimate>> cache_;
 };
@@ -195,6 +213,9 @@ std::vector<Rgb> colorPoints(Scene& scene, const Estimate& e, ColorBy mode, std:
   return colors;
 }
 
+// Normal lines drawn by default: about this many, so that they stay readable.
+constexpr std::size_t kNormalLines = 2000;
+
 const char* kHelp =
     "dise_viewer keys\n"
     "  ] / [     next / previous iteration (0 = PCA)\n"
@@ -225,8 +246,9 @@ class Viewer {
         iteration_(o.iteration < 0 ? o.iterations : o.iteration),
         show_pca_(o.pca),
         show_normals_(!o.no_normals),
-        scale_(o.scale > 0 ? o.scale : 0.02 * scene.diagonal()),
+        scale_(o.scale > 0 ? o.scale : 0.015 * scene.diagonal()),
         pick_(o.pick >= 0 ? static_cast<std::size_t>(o.pick) : scene.centralPoint()),
+        every_(o.every > 0 ? o.every : std::max(1, static_cast<int>(scene.finitePoints().size() / kNormalLines))),
         viewer_(std::make_shared<pcl::visualization::PCLVisualizer>("dise_viewer")) {
     viewer_->setSize(o.width, o.height);
     if (o.side_by_side) {
@@ -237,10 +259,54 @@ class Viewer {
     viewer_->registerKeyboardCallback([this](const pcl::visualization::KeyboardEvent& e) { onKey(e); });
     viewer_->registerPointPickingCallback([this](const pcl::visualization::PointPickingEvent& e) { onPick(e); });
     redraw();
-    viewer_->resetCamera();
+    frame();
   }
 
   void spin() { viewer_->spin(); }
+
+  /** The camera (position, focal point, up) after framing: for --report. */
+  pcl::visualization::Camera camera() {
+    std::vector<pcl::visualization::Camera> cameras;
+    viewer_->getCameras(cameras);
+    return cameras.front();
+  }
+
+  /** Normal lines drawn per method: every `every_`-th point with a normal. */
+  int every() const { return every_; }
+
+  // A cloud with a sensor pose opens from the sensor's position (its VIEWPOINT), looking at the
+  // scene with the depth-camera convention's up (-y), as pcl_viewer shows a scan; any other cloud
+  // fits its bounding box from a three-quarter view, z up.
+  void frame() {
+    const Eigen::Vector3f centre = 0.5f * (scene_.low() + scene_.high());
+    const float reach = std::max(scene_.diagonal(), 1e-6f);
+    if (scene_.hasSensorPose()) {
+      const Eigen::Vector3f position = scene_.cloud().sensor_origin_.head<3>();
+      const Eigen::Vector3f look = (centre - position).normalized();
+      Eigen::Vector3f up(0, -1, 0);
+      if (std::abs(look.dot(up)) > 0.95f) up = Eigen::Vector3f(0, 0, 1);
+      viewer_->setCameraPosition(position.x(), position.y(), position.z(), centre.x(), centre.y(), centre.z(), up.x(),
+                                 up.y(), up.z());
+      // The narrowest field of view that holds the scene (vertical, the window's aspect for the width).
+      const Eigen::Vector3f right = look.cross(up).normalized(), true_up = right.cross(look);
+      const float aspect = (o_.side_by_side ? 0.5f : 1.f) * float(o_.width) / float(o_.height);  // a viewport's
+      float tan_half = 0;
+      const auto& finite = scene_.finitePoints();
+      for (std::size_t i = 0; i < finite.size(); i += std::max<std::size_t>(1, finite.size() / 20000)) {
+        const Eigen::Vector3f to = scene_.cloud()[finite[i]].getVector3fMap() - position;
+        const float depth = to.dot(look);
+        if (depth <= 0) continue;
+        tan_half = std::max({tan_half, std::abs(to.dot(true_up)) / depth, std::abs(to.dot(right)) / depth / aspect});
+      }
+      viewer_->setCameraFieldOfView(std::clamp(2.f * std::atan(1.05f * tan_half), 0.2f, 2.5f));
+      const float farthest = (position - centre).norm() + reach;
+      viewer_->setCameraClipDistances(1e-3 * farthest, 2 * farthest);
+      return;
+    }
+    const Eigen::Vector3f from = centre + reach * Eigen::Vector3f(1.f, -1.2f, 0.9f).normalized();
+    viewer_->setCameraPosition(from.x(), from.y(), from.z(), centre.x(), centre.y(), centre.z(), 0, 0, 1);
+    viewer_->resetCamera();  // keeps the direction, fits the box
+  }
 
   void screenshot(const std::string& path) {
     for (int i = 0; i < 3; ++i) viewer_->spinOnce(1, true);
@@ -258,6 +324,53 @@ class Viewer {
       drawMethod(show_pca_, 0);
     }
     if (help_) viewer_->addText(kHelp, 10, o_.height - 170, 13, 0.1, 0.1, 0.1, "help");
+    drawColorBar();
+  }
+
+  // Error and curvature colourings get a colour bar with their units, in every viewport.
+  void drawColorBar() {
+    auto renderers = viewer_->getRendererCollection();
+    for (auto& bar : bars_) {
+      renderers->InitTraversal();
+      while (vtkRenderer* r = renderers->GetNextItem()) r->RemoveActor2D(bar);
+    }
+    bars_.clear();
+    if (mode_ != ColorBy::kError && mode_ != ColorBy::kCurvature) return;
+    const bool error = mode_ == ColorBy::kError;
+    const float top = error ? static_cast<float>(o_.max_error) : 1.f / 3.f;
+    auto table = vtkSmartPointer<vtkLookupTable>::New();
+    table->SetNumberOfTableValues(256);
+    table->SetRange(0, top);
+    for (int i = 0; i < 256; ++i) {
+      const float value = top * float(i) / 255.f;
+      const Rgb c = error ? pcl_dise::viewer::errorColor(value, top) : pcl_dise::viewer::curvatureColor(value, top);
+      table->SetTableValue(i, c.r / 255.0, c.g / 255.0, c.b / 255.0);
+    }
+    table->Build();
+    renderers->InitTraversal();
+    int index = 0;
+    while (vtkRenderer* r = renderers->GetNextItem()) {
+      if (o_.side_by_side && index++ == 0) continue;  // the collection's first renderer is the whole window's
+      auto bar = vtkSmartPointer<vtkScalarBarActor>::New();
+      bar->SetLookupTable(table);
+      bar->SetTitle(error ? "error (deg)" : "curvature");
+      bar->SetNumberOfLabels(4);
+      bar->SetLabelFormat(error ? "%.0f" : "%.2f");
+      bar->SetOrientationToVertical();
+      bar->UnconstrainedFontSizeOn();
+      bar->GetTitleTextProperty()->SetFontSize(14);
+      bar->GetLabelTextProperty()->SetFontSize(13);
+      bar->GetPositionCoordinate()->SetValue(0.84, 0.1);
+      bar->SetWidth(0.12);
+      bar->SetHeight(0.8);
+      for (vtkTextProperty* text : {bar->GetTitleTextProperty(), bar->GetLabelTextProperty()}) {
+        text->SetColor(0.1, 0.1, 0.1);
+        text->ShadowOff();
+        text->ItalicOff();
+      }
+      r->AddActor2D(bar);
+      bars_.push_back(bar);
+    }
   }
 
   void drawMethod(bool pca, int viewport) {
@@ -282,7 +395,7 @@ class Viewer {
     viewer_->addPointCloud<pcl::PointXYZRGB>(shown, rgb, tag, viewport);
     viewer_->setPointCloudRenderingProperties(pcl::visualization::PCL_VISUALIZER_POINT_SIZE, 4, tag, viewport);
     if (show_normals_ && !line_points->empty()) {
-      viewer_->addPointCloudNormals<pcl::PointXYZ, pcl::Normal>(line_points, line_normals, o_.every, scale_,
+      viewer_->addPointCloudNormals<pcl::PointXYZ, pcl::Normal>(line_points, line_normals, every_, scale_,
                                                                 tag + "_normals", viewport);
       viewer_->setPointCloudRenderingProperties(pcl::visualization::PCL_VISUALIZER_COLOR, 0.2, 0.2, 0.2,
                                                 tag + "_normals", viewport);
@@ -335,14 +448,16 @@ class Viewer {
   bool show_pca_, show_normals_, help_ = false;
   double scale_;
   std::size_t pick_;
+  int every_;
   int viewports_[2] = {0, 0};
+  std::vector<vtkSmartPointer<vtkScalarBarActor>> bars_;
   pcl::visualization::PCLVisualizer::Ptr viewer_;
 };
 
 int run(const Options& o) {
-  if (o.k < 2 || o.iterations < 0 || o.every < 1 || o.width < 16 || o.height < 16 || o.max_error <= 0)
+  if (o.k < 2 || o.iterations < 0 || o.every < 0 || o.width < 16 || o.height < 16 || o.max_error <= 0)
     throw std::runtime_error(
-        "need --k >= 2, --iterations >= 0, --every >= 1, a window of at least 16x16 and --max-error > 0");
+        "need --k >= 2, --iterations >= 0, --every >= 0, a window of at least 16x16 and --max-error > 0");
   if (o.iteration > o.iterations)
     throw std::runtime_error("--iteration " + std::to_string(o.iteration) + " is beyond --iterations " +
                              std::to_string(o.iterations));
@@ -359,6 +474,19 @@ int run(const Options& o) {
               << rmseDegrees(scene, scene.estimate(o.iterations)) << " (" << scene.finitePoints().size()
               << " points)\n";
   Viewer viewer(scene, o);
+  if (!o.report.empty()) {
+    const pcl::visualization::Camera camera = viewer.camera();
+    nlohmann::json report;
+    report["input"] = o.input;
+    report["points"] = scene.cloud().size();
+    report["finite_points"] = scene.finitePoints().size();
+    report["normal_lines_every"] = viewer.every();
+    report["framing"] = scene.hasSensorPose() ? "sensor pose" : "bounding box, three-quarter view";
+    report["camera"] = {{"position", {camera.pos[0], camera.pos[1], camera.pos[2]}},
+                        {"focal_point", {camera.focal[0], camera.focal[1], camera.focal[2]}},
+                        {"up", {camera.view[0], camera.view[1], camera.view[2]}}};
+    pcl_dise::tools::writeRunReport(o.report, "dise_viewer", report);
+  }
   if (!o.screenshot.empty()) {
     viewer.screenshot(o.screenshot);
     std::cout << "dise_viewer: wrote " << o.screenshot << "\n";
@@ -384,8 +512,8 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"normal", "error", "weights", "curvature"}))
       ->capture_default_str();
   app.add_option("--pick", o.pick, "point whose kernel weights --color-by weights shows (default: the most central)");
-  app.add_option("--every", o.every, "draw every n-th normal")->capture_default_str();
-  app.add_option("--scale", o.scale, "length of the normal lines (default: 2% of the cloud's diagonal)");
+  app.add_option("--every", o.every, "draw every n-th normal (default: a subset of about 2,000 lines)");
+  app.add_option("--scale", o.scale, "length of the normal lines (default: 1.5% of the cloud's diagonal)");
   app.add_flag("--no-normals", o.no_normals, "do not draw the normals as lines");
   app.add_option("--max-error", o.max_error, "angle error (degrees) at the top of the colour map")
       ->capture_default_str();
@@ -400,6 +528,7 @@ int main(int argc, char** argv) {
   app.add_option("--screenshot", o.screenshot, "render to this .png and exit (headless: run under xvfb-run -a)");
   app.add_option("--width", o.width, "window width")->capture_default_str();
   app.add_option("--height", o.height, "window height")->capture_default_str();
+  app.add_option("--report", o.report, "write what is shown (camera, counts) as JSON to this file");
   CLI11_PARSE(app, argc, argv);
   try {
     return run(o);

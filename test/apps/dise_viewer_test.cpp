@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 #include <png.h>
+#include <nlohmann/json.hpp>
 
 #include "test_support.h"
 
@@ -132,3 +133,48 @@ TEST_F(DiseViewer, BadInputExitsWithAClearError) {
 }
 
 }  // namespace
+
+namespace {
+
+// The camera position dise_viewer --report gives for `input`, and its framing.
+std::pair<std::vector<double>, std::string> cameraOf(const std::string& input, const std::string& dir,
+                                                     const std::string& model) {
+  const std::string report = dir + "/camera.json";
+  const CommandResult r = runCommand("xvfb-run -a -s '-screen 0 1280x1024x24' " + binaryDir() + "/apps/dise_viewer " +
+                                     input + " --model " + model + " --iterations 1 --k 8 --width 320 --height 240" +
+                                     " --screenshot " + dir + "/camera.png --report " + report);
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  const nlohmann::json json = nlohmann::json::parse(readFile(report));
+  return {json["camera"]["position"].get<std::vector<double>>(), json["framing"].get<std::string>()};
+}
+
+}  // namespace
+
+TEST_F(DiseViewer, OpensAScanFromItsSensorPose) {
+  // An organized scan whose sensor stands at (0.5, -0.25, 0.75): the viewer's camera stands there.
+  const std::string scan = dir_ + "/scan.pcd";
+  {
+    std::ofstream out(scan);
+    out << "VERSION .7\nFIELDS x y z\nSIZE 4 4 4\nTYPE F F F\nCOUNT 1 1 1\nWIDTH 40\nHEIGHT 30\n"
+        << "VIEWPOINT 0.5 -0.25 0.75 1 0 0 0\nPOINTS 1200\nDATA ascii\n";
+    for (int v = 0; v < 30; ++v)
+      for (int u = 0; u < 40; ++u) out << 0.5 + 0.02 * (u - 20) << ' ' << -0.25 + 0.02 * (v - 15) << " 2.75\n";
+  }
+  const auto [position, framing] = cameraOf(scan, dir_, model_);
+  EXPECT_EQ(framing, "sensor pose");
+  ASSERT_EQ(position.size(), 3u);
+  EXPECT_NEAR(position[0], 0.5, 1e-6);
+  EXPECT_NEAR(position[1], -0.25, 1e-6);
+  EXPECT_NEAR(position[2], 0.75, 1e-6);
+  // PCL's organized Kinect frame opens at its sensor, the origin.
+  if (sharedFileExists("data/scans/table_scene_mug_stereo_textured.pcd")) {
+    const auto [mug, mug_framing] =
+        cameraOf(sharedDir() + "/data/scans/table_scene_mug_stereo_textured.pcd", dir_, model_);
+    EXPECT_EQ(mug_framing, "sensor pose");
+    for (double c : mug) EXPECT_NEAR(c, 0.0, 1e-6);
+  }
+  // A cloud without a pose: its bounding box from a three-quarter view, not from the origin.
+  const auto [bunny, bunny_framing] =
+      cameraOf(std::string(PCL_DISE_SOURCE_DIR) + "/data/clouds/bun0.pcd", dir_, model_);
+  EXPECT_EQ(bunny_framing, "bounding box, three-quarter view");
+}

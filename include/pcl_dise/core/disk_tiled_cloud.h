@@ -34,8 +34,8 @@ class TiledCloudOnDisk : public TiledCloud {
   std::string tileFile(std::size_t tile) const;
 
   std::string folder_;
-  std::vector<std::string> buffers_;   // per tile, records not yet written
-  std::vector<std::uint8_t> written_;  // per tile: its file exists
+  std::vector<std::string> buffers_;   ///< per tile, records not yet written
+  std::vector<std::uint8_t> written_;  ///< per tile: its file exists
   std::size_t buffered_ = 0;
 };
 

@@ -58,7 +58,7 @@ PCL_DISE_HOST_DEVICE Scalar dot(const Scalar* a, const Scalar* b) {
   return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
 }
 
-// Unit vector spanning the null space of A - value*I when value is a simple eigenvalue.
+/// Unit vector spanning the null space of A - value*I when value is a simple eigenvalue.
 template <typename Scalar>
 PCL_DISE_HOST_DEVICE void eigenvectorOfSimpleValue(const SymMat3<Scalar>& a, Scalar value, Scalar* out) {
   const Scalar row0[3] = {a.a00 - value, a.a01, a.a02};
@@ -91,7 +91,7 @@ PCL_DISE_HOST_DEVICE void eigenvectorOfSimpleValue(const SymMat3<Scalar>& a, Sca
   out[2] = best[2] * inv;
 }
 
-// Unit vectors u, v such that (w, u, v) is orthonormal; w must be unit length.
+/// Unit vectors u, v such that (w, u, v) is orthonormal; w must be unit length.
 template <typename Scalar>
 PCL_DISE_HOST_DEVICE void orthogonalComplement(const Scalar* w, Scalar* u, Scalar* v) {
   if (std::fabs(w[0]) > std::fabs(w[1])) {
@@ -108,8 +108,8 @@ PCL_DISE_HOST_DEVICE void orthogonalComplement(const Scalar* w, Scalar* u, Scala
   cross(w, u, v);
 }
 
-// Eigenvector of `value` orthogonal to the known eigenvector w: a 2x2 problem in span(u, v),
-// well posed even when `value` is repeated.
+/// Eigenvector of `value` orthogonal to the known eigenvector w: a 2x2 problem in span(u, v),
+/// well posed even when `value` is repeated.
 template <typename Scalar>
 PCL_DISE_HOST_DEVICE void eigenvectorInComplement(const SymMat3<Scalar>& a, const Scalar* w, Scalar value,
                                                   Scalar* out) {
@@ -121,7 +121,7 @@ PCL_DISE_HOST_DEVICE void eigenvectorInComplement(const SymMat3<Scalar>& a, cons
                         a.a02 * v[0] + a.a12 * v[1] + a.a22 * v[2]};
   Scalar m00 = dot(u, au) - value, m01 = dot(u, av), m11 = dot(v, av) - value;
   const Scalar abs00 = std::fabs(m00), abs01 = std::fabs(m01), abs11 = std::fabs(m11);
-  Scalar cu = Scalar(1), cv = Scalar(0);  // out = cu*u + cv*v
+  Scalar cu = Scalar(1), cv = Scalar(0);  ///< out = cu*u + cv*v
   if (abs00 >= abs11) {
     if ((abs00 > abs01 ? abs00 : abs01) > Scalar(0)) {
       if (abs00 >= abs01) {
@@ -160,7 +160,7 @@ PCL_DISE_HOST_DEVICE Scalar rayleighQuotient(const SymMat3<Scalar>& a, const Sca
          Scalar(2) * (a.a01 * v[0] * v[1] + a.a02 * v[0] * v[2] + a.a12 * v[1] * v[2]);
 }
 
-// Sorts eigenpairs by value; each swap negates one vector so the basis stays right-handed.
+/// Sorts eigenpairs by value; each swap negates one vector so the basis stays right-handed.
 template <typename Scalar>
 PCL_DISE_HOST_DEVICE void sortAscending(Scalar* values, Scalar (*vectors)[3]) {
   for (int i = 0; i < 2; ++i)
@@ -177,8 +177,8 @@ PCL_DISE_HOST_DEVICE void sortAscending(Scalar* values, Scalar (*vectors)[3]) {
       }
 }
 
-// m divided by its largest entry (max_abs > 0), and that matrix's eigenvalues in closed form
-// (ascending) where it is not diagonal nor a multiple of the identity (`general`).
+/// m divided by its largest entry (max_abs > 0), and that matrix's eigenvalues in closed form
+/// (ascending) where it is not diagonal nor a multiple of the identity (`general`).
 template <typename Scalar>
 struct ScaledEigenvalues {
   SymMat3<Scalar> a;
@@ -214,15 +214,15 @@ PCL_DISE_HOST_DEVICE ScaledEigenvalues<Scalar> scaledEigenvalues(const SymMat3<S
   return s;
 }
 
-// The eigenvector of the simple eigenvalue `value` of a, refined once by its Rayleigh quotient
-// (near a double root the closed form loses half the digits).
+/// The eigenvector of the simple eigenvalue `value` of a, refined once by its Rayleigh quotient
+/// (near a double root the closed form loses half the digits).
 template <typename Scalar>
 PCL_DISE_HOST_DEVICE void refinedEigenvector(const SymMat3<Scalar>& a, Scalar value, Scalar* out) {
   eigenvectorOfSimpleValue(a, value, out);
   eigenvectorOfSimpleValue(a, rayleighQuotient(a, out), out);
 }
 
-// Largest absolute entry of m.
+/// Largest absolute entry of m.
 template <typename Scalar>
 PCL_DISE_HOST_DEVICE Scalar largestEntry(const SymMat3<Scalar>& m) {
   Scalar max_abs = std::fabs(m.a00);
@@ -235,7 +235,7 @@ PCL_DISE_HOST_DEVICE Scalar largestEntry(const SymMat3<Scalar>& m) {
 
 namespace eigen3x3_detail {
 
-// The zero matrix's decomposition: zero eigenvalues and the identity basis.
+/// The zero matrix's decomposition: zero eigenvalues and the identity basis.
 template <typename Scalar>
 PCL_DISE_HOST_DEVICE Eigen3Result<Scalar> zeroDecomposition() {
   Eigen3Result<Scalar> r;
@@ -246,15 +246,15 @@ PCL_DISE_HOST_DEVICE Eigen3Result<Scalar> zeroDecomposition() {
   return r;
 }
 
-// The decomposition of a nonzero matrix from its scaled closed form s (max_abs: its largest entry).
+/// The decomposition of a nonzero matrix from its scaled closed form s (max_abs: its largest entry).
 template <typename Scalar>
 PCL_DISE_HOST_DEVICE Eigen3Result<Scalar> decomposeNonzero(const ScaledEigenvalues<Scalar>& s, Scalar max_abs) {
   Eigen3Result<Scalar> r = zeroDecomposition<Scalar>();
   const SymMat3<Scalar>& a = s.a;
   Scalar values[3];
   if (s.general) {
-    // Start from the eigenvalue farthest from the other two: it is simple. The other vectors
-    // follow from it.
+    /// Start from the eigenvalue farthest from the other two: it is simple. The other vectors
+    /// follow from it.
     const int simple = s.half_det >= Scalar(0) ? 2 : 0;
     refinedEigenvector(a, s.values[simple], r.vectors[simple]);
     eigenvectorInComplement(a, r.vectors[simple], s.values[1], r.vectors[1]);
@@ -263,7 +263,7 @@ PCL_DISE_HOST_DEVICE Eigen3Result<Scalar> decomposeNonzero(const ScaledEigenvalu
     else
       cross(r.vectors[0], r.vectors[1], r.vectors[2]);
     for (int i = 0; i < 3; ++i) values[i] = rayleighQuotient(a, r.vectors[i]);
-    // Rayleigh quotients of a (near-)double root may swap by rounding.
+    /// Rayleigh quotients of a (near-)double root may swap by rounding.
     sortAscending(values, r.vectors);
   } else if (s.off_norm2 > Scalar(0)) {  // a multiple of the identity up to rounding
     values[0] = values[1] = values[2] = s.q;
@@ -277,12 +277,12 @@ PCL_DISE_HOST_DEVICE Eigen3Result<Scalar> decomposeNonzero(const ScaledEigenvalu
   return r;
 }
 
-// clearlySmallestEigenpair (below) from the scaled closed form s of a nonzero matrix.
+/// clearlySmallestEigenpair (below) from the scaled closed form s of a nonzero matrix.
 template <typename Scalar>
 PCL_DISE_HOST_DEVICE bool clearlySmallestFromScaled(const ScaledEigenvalues<Scalar>& s, Scalar max_abs, Scalar* vector,
                                                     Scalar* value) {
-  // The scaled eigenvalues are at most 3 in size and the closed form's error is far below the
-  // margin, so decomposeNonzero would keep this eigenpair first, and it has the smallest magnitude.
+  /// The scaled eigenvalues are at most 3 in size and the closed form's error is far below the
+  /// margin, so decomposeNonzero would keep this eigenpair first, and it has the smallest magnitude.
   const Scalar margin = Scalar(1e-4);
   if (!s.general || !(s.half_det < Scalar(0)) || !(std::fabs(s.values[0]) + margin < s.values[1])) return false;
   refinedEigenvector(s.a, s.values[0], vector);

@@ -43,17 +43,17 @@ class GridSearch {
   GridSearch(const float* points, std::size_t num_points, float cell_size);
   std::int64_t cellIndex(int x, int y, int z) const;
   int coordinate(float x, int axis) const;
-  // The points of the cells within `reach` cells of `cell` on each axis, into scratch.
+  /// The points of the cells within `reach` cells of `cell` on each axis, into scratch.
   void gather(const int cell[3], int reach, Scratch& scratch) const;
-  // Distance from `query` to the nearest face of that block with points beyond it (infinity where
-  // the block spans the grid): every point closer than this lies in the block.
+  /// Distance from `query` to the nearest face of that block with points beyond it (infinity where
+  /// the block spans the grid): every point closer than this lies in the block.
   float coveredRadius(const float* query, const int cell[3], int reach) const;
   void distances(const float* query, Scratch& scratch) const;
   std::size_t keysBelow(float limit2, Scratch& scratch) const;
-  // One query against the gathered block; false where the block cannot prove the answer.
+  /// One query against the gathered block; false where the block cannot prove the answer.
   bool selectNearest(const float* query, std::size_t k, float covered, Scratch& scratch, std::int32_t* out_ids,
                      float* out_dist2) const;
-  // Grows the block around the query's cell from `reach` until it proves the answer.
+  /// Grows the block around the query's cell from `reach` until it proves the answer.
   void nearestGrowing(const float* query, std::size_t k, int reach, Scratch& scratch, std::int32_t* out_ids,
                       float* out_dist2) const;
   std::size_t selectWithin(const float* query, float radius2, std::size_t max_neighbors, Scratch& scratch) const;
@@ -63,11 +63,11 @@ class GridSearch {
 
   float origin_[3] = {0, 0, 0};
   float cell_size_ = 1.f;
-  float margin_ = 0.f;  // rounding allowance of a point's cell
+  float margin_ = 0.f;  ///< rounding allowance of a point's cell
   int dims_[3] = {1, 1, 1};
-  std::vector<std::int32_t> cell_start_;  // cells + 1: the points of cell c are [cell_start_[c], cell_start_[c+1])
-  std::vector<std::int32_t> ids_;         // original index of each point, in cell order
-  std::vector<float> x_, y_, z_;          // coordinates in cell order
+  std::vector<std::int32_t> cell_start_;  ///< cells + 1: the points of cell c are [cell_start_[c], cell_start_[c+1])
+  std::vector<std::int32_t> ids_;         ///< original index of each point, in cell order
+  std::vector<float> x_, y_, z_;          ///< coordinates in cell order
 };
 
 /** Every point's k nearest points, itself included, nearest first: a cloud's k-NN graph in the

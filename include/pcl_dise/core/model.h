@@ -14,8 +14,8 @@ namespace pcl_dise {
 struct Linear {
   int in_features = 0;
   int out_features = 0;
-  std::vector<float> weight;  // out_features x in_features
-  std::vector<float> bias;    // out_features
+  std::vector<float> weight;  ///< out_features x in_features
+  std::vector<float> bias;    ///< out_features
 };
 
 /** Linear(in, hidden) -> ReLU -> Linear(hidden, out), PyTorch names NAME.0 and NAME.2. */
@@ -26,14 +26,14 @@ struct Mlp {
 
 /** The seven MLPs of one DISE iteration (weights shared across iterations). */
 struct Model {
-  Mlp layer1;                                   // edge:  8 -> 32 -> 16
-  Mlp layerg;                                   // node: 19 -> 32 -> 8
-  Mlp layer2;                                   // edge: 24 -> 32 -> 16
-  Mlp layerg2;                                  // node: 16 -> 32 -> 8
-  Mlp layer3;                                   // edge: 24 -> 32 -> 16
-  Mlp layerg3;                                  // node: 16 -> 32 -> 12 (quaternion 4 + theta 8)
-  Mlp layer4;                                   // edge: 27 -> 64 -> 1 (kernel logit)
-  std::map<std::string, std::string> metadata;  // provenance, stored in the file's __metadata__
+  Mlp layer1;                                   ///< edge:  8 -> 32 -> 16
+  Mlp layerg;                                   ///< node: 19 -> 32 -> 8
+  Mlp layer2;                                   ///< edge: 24 -> 32 -> 16
+  Mlp layerg2;                                  ///< node: 16 -> 32 -> 8
+  Mlp layer3;                                   ///< edge: 24 -> 32 -> 16
+  Mlp layerg3;                                  ///< node: 16 -> 32 -> 12 (quaternion 4 + theta 8)
+  Mlp layer4;                                   ///< edge: 27 -> 64 -> 1 (kernel logit)
+  std::map<std::string, std::string> metadata;  ///< provenance, stored in the file's __metadata__
 
   static constexpr int kNumParameters = pcl_dise::kNumParameters;
 

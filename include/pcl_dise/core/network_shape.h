@@ -10,7 +10,7 @@ struct MlpShape {
   int in, hidden, out;
 };
 
-// Widths of the values that flow between the MLPs.
+/// Widths of the values that flow between the MLPs.
 constexpr int kEdgeFeatures = 8;    ///< [c (3), w, cos(n_i, c), cos(n_j, c), cos(n_i, n_j), |c|]
 constexpr int kEdgeEmbedding = 16;  ///< e1, e2, e3
 constexpr int kPointEmbedding = 8;  ///< g1, g2
@@ -18,13 +18,13 @@ constexpr int kQuaternion = 4;      ///< the first values of g3
 constexpr int kTheta = 8;           ///< the rest of g3
 constexpr int kRotatedEdge = 3;     ///< R c
 
-constexpr MlpShape kLayer1{kEdgeFeatures, 32, kEdgeEmbedding};                     // e1 = layer1(features)
-constexpr MlpShape kLayerG{kEdgeEmbedding + 3, 32, kPointEmbedding};               // g1 = layerg([mean e1, n_i])
-constexpr MlpShape kLayer2{kEdgeEmbedding + kPointEmbedding, 32, kEdgeEmbedding};  // e2 = layer2([e1, g1])
-constexpr MlpShape kLayerG2{kEdgeEmbedding, 32, kPointEmbedding};                  // g2 = layerg2(mean e2)
-constexpr MlpShape kLayer3{kEdgeEmbedding + kPointEmbedding, 32, kEdgeEmbedding};  // e3 = layer3([e2, g2])
-constexpr MlpShape kLayerG3{kEdgeEmbedding, 32, kQuaternion + kTheta};             // (q, theta) = layerg3(mean e3)
-constexpr MlpShape kLayer4{kEdgeEmbedding + kTheta + kRotatedEdge, 64, 1};         // logit = layer4([e3, theta, R c])
+constexpr MlpShape kLayer1{kEdgeFeatures, 32, kEdgeEmbedding};                     ///< e1 = layer1(features)
+constexpr MlpShape kLayerG{kEdgeEmbedding + 3, 32, kPointEmbedding};               ///< g1 = layerg([mean e1, n_i])
+constexpr MlpShape kLayer2{kEdgeEmbedding + kPointEmbedding, 32, kEdgeEmbedding};  ///< e2 = layer2([e1, g1])
+constexpr MlpShape kLayerG2{kEdgeEmbedding, 32, kPointEmbedding};                  ///< g2 = layerg2(mean e2)
+constexpr MlpShape kLayer3{kEdgeEmbedding + kPointEmbedding, 32, kEdgeEmbedding};  ///< e3 = layer3([e2, g2])
+constexpr MlpShape kLayerG3{kEdgeEmbedding, 32, kQuaternion + kTheta};             ///< (q, theta) = layerg3(mean e3)
+constexpr MlpShape kLayer4{kEdgeEmbedding + kTheta + kRotatedEdge, 64, 1};         ///< logit = layer4([e3, theta, R c])
 
 /** The seven MLPs in forward order, as the weight files name them. */
 constexpr int kNumMlps = 7;

@@ -35,7 +35,7 @@ class OutsideGrid {
   float lower_[3] = {0, 0, 0}, cell_ = 1;
   std::int64_t dims_[3] = {1, 1, 1};
   std::size_t enclosed_ = 0, band_ = 0;
-  std::vector<std::uint8_t> outside_;  // per cell, x fastest
+  std::vector<std::uint8_t> outside_;  ///< per cell, x fastest
 };
 
 }  // namespace pcl_dise

@@ -10,12 +10,12 @@ namespace pcl_dise {
 
 struct Float32Tensor {
   std::vector<std::int64_t> shape;
-  std::vector<float> values;  // row-major, product(shape) entries
+  std::vector<float> values;  ///< row-major, product(shape) entries
 };
 
 struct SafetensorsFile {
   std::map<std::string, Float32Tensor> tensors;
-  std::map<std::string, std::string> metadata;  // the "__metadata__" string map
+  std::map<std::string, std::string> metadata;  ///< the "__metadata__" string map
 };
 
 /** Reads every tensor of `path`; throws std::runtime_error naming the file and the problem

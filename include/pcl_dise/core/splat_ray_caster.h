@@ -16,7 +16,7 @@ class SplatRayCaster {
   /** Per-thread working memory of crossings(): reuse it ray after ray. */
   struct Scratch {
     std::vector<float> depths;
-    std::vector<std::uint32_t> seen;  // per point: the last ray that tested it
+    std::vector<std::uint32_t> seen;  ///< per point: the last ray that tested it
     std::uint32_t ray = 0;
   };
 
@@ -36,15 +36,15 @@ class SplatRayCaster {
   int crossingsByTestingAll(const float origin[3], const float direction[3], float start, float merge) const;
 
  private:
-  // Adds the depth where the ray meets disc i, if it does beyond start, to depths.
+  /// Adds the depth where the ray meets disc i, if it does beyond start, to depths.
   void meet(std::size_t i, const float origin[3], const float direction[3], float start,
             std::vector<float>& depths) const;
   static int sheets(std::vector<float>& depths, float merge);
 
-  std::vector<float> xyz_, normal_, radius_;  // the discs kept
+  std::vector<float> xyz_, normal_, radius_;  ///< the discs kept
   float lower_[3] = {0, 0, 0}, cell_ = 1;
   int dims_[3] = {1, 1, 1};
-  std::vector<std::uint32_t> cell_start_, cell_points_;  // points of cell c: cell_points_[cell_start_[c] ...]
+  std::vector<std::uint32_t> cell_start_, cell_points_;  ///< points of cell c: cell_points_[cell_start_[c] ...]
 };
 
 }  // namespace pcl_dise

@@ -38,8 +38,8 @@ class TileTree {
  private:
   friend class DensityHistogram;
   struct Node {
-    int axis = -1;  // -1: a leaf, tile `split`
-    int split = 0;  // fine cells below split go to child[0]
+    int axis = -1;  ///< -1: a leaf, tile `split`
+    int split = 0;  ///< fine cells below split go to child[0]
     std::int32_t child[2] = {-1, -1};
   };
   std::array<int, 3> fineCell(const float* p) const;
@@ -62,7 +62,7 @@ class DensityHistogram {
   TileTree tiles(std::size_t tile_points) const;
 
  private:
-  TileTree grid_;  // the fine grid, no nodes yet
+  TileTree grid_;  ///< the fine grid, no nodes yet
   std::vector<std::uint32_t> counts_;
 };
 
@@ -119,7 +119,7 @@ class TiledCloudInMemory : public TiledCloud {
   void readTile(std::size_t tile, std::vector<std::uint64_t>& global, std::vector<float>& positions) const override;
 
   const float* points_;
-  std::vector<std::vector<std::uint32_t>> members_;  // per tile, ascending
+  std::vector<std::vector<std::uint32_t>> members_;  ///< per tile, ascending
 };
 
 /** The bounding box of num_points finite points (x 3, row-major); an empty box at 0 for none. */

@@ -184,9 +184,9 @@ class DeepIterativeNormalEstimation : public Feature<PointInT, PointOutT> {
   /** The points the forward pass works on ("nodes"): the finite surface points, then (with a
    *  separate search surface) the finite query points. */
   struct Nodes {
-    std::vector<std::int32_t> of_surface;    // node of each surface point, -1 for non-finite ones
-    std::size_t surface_count = 0;           // nodes [0, surface_count) are surface points
-    std::vector<pcl::index_t> query_inputs;  // input index of each query-only node
+    std::vector<std::int32_t> of_surface;    ///< node of each surface point, -1 for non-finite ones
+    std::size_t surface_count = 0;           ///< nodes [0, surface_count) are surface points
+    std::vector<pcl::index_t> query_inputs;  ///< input index of each query-only node
     std::size_t size() const { return surface_count + query_inputs.size(); }
   };
 
@@ -227,9 +227,9 @@ class DeepIterativeNormalEstimation : public Feature<PointInT, PointOutT> {
   float vpx_ = 0.f, vpy_ = 0.f, vpz_ = 0.f;
   bool use_sensor_origin_ = true;
   bool flip_towards_viewpoint_ = true;
-  std::string model_path_;         // empty: the default model for the k in use
-  bool model_in_memory_ = false;   // set by setModel
-  std::string loaded_model_path_;  // the file model_ came from
+  std::string model_path_;         ///< empty: the default model for the k in use
+  bool model_in_memory_ = false;   ///< set by setModel
+  std::string loaded_model_path_;  ///< the file model_ came from
   std::shared_ptr<const pcl_dise::Model> model_;
   int iterations_ = 4;
   double settle_degrees_ = 0;
@@ -240,9 +240,9 @@ class DeepIterativeNormalEstimation : public Feature<PointInT, PointOutT> {
   int max_neighbors_ = 0;
   bool store_iterations_ = false;
 
-  // Results of the last compute, for getIterationNormals / getKernelWeights.
-  std::vector<std::int32_t> output_nodes_;     // node of each output point, -1 for none
-  std::vector<pcl::index_t> node_to_surface_;  // surface index of each node, -1 for query-only nodes
+  /// Results of the last compute, for getIterationNormals / getKernelWeights.
+  std::vector<std::int32_t> output_nodes_;     ///< node of each output point, -1 for none
+  std::vector<pcl::index_t> node_to_surface_;  ///< surface index of each node, -1 for query-only nodes
   pcl_dise::ForwardResult last_result_;
 };
 

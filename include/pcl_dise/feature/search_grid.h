@@ -59,11 +59,11 @@ class Grid : public pcl::search::Search<PointT> {
  private:
   struct Index {
     GridSearch grid;
-    std::vector<pcl::index_t> cloud_index;  // grid point -> index into the input cloud
+    std::vector<pcl::index_t> cloud_index;  ///< grid point -> index into the input cloud
   };
 
-  // Built once per input cloud, under the lock, so that concurrent queries (NormalEstimationOMP)
-  // share it.
+  /// Built once per input cloud, under the lock, so that concurrent queries (NormalEstimationOMP)
+  /// share it.
   std::shared_ptr<const Index> indexFor(std::size_t k, float radius) const {
     if (auto built = std::atomic_load(&index_)) return built;
     std::lock_guard<std::mutex> lock(mutex_);

@@ -83,7 +83,7 @@ class LasWriter {
   struct Source;
   std::ostream& out_;
   std::string path_;
-  std::array<double, 3> scale_{}, offset_{};  // new points only: a source keeps its own
+  std::array<double, 3> scale_{}, offset_{};  ///< new points only: a source keeps its own
   double lo_[3], hi_[3];
   std::uint64_t count_ = 0;
   std::string record_;

@@ -21,13 +21,13 @@ namespace pcl_dise {
 inline std::uint32_t pointFieldTypeSize(std::uint8_t datatype) {
   switch (datatype) {
     case 1:
-    case 2: return 1;  // INT8, UINT8
+    case 2: return 1;  ///< INT8, UINT8
     case 3:
-    case 4: return 2;  // INT16, UINT16
+    case 4: return 2;  ///< INT16, UINT16
     case 5:
     case 6:
-    case 7: return 4;  // INT32, UINT32, FLOAT32
-    case 8: return 8;  // FLOAT64
+    case 7: return 4;  ///< INT32, UINT32, FLOAT32
+    case 8: return 8;  ///< FLOAT64
     default: return 0;
   }
 }

@@ -40,12 +40,12 @@ class PointStream {
 
  private:
   std::string path_;
-  // Binary records: `count` of `record_size` bytes from `data_at`, coordinates by `decode`.
+  /// Binary records: `count` of `record_size` bytes from `data_at`, coordinates by `decode`.
   std::ifstream in_;
   std::uint64_t data_at_ = 0, record_size_ = 0, count_ = 0, next_ = 0;
   std::function<std::array<double, 3>(const char*)> decode_;
   std::string buffer_;
-  // Text (.xyz).
+  /// Text (.xyz).
   std::unique_ptr<TextTripleStream> text_;
 
   std::uint32_t width_ = 0, height_ = 1;

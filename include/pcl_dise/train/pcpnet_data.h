@@ -12,10 +12,10 @@ namespace pcpnet {
 
 struct Mesh {
   std::vector<std::array<double, 3>> vertices;
-  std::vector<std::array<int, 3>> triangles;  // polygons fanned into triangles
-  // Unions of solids (procedural shapes): triangle t belongs to solid part[t], and a sample on
-  // it that lies strictly inside another solid's box (min xyz, max xyz) is not on the surface.
-  // Both empty for an ordinary mesh.
+  std::vector<std::array<int, 3>> triangles;  ///< polygons fanned into triangles
+  /// Unions of solids (procedural shapes): triangle t belongs to solid part[t], and a sample on
+  /// it that lies strictly inside another solid's box (min xyz, max xyz) is not on the surface.
+  /// Both empty for an ordinary mesh.
   std::vector<int> part;
   std::vector<std::array<double, 6>> solid_boxes;
 
@@ -31,7 +31,7 @@ Mesh readMesh(const std::string& path, std::size_t* dropped = nullptr);
 enum class Density { Uniform, Gradient, Striped };
 
 struct Cloud {
-  std::vector<std::array<float, 3>> points, normals;  // N x 3 each
+  std::vector<std::array<float, 3>> points, normals;  ///< N x 3 each
 };
 
 /** The standard deviation (per coordinate) of PCPNet's white noise of `level` on a shape whose

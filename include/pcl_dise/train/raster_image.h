@@ -35,7 +35,7 @@ class RasterImage {
 
  private:
   int width_, height_;
-  std::vector<std::uint8_t> rgb_;  // height x width x 3
+  std::vector<std::uint8_t> rgb_;  ///< height x width x 3
 };
 
 }  // namespace eval

@@ -36,7 +36,7 @@ class ReusingCpuAllocator final : public c10::Allocator {
   c10::Allocator* fallback_;
   std::size_t min_block_bytes_, max_cached_bytes_;
   mutable std::mutex mutex_;
-  mutable std::multimap<std::size_t, void*> free_blocks_;  // block size -> block
+  mutable std::multimap<std::size_t, void*> free_blocks_;  ///< block size -> block
   mutable std::size_t cached_bytes_ = 0;
 };
 
