@@ -17,6 +17,7 @@ packages=(
   ros-core-dev libroscpp-dev libsensor-msgs-dev libpcl-conversions-dev python3-rosmaster
   python3-numpy python3-rospy python3-sensor-msgs
   python3-dev pybind11-dev python3-pybind11 python3-pytest python3-matplotlib python3-open3d
+  doxygen
 )
 
 missing=()

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Installs the build tree into a temporary prefix, moves the install elsewhere (an install is
 # relocatable), then runs the installed dise_normals and a tiny outside project built with
-# find_package(pcl_dise) on the default model: both must use the moved install's model, never the
-# source tree's. The package must not ask a consumer of pcl_dise::pcl_dise for LibTorch.
+# find_package(pcl_dise) on the default model, and the Python module: all must use the moved
+# install's model, never the source tree's. The package must not ask a consumer of
+# pcl_dise::pcl_dise for LibTorch.
 set -euo pipefail
 build_dir="$1"
 cxx_flags="${2:-}"
@@ -37,4 +38,17 @@ grep -q "default model $prefix/share/pcl_dise/models/dise_k64.safetensors" "$wor
 if [ -x "$prefix/lib/pcl_dise/dise_normals_node" ]; then
   CMAKE_PREFIX_PATH="$prefix" ROS_PACKAGE_PATH="$prefix/share:/usr/share" \
     roslaunch --args dise_normals "$prefix/share/pcl_dise/launch/dise_normals.launch" | grep -q "$prefix/lib/pcl_dise/dise_normals_node"
+fi
+
+# The Python module, where it is built: imported from the moved prefix, its libraries and model too.
+if [ -d "$prefix/lib/python3/dist-packages/pcl_dise" ]; then
+  (cd "$work" && env -u PCL_DISE_MODEL_DIR PYTHONPATH="$prefix/lib/python3/dist-packages" /usr/bin/python3 -c "
+import numpy as np, pcl_dise
+assert pcl_dise.__file__.startswith('$prefix'), pcl_dise.__file__
+assert pcl_dise.default_model_path(64) == '$prefix/share/pcl_dise/models/dise_k64.safetensors', pcl_dise.default_model_path(64)
+points = np.loadtxt('$work/plane.xyz')
+normals = pcl_dise.estimate_normals(points, k=5, viewpoint=(0, 0, 1))
+assert np.allclose(np.abs(normals[:, 2]), 1, atol=0.05), normals
+print('python module', pcl_dise.__version__, 'from', pcl_dise.__file__)
+") | tee "$work/python.log"
 fi

@@ -9,6 +9,8 @@
 
 namespace pcl_dise {
 
+/** A tiled cloud whose points wait on disk, one scratch file per tile (16 bytes a point: its
+ *  global index and x, y, z), for clouds larger than memory. */
 class TiledCloudOnDisk : public TiledCloud {
  public:
   /** A new scratch folder inside `parent` (which must exist) for points in `tiles`
@@ -26,6 +28,7 @@ class TiledCloudOnDisk : public TiledCloud {
   /** Writes what is buffered; then load() sees every point added. Throws as add. */
   void finish();
 
+  /** \brief The scratch folder. */
   const std::string& folder() const { return folder_; }
 
  private:

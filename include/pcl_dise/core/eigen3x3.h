@@ -22,7 +22,12 @@ namespace pcl_dise {
 /** Symmetric 3x3 matrix stored by its upper triangle: a00 a01 a02 a11 a12 a22. */
 template <typename Scalar>
 struct SymMat3 {
-  Scalar a00, a01, a02, a11, a12, a22;
+  Scalar a00;  ///< row 0, column 0
+  Scalar a01;  ///< row 0, column 1
+  Scalar a02;  ///< row 0, column 2
+  Scalar a11;  ///< row 1, column 1
+  Scalar a12;  ///< row 1, column 2
+  Scalar a22;  ///< row 2, column 2
 };
 
 /** m += w d d^T for the 3-vector d: one entry of a (weighted) covariance. */
@@ -40,8 +45,8 @@ PCL_DISE_HOST_DEVICE void addWeightedOuterProduct(SymMat3<Scalar>& m, Scalar w, 
  *  orthonormal basis). */
 template <typename Scalar>
 struct Eigen3Result {
-  Scalar values[3];
-  Scalar vectors[3][3];
+  Scalar values[3];      ///< ascending
+  Scalar vectors[3][3];  ///< vectors[c]: the unit eigenvector of values[c]
 };
 
 namespace eigen3x3_detail {

@@ -35,9 +35,9 @@ std::string nativeInstructionSet();
  *  keeps the precision of georeferenced data); neighborhoods: N(i) for every node, the node
  *  itself included, neighbour indices in [0, M). */
 struct ForwardInput {
-  const float* points = nullptr;
-  std::size_t num_points = 0;
-  const Neighborhoods* neighborhoods = nullptr;
+  const float* points = nullptr;                 ///< M x 3, row-major
+  std::size_t num_points = 0;                    ///< M
+  const Neighborhoods* neighborhoods = nullptr;  ///< N(i) for every node
   /// s of docs/algorithm.md (edge_scale.h). NaN (the default): the forward pass measures it on
   /// these points; a caller that holds part of a larger cloud (a tile) passes the whole cloud's.
   float edge_scale = std::numeric_limits<float>::quiet_NaN();
@@ -51,6 +51,7 @@ struct ForwardInput {
   const std::uint8_t* last_iteration = nullptr;
 };
 
+/** How the forward pass runs. */
 struct ForwardOptions {
   int iterations = 4;            ///< L, number of DISE iterations after the PCA of iteration 0
   int threads = 0;               ///< 0: all hardware threads
@@ -70,6 +71,7 @@ struct ForwardOptions {
   ProgressCallback progress;
 };
 
+/** What the forward pass gives, per point of ForwardInput. */
 struct ForwardResult {
   std::vector<float> normals;    ///< M x 3 unit normals (sign rule applied), NaN where none
   std::vector<float> curvature;  ///< M, |lambda_min| / trace of the last covariance, NaN where none

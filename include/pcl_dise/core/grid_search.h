@@ -11,6 +11,8 @@
 
 namespace pcl_dise {
 
+/** Exact k-nearest and radius search on a uniform grid: every query of a cell shares one gathered
+ *  block of cells, answered with vectorised distances (docs/cpp_api.md, "Search"). */
 class GridSearch {
  public:
   /** Indexes `points` (num_points x 3 row-major, copied) for k-nearest-neighbour queries: the cell
@@ -21,8 +23,8 @@ class GridSearch {
   /** The same for radius queries: cells of half the radius. */
   static GridSearch forRadius(const float* points, std::size_t num_points, float radius);
 
-  std::size_t size() const { return ids_.size(); }
-  float cellSize() const { return cell_size_; }
+  std::size_t size() const { return ids_.size(); }  ///< points indexed
+  float cellSize() const { return cell_size_; }     ///< the grid's cell side
 
   /** For each query (num_queries x 3 row-major), its min(k, size()) nearest points, nearest first,
    *  ties in distance by smaller index: the same lists as a brute-force search. A query with a
@@ -35,6 +37,7 @@ class GridSearch {
 
   /** One query: its neighbours' indices and squared distances, ordered as above. */
   void nearest(const float* query, std::size_t k, std::vector<std::int32_t>& ids, std::vector<float>& dist2) const;
+  /** One radius query: its neighbours' indices and squared distances, ordered as above. */
   void withinRadius(const float* query, float radius, std::size_t max_neighbors, std::vector<std::int32_t>& ids,
                     std::vector<float>& dist2) const;
 

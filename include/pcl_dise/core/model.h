@@ -12,16 +12,16 @@ namespace pcl_dise {
 
 /** y = x W^T + b with W out x in, row-major (PyTorch's nn.Linear layout). */
 struct Linear {
-  int in_features = 0;
-  int out_features = 0;
+  int in_features = 0;   ///< columns of W
+  int out_features = 0;  ///< rows of W
   std::vector<float> weight;  ///< out_features x in_features
   std::vector<float> bias;    ///< out_features
 };
 
 /** Linear(in, hidden) -> ReLU -> Linear(hidden, out), PyTorch names NAME.0 and NAME.2. */
 struct Mlp {
-  Linear first;
-  Linear second;
+  Linear first;   ///< NAME.0: in -> hidden
+  Linear second;  ///< NAME.2: hidden -> out
 };
 
 /** The seven MLPs of one DISE iteration (weights shared across iterations). */
@@ -35,11 +35,11 @@ struct Model {
   Mlp layer4;                                   ///< edge: 27 -> 64 -> 1 (kernel logit)
   std::map<std::string, std::string> metadata;  ///< provenance, stored in the file's __metadata__
 
-  static constexpr int kNumParameters = pcl_dise::kNumParameters;
+  static constexpr int kNumParameters = pcl_dise::kNumParameters;  ///< 7,981 weights and biases
 
   /** The MLPs with their file names, in forward order. */
   std::array<std::pair<const char*, Mlp*>, 7> namedMlps();
-  std::array<std::pair<const char*, const Mlp*>, 7> namedMlps() const;
+  std::array<std::pair<const char*, const Mlp*>, 7> namedMlps() const;  ///< see namedMlps()
 };
 
 /** A model with PyTorch's default initialisation (uniform in +-1/sqrt(fan_in)) from `seed`. */

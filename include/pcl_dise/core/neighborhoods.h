@@ -11,13 +11,13 @@ namespace pcl_dise {
  *  offsets has N+1 entries (offsets[0] = 0); indices has E = offsets[N] entries.
  *  A dense N x K neighbourhood table is the special case offsets[i] = i*K (see fromDense). */
 struct Neighborhoods {
-  std::vector<std::int64_t> offsets{0};
-  std::vector<std::int32_t> indices;
+  std::vector<std::int64_t> offsets{0};  ///< N + 1 entries
+  std::vector<std::int32_t> indices;     ///< E entries
 
-  std::size_t numNodes() const { return offsets.size() - 1; }
-  std::size_t numEdges() const { return indices.size(); }
-  std::int64_t size(std::size_t i) const { return offsets[i + 1] - offsets[i]; }
-  const std::int32_t* begin(std::size_t i) const { return indices.data() + offsets[i]; }
+  std::size_t numNodes() const { return offsets.size() - 1; }  ///< N
+  std::size_t numEdges() const { return indices.size(); }      ///< E
+  std::int64_t size(std::size_t i) const { return offsets[i + 1] - offsets[i]; }  ///< node i's neighbours
+  const std::int32_t* begin(std::size_t i) const { return indices.data() + offsets[i]; }  ///< node i's first
 
   /** Appends one node's neighbourhood. */
   void append(const std::int32_t* first, std::size_t count) {

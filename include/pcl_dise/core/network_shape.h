@@ -7,7 +7,9 @@ namespace pcl_dise {
 
 /** Linear(in, hidden) -> ReLU -> Linear(hidden, out). */
 struct MlpShape {
-  int in, hidden, out;
+  int in;      ///< inputs
+  int hidden;  ///< hidden units
+  int out;     ///< outputs
 };
 
 /// Widths of the values that flow between the MLPs.

@@ -8,6 +8,7 @@
 
 namespace pcl_dise {
 
+/** How orientNormals orients. */
 struct OrientationOptions {
   /** Propagation graph: each point's `neighbors` nearest points. Keep it smaller than the estimation
    *  neighbourhood: a small graph has fewer edges that reach the other side of a thin sheet. */
@@ -16,8 +17,8 @@ struct OrientationOptions {
    *  `seed_index` keeps that point's normal as given; with `has_viewpoint`, the part's point
    *  nearest the viewpoint faces it; otherwise the part's topmost point (largest z) faces +z. */
   std::int64_t seed_index = -1;
-  bool has_viewpoint = false;
-  std::array<float, 3> viewpoint{0.f, 0.f, 0.f};
+  bool has_viewpoint = false;                     ///< whether `viewpoint` seeds the parts
+  std::array<float, 3> viewpoint{0.f, 0.f, 0.f};  ///< x, y, z in the points' frame
   /** The cloud samples closed shapes (solids, each part's surface closed): after the tree and the
    *  seeding, each point takes the side an outside grid shows it (outside_grid.h: the empty space
    *  connected to the border), which holds under noise near the point spacing; where no grid
@@ -30,6 +31,7 @@ struct OrientationOptions {
   int threads = 0;
 };
 
+/** What orientNormals did. */
 struct OrientationReport {
   std::size_t oriented = 0;        ///< points with a finite position and normal: oriented
   std::size_t without_normal = 0;  ///< points with a non-finite position or normal: left as they were

@@ -12,6 +12,9 @@
 
 namespace pcl_dise {
 
+/** The outside of a cloud's closed surfaces on a voxel grid: the points' band of cells, the empty
+ *  space flooded from the grid's border as the outside, and each point's side read by walks along
+ *  its normal (docs/orientation.md, step 7). */
 class OutsideGrid {
  public:
   /** points [in] N×3 row-major (non-finite points are left out); cell [in] the grid's cell, finite

@@ -53,7 +53,8 @@ PCL_DISE_HOST_DEVICE bool planeFromWeightedCovariance(Scalar sum_w, const SymMat
 /** A point's weights for weightedCovariance: `weights` (count floats), or 1 where it is null. */
 template <typename Scalar>
 struct WeightsOrOne {
-  const float* weights;
+  const float* weights;  ///< count weights, or nullptr
+  /** \brief w = the weight of entry e. */
   PCL_DISE_HOST_DEVICE void operator()(int e, Scalar& w) const { w = weights ? Scalar(weights[e]) : Scalar(1); }
 };
 
@@ -74,9 +75,10 @@ PCL_DISE_HOST_DEVICE bool fitPlaneToOffsets(const Offset& offset, const float* w
  *  points: node positions, M x 3 row-major; center: the point's own position (3). */
 template <typename Scalar, typename Index>
 struct NeighborOffsets {
-  const float* points;
-  const float* center;
-  const Index* neighbors;
+  const float* points;     ///< M x 3
+  const float* center;     ///< 3
+  const Index* neighbors;  ///< the neighbourhood's indices into points
+  /** \brief d = the offset of entry e from the center. */
   PCL_DISE_HOST_DEVICE void operator()(int e, Scalar* d) const {
     const float* p = points + 3 * static_cast<long long>(neighbors[e]);
     for (int c = 0; c < 3; ++c) d[c] = Scalar(p[c]) - Scalar(center[c]);

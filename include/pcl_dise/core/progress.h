@@ -13,7 +13,8 @@ struct Progress {
   const char* stage = "";  ///< what runs now: "reading", "tiling", "iterations", "tiles", "writing"
   /// Within the stage, where it counts whole steps: iteration `step` of `steps`, tile `step` of
   /// `steps` (steps 0: no count).
-  std::uint64_t step = 0, steps = 0;
+  std::uint64_t step = 0;
+  std::uint64_t steps = 0;  ///< see step
 };
 
 /** Called with a Progress from the thread that started the job: at stage ends, and within long

@@ -8,13 +8,15 @@
 
 namespace pcl_dise {
 
+/** One float32 tensor of a .safetensors file. */
 struct Float32Tensor {
-  std::vector<std::int64_t> shape;
+  std::vector<std::int64_t> shape;  ///< its dimensions
   std::vector<float> values;  ///< row-major, product(shape) entries
 };
 
+/** A .safetensors file's float32 tensors and metadata. */
 struct SafetensorsFile {
-  std::map<std::string, Float32Tensor> tensors;
+  std::map<std::string, Float32Tensor> tensors;  ///< by name
   std::map<std::string, std::string> metadata;  ///< the "__metadata__" string map
 };
 

@@ -11,13 +11,15 @@
 
 namespace pcl_dise {
 
+/** Which sheets of a sampled surface a ray crosses: each point a disc (splat) of its radius across
+ *  its normal, the discs in a grid; the orientation's ray-parity vote (docs/orientation.md). */
 class SplatRayCaster {
  public:
   /** Per-thread working memory of crossings(): reuse it ray after ray. */
   struct Scratch {
-    std::vector<float> depths;
+    std::vector<float> depths;        ///< the crossings' distances along the ray
     std::vector<std::uint32_t> seen;  ///< per point: the last ray that tested it
-    std::uint32_t ray = 0;
+    std::uint32_t ray = 0;            ///< the current ray's number
   };
 
   /** points [in] N×3 row-major; normals [in] N×3 unit, either sign; radius [in] N disc radii.

@@ -11,10 +11,13 @@ namespace pcl_dise {
 
 /** An axis-aligned box, closed on both sides. */
 struct Box {
-  std::array<double, 3> lo{0, 0, 0}, hi{0, 0, 0};
+  std::array<double, 3> lo{0, 0, 0};  ///< the smallest x, y, z
+  std::array<double, 3> hi{0, 0, 0};  ///< the largest x, y, z
+  /** \brief Whether point p (3 floats) lies in the box, faces included. */
   bool contains(const float* p) const {
     return p[0] >= lo[0] && p[0] <= hi[0] && p[1] >= lo[1] && p[1] <= hi[1] && p[2] >= lo[2] && p[2] <= hi[2];
   }
+  /** \brief The box grown by `margin` (units of the points) on every side. */
   Box grown(double margin) const;
 };
 
@@ -25,8 +28,11 @@ struct Box {
  *  power of two. Tiles follow the density: a dense blob gets small tiles, sparse parts large ones. */
 class TileTree {
  public:
+  /** \brief The number of tiles. */
   std::size_t size() const { return boxes_.size(); }
+  /** \brief The box the tiles cut: the cloud's bounds. */
   const Box& bounds() const { return bounds_; }
+  /** \brief Tile `tile`'s box (tile < size()). */
   const Box& tileBox(std::size_t tile) const { return boxes_[tile]; }
   /** Points the histogram counted in the tile. */
   std::size_t tilePoints(std::size_t tile) const { return counts_[tile]; }
@@ -56,7 +62,9 @@ class TileTree {
  *  One pass over the points, 8 MB at most. */
 class DensityHistogram {
  public:
+  /** \brief An empty histogram over `bounds`, which every point added must lie in. */
   explicit DensityHistogram(const Box& bounds);
+  /** \brief Counts point p (3 floats). */
   void add(const float* p);
   /** Tiles of at most tile_points points each, where one fine cell does not hold more. */
   TileTree tiles(std::size_t tile_points) const;
@@ -70,10 +78,11 @@ class DensityHistogram {
  *  open where `open_hi` says (so that the two halves of a split share no point). A tile whose
  *  halo outgrows the memory budget is run in parts. */
 struct TilePart {
-  std::size_t tile = 0;
-  Box box;
-  bool whole = true;
-  std::array<bool, 3> open_hi{false, false, false};
+  std::size_t tile = 0;                              ///< the tile this is a part of
+  Box box;                                           ///< the part's box (unused where whole)
+  bool whole = true;                                 ///< the whole tile
+  std::array<bool, 3> open_hi{false, false, false};  ///< per axis, whether box's upper face is open
+  /** \brief Whether point p (3 floats, one of the tile's) belongs to this part. */
   bool holds(const float* p) const;
   /** The two halves of `box` along its longest side, each a part of the same tile. */
   std::array<TilePart, 2> halves() const;
@@ -85,7 +94,7 @@ struct TileLoad {
   std::vector<std::uint64_t> global;  ///< loaded point -> global index
   std::vector<float> positions;       ///< loaded points x 3
   std::vector<std::int32_t> core;     ///< loaded indices of the tile's (or the part's) own points
-  Box region;
+  Box region;                         ///< the box whose points were loaded
 };
 
 /** A cloud of `size()` finite points (float, one local frame, global indices 0..size()-1) cut
@@ -93,7 +102,9 @@ struct TileLoad {
 class TiledCloud {
  public:
   virtual ~TiledCloud() = default;
+  /** \brief The number of points. */
   std::size_t size() const { return size_; }
+  /** \brief The tiles the points are cut into. */
   const TileTree& tiles() const { return tiles_; }
   /** Loads tile `tile` with every point inside `region`, a box that holds the tile's. */
   TileLoad load(std::size_t tile, const Box& region) const;
@@ -105,14 +116,15 @@ class TiledCloud {
   /** Appends the points of tile `tile` (ascending global index) to global and positions. */
   virtual void readTile(std::size_t tile, std::vector<std::uint64_t>& global, std::vector<float>& positions) const = 0;
 
-  std::size_t size_ = 0;
-  TileTree tiles_;
+  std::size_t size_ = 0;  ///< points
+  TileTree tiles_;        ///< the tiles
 };
 
 /** A tiled view of points held in memory. points: num_points x 3 row-major, finite (checked by
  *  the caller), kept by pointer: they must outlive this object. */
 class TiledCloudInMemory : public TiledCloud {
  public:
+  /** \brief Cuts `points` (num_points x 3) into tiles of at most `tile_points` points. */
   TiledCloudInMemory(const float* points, std::size_t num_points, std::size_t tile_points);
 
  private:

@@ -17,6 +17,7 @@
 
 namespace pcl_dise {
 
+/** How runTiledForward cuts and runs the cloud. */
 struct TiledForwardOptions {
   std::size_t neighbors = 65;         ///< k + 1: each point's k nearest plus itself (radius == 0)
   float radius = 0;                   ///< > 0: every point within radius instead of k nearest
@@ -27,7 +28,8 @@ struct TiledForwardOptions {
   std::size_t max_load = 0;           ///< most points a tile may load with its halo (0: no limit); a
                                       ///< tile that needs more runs in halves, halved again as needed
   /// Several processes sharing one cloud (MPI): this one runs the tiles t with t % parts == part.
-  int part = 0, parts = 1;
+  int part = 0;   ///< this process's number, 0..parts-1
+  int parts = 1;  ///< processes
   /// With parts > 1: replaces each process's sum of the edge-scale terms of its own tiles' points
   /// by the sum over every process (ExactSum::state() added up, as MPI_Allreduce does).
   std::function<void(ExactSum& terms)> share_terms;
@@ -36,6 +38,7 @@ struct TiledForwardOptions {
   ProgressCallback progress;
 };
 
+/** What runTiledForward did. */
 struct TiledForwardReport {
   std::size_t tiles = 0;         ///< tiles that held points
   std::size_t largest_load = 0;  ///< most points one tile loaded (its own and its halo's)

@@ -25,18 +25,20 @@ namespace pcl {
 template <typename PointT, typename NormalT>
 class ConsistentNormalOrientation {
  public:
-  using Ptr = shared_ptr<ConsistentNormalOrientation<PointT, NormalT>>;
-  using ConstPtr = shared_ptr<const ConsistentNormalOrientation<PointT, NormalT>>;
-  using PointCloudConstPtr = typename PointCloud<PointT>::ConstPtr;
+  using Ptr = shared_ptr<ConsistentNormalOrientation<PointT, NormalT>>;             ///< shared pointer
+  using ConstPtr = shared_ptr<const ConsistentNormalOrientation<PointT, NormalT>>;  ///< shared const pointer
+  using PointCloudConstPtr = typename PointCloud<PointT>::ConstPtr;                 ///< the input cloud
 
+  /** \brief The points whose normals orient() orients (the same size as the normals). */
   void setInputCloud(const PointCloudConstPtr& cloud) { input_ = cloud; }
-  PointCloudConstPtr getInputCloud() const { return input_; }
+  PointCloudConstPtr getInputCloud() const { return input_; }  ///< see setInputCloud
 
   /** Neighbours per point in the propagation graph (default 10); keep it below the estimation's k,
    *  so that fewer edges reach the other side of a thin sheet. */
   void setKSearch(int k) { options_.neighbors = k; }
-  int getKSearch() const { return options_.neighbors; }
+  int getKSearch() const { return options_.neighbors; }  ///< see setKSearch
 
+  /** \brief Seeds each part at its point nearest this viewpoint, facing it. */
   void setViewPoint(float vpx, float vpy, float vpz) {
     options_.has_viewpoint = true;
     options_.viewpoint = {vpx, vpy, vpz};
@@ -58,7 +60,7 @@ class ConsistentNormalOrientation {
    *  grid (ray parity where walls are too thin for one); false, the default, for scans and open
    *  surfaces (OrientationOptions::closed). */
   void setClosedShapes(bool closed) { options_.closed = closed; }
-  bool getClosedShapes() const { return options_.closed; }
+  bool getClosedShapes() const { return options_.closed; }  ///< see setClosedShapes
 
   /** Threads for the neighbour graph and the rays (0, the default: all). */
   void setNumberOfThreads(unsigned int threads) { options_.threads = static_cast<int>(threads); }
@@ -70,7 +72,7 @@ class ConsistentNormalOrientation {
   const pcl_dise::OrientationReport& getReport() const { return report_; }
 
  protected:
-  const std::string& getClassName() const { return class_name_; }
+  const std::string& getClassName() const { return class_name_; }  ///< for PCL_ERROR messages
 
  private:
   PointCloudConstPtr input_;

@@ -48,8 +48,8 @@ namespace pcl {
 template <typename PointInT, typename PointOutT>
 class DeepIterativeNormalEstimation : public Feature<PointInT, PointOutT> {
  public:
-  using Ptr = shared_ptr<DeepIterativeNormalEstimation<PointInT, PointOutT>>;
-  using ConstPtr = shared_ptr<const DeepIterativeNormalEstimation<PointInT, PointOutT>>;
+  using Ptr = shared_ptr<DeepIterativeNormalEstimation<PointInT, PointOutT>>;             ///< shared pointer
+  using ConstPtr = shared_ptr<const DeepIterativeNormalEstimation<PointInT, PointOutT>>;  ///< shared const pointer
   using Feature<PointInT, PointOutT>::feature_name_;
   using Feature<PointInT, PointOutT>::getClassName;
   using Feature<PointInT, PointOutT>::indices_;
@@ -60,8 +60,8 @@ class DeepIterativeNormalEstimation : public Feature<PointInT, PointOutT> {
   using Feature<PointInT, PointOutT>::search_radius_;
   using Feature<PointInT, PointOutT>::search_parameter_;
 
-  using PointCloudOut = typename Feature<PointInT, PointOutT>::PointCloudOut;
-  using PointCloudConstPtr = typename Feature<PointInT, PointOutT>::PointCloudConstPtr;
+  using PointCloudOut = typename Feature<PointInT, PointOutT>::PointCloudOut;            ///< the output cloud
+  using PointCloudConstPtr = typename Feature<PointInT, PointOutT>::PointCloudConstPtr;  ///< an input cloud
 
   DeepIterativeNormalEstimation() { feature_name_ = "DeepIterativeNormalEstimation"; }
   ~DeepIterativeNormalEstimation() override = default;
@@ -72,19 +72,24 @@ class DeepIterativeNormalEstimation : public Feature<PointInT, PointOutT> {
    *  = (n, -n . centroid), n with docs/algorithm.md's sign rule; false and NaN for < 3 points or no spread. */
   bool computePointNormal(const pcl::PointCloud<PointInT>& cloud, const pcl::Indices& indices,
                           Eigen::Vector4f& plane_parameters, float& curvature);
+  /** \brief The same as the normal's three components: nx, ny, nz and the curvature (NaN and
+   *  false where there is no plane). */
   bool computePointNormal(const pcl::PointCloud<PointInT>& cloud, const pcl::Indices& indices, float& nx, float& ny,
                           float& nz, float& curvature);
 
+  /** \brief The input cloud; its sensor origin becomes the viewpoint unless setViewPoint was called. */
   void setInputCloud(const PointCloudConstPtr& cloud) override {
     input_ = cloud;
     if (use_sensor_origin_ && input_) setViewPointFromSensorOrigin();
   }
+  /** \brief The viewpoint normals are flipped towards (the input's coordinates). */
   void setViewPoint(float vpx, float vpy, float vpz) {
     vpx_ = vpx;
     vpy_ = vpy;
     vpz_ = vpz;
     use_sensor_origin_ = false;
   }
+  /** \brief The viewpoint in use. */
   void getViewPoint(float& vpx, float& vpy, float& vpz) const {
     vpx = vpx_;
     vpy = vpy_;
@@ -94,7 +99,8 @@ class DeepIterativeNormalEstimation : public Feature<PointInT, PointOutT> {
    *  false keeps the plane fit's own sign (docs/algorithm.md), for an orientation step of one's
    *  own (pcl::ConsistentNormalOrientation). */
   void setFlipTowardsViewPoint(bool flip) { flip_towards_viewpoint_ = flip; }
-  bool getFlipTowardsViewPoint() const { return flip_towards_viewpoint_; }
+  bool getFlipTowardsViewPoint() const { return flip_towards_viewpoint_; }  ///< see setFlipTowardsViewPoint
+  /** \brief Takes the input's sensor origin as the viewpoint again (the default). */
   void useSensorOriginAsViewPoint() {
     use_sensor_origin_ = true;
     if (input_)
@@ -129,17 +135,17 @@ class DeepIterativeNormalEstimation : public Feature<PointInT, PointOutT> {
 
   /** Number of DISE iterations L after the PCA (default 4; 0 gives PCA). */
   void setIterations(int iterations) { iterations_ = iterations; }
-  int getIterations() const { return iterations_; }
+  int getIterations() const { return iterations_; }  ///< see setIterations
 
   /** Threads for search and inference (0, the default: all hardware threads). */
   void setNumberOfThreads(unsigned int threads) { threads_ = threads; }
-  unsigned int getNumberOfThreads() const { return threads_; }
+  unsigned int getNumberOfThreads() const { return threads_; }  ///< see setNumberOfThreads
 
   /** Adaptive mode (native backend): a point whose normal turns by less than `degrees` in an
    *  iteration stops iterating, and its neighbours read its last state. Faster where most of a
    *  cloud settles early (planar parts); 0, the default, runs every point every iteration. */
   void setSettleAngle(double degrees) { settle_degrees_ = degrees; }
-  double getSettleAngle() const { return settle_degrees_; }
+  double getSettleAngle() const { return settle_degrees_; }  ///< see setSettleAngle
 
   /** \brief Progress of compute() (core/progress.h): the share of iteration 0 and the iterations
    *  done, after the search. Answering false stops compute(), which then leaves the output empty,
@@ -150,13 +156,14 @@ class DeepIterativeNormalEstimation : public Feature<PointInT, PointOutT> {
   /** \brief Whether the last compute() was stopped by the progress callback. */
   bool wasCancelled() const { return cancelled_; }
 
+  /** \brief The backend the iterations run on (native CPU by default; torch, cuda where built). */
   void setBackend(pcl_dise::Backend backend) { backend_ = backend; }
-  pcl_dise::Backend getBackend() const { return backend_; }
+  pcl_dise::Backend getBackend() const { return backend_; }  ///< see setBackend
 
   /** Radius search only: keep at most the nearest n points of each neighbourhood, the point
    *  itself included (0, the default: no cap). */
   void setMaxNeighbors(int max_neighbors) { max_neighbors_ = max_neighbors; }
-  int getMaxNeighbors() const { return max_neighbors_; }
+  int getMaxNeighbors() const { return max_neighbors_; }  ///< see setMaxNeighbors
 
   /** Keep every iteration's normals at the next compute (for getIterationNormals). */
   void setStoreIterations(bool store) { store_iterations_ = store; }
@@ -172,7 +179,9 @@ class DeepIterativeNormalEstimation : public Feature<PointInT, PointOutT> {
   bool getKernelWeights(std::size_t output_index, pcl::Indices& surface_indices, std::vector<float>& weights) const;
 
  protected:
+  /** \brief Checks the settings (k or radius, the model, the backend) before compute. */
   bool initCompute() override;
+  /** \brief The estimation's stages: nodes, centring, Morton order, search, edge scale, forward pass, output. */
   void computeFeature(PointCloudOut& output) override;
 
  private:

@@ -15,13 +15,16 @@
 namespace pcl_dise {
 namespace search {
 
+/** pcl_dise's exact grid search (core/grid_search.h) behind PCL's search interface, for any PCL
+ *  algorithm that takes a search method: the same neighbours as pcl::search::KdTree, nearest
+ *  first, ties by index. */
 template <typename PointT>
 class Grid : public pcl::search::Search<PointT> {
  public:
-  using Ptr = std::shared_ptr<Grid<PointT>>;
-  using ConstPtr = std::shared_ptr<const Grid<PointT>>;
-  using PointCloudConstPtr = typename pcl::search::Search<PointT>::PointCloudConstPtr;
-  using IndicesConstPtr = typename pcl::search::Search<PointT>::IndicesConstPtr;
+  using Ptr = std::shared_ptr<Grid<PointT>>;                                             ///< shared pointer
+  using ConstPtr = std::shared_ptr<const Grid<PointT>>;                                  ///< shared const pointer
+  using PointCloudConstPtr = typename pcl::search::Search<PointT>::PointCloudConstPtr;  ///< the searched cloud
+  using IndicesConstPtr = typename pcl::search::Search<PointT>::IndicesConstPtr;        ///< its points to search
 
   Grid() : pcl::search::Search<PointT>("pcl_dise::search::Grid", true) {}
 
@@ -34,6 +37,7 @@ class Grid : public pcl::search::Search<PointT> {
     std::atomic_store(&index_, std::shared_ptr<const Index>());
   }
 
+  /** \brief The k nearest points to `point`, nearest first; returns how many. */
   int nearestKSearch(const PointT& point, int k, pcl::Indices& k_indices,
                      std::vector<float>& k_sqr_distances) const override {
     k_indices.clear();
@@ -45,6 +49,7 @@ class Grid : public pcl::search::Search<PointT> {
     return answer(*index, k_indices);
   }
 
+  /** \brief The points closer than `radius`, nearest first (at most max_nn, 0: all); returns how many. */
   int radiusSearch(const PointT& point, double radius, pcl::Indices& k_indices, std::vector<float>& k_sqr_distances,
                    unsigned int max_nn = 0) const override {
     k_indices.clear();

@@ -25,7 +25,7 @@ struct LocalCloud {
   std::array<double, 3> viewpoint{0, 0, 0};
   /// A LAS input's path: a LAS output keeps its records, scale, offset, VLRs and EVLRs (empty: not LAS).
   std::string las_source;
-  bool hasOffset() const { return offset[0] != 0 || offset[1] != 0 || offset[2] != 0; }
+  bool hasOffset() const { return offset[0] != 0 || offset[1] != 0 || offset[2] != 0; }  ///< offset is not zero
 };
 
 /** Reads the x y z of a .pcd, .ply, .las or .xyz (text "x y z" per line) file in double, keeping an

@@ -17,11 +17,13 @@
 namespace pcl_dise {
 namespace io {
 
+/** The points of a LAS file, in double. */
 struct LasCloud {
-  std::vector<std::array<double, 3>> xyz;                             ///< the points' coordinates, in file order
-  std::array<double, 3> scale{0.001, 0.001, 0.001}, offset{0, 0, 0};  ///< the header's
-  std::uint8_t version_minor = 4;
-  std::uint8_t point_format = 6;
+  std::vector<std::array<double, 3>> xyz;            ///< the points' coordinates, in file order
+  std::array<double, 3> scale{0.001, 0.001, 0.001};  ///< the header's scale
+  std::array<double, 3> offset{0, 0, 0};             ///< the header's offset
+  std::uint8_t version_minor = 4;                    ///< LAS 1.x: x
+  std::uint8_t point_format = 6;                     ///< point data record format, 0..10
   /// With parseLas(..., true): the point format's dimensions by PDAL's names (Intensity,
   /// ReturnNumber, NumberOfReturns, ScanDirectionFlag, EdgeOfFlightLine, Classification,
   /// Synthetic, KeyPoint, Withheld, Overlap, ScanChannel, ScanAngleRank, UserData, PointSourceId,
@@ -32,10 +34,13 @@ struct LasCloud {
 
 /** A LAS header: where the points are and how to read their coordinates. */
 struct LasHeader {
-  std::uint8_t version_minor = 4, point_format = 6;
-  std::uint64_t point_data = 0, count = 0;  ///< the first record's byte, the number of records
-  std::uint16_t record_length = 0;
-  std::array<double, 3> scale{1, 1, 1}, offset{0, 0, 0};
+  std::uint8_t version_minor = 4;          ///< LAS 1.x: x
+  std::uint8_t point_format = 6;           ///< point data record format, 0..10
+  std::uint64_t point_data = 0;            ///< the first record's byte
+  std::uint64_t count = 0;                 ///< the number of records
+  std::uint16_t record_length = 0;         ///< bytes of one record
+  std::array<double, 3> scale{1, 1, 1};    ///< a coordinate is its int32 record value times scale ...
+  std::array<double, 3> offset{0, 0, 0};   ///< ... plus offset
 };
 
 /** Parses the header at the start of `bytes` (at least the public header block) of a file of
@@ -77,6 +82,7 @@ class LasWriter {
   ~LasWriter();
   /** The next point; with a source, `xyz` must be that point's (the record is copied). */
   void add(const std::array<double, 3>& xyz, const NormalWithCurvature& normal);
+  /** \brief Writes the header (bounds, counts); throws std::runtime_error where a write failed. */
   void finish();
 
  private:

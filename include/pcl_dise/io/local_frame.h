@@ -13,8 +13,10 @@ constexpr double kOffsetFromMagnitude = 1e4;
 
 /** The bounding box of the finite points added (lo = hi = 0 while none is). */
 struct FiniteBounds {
-  std::array<double, 3> lo{0, 0, 0}, hi{0, 0, 0};
-  bool any = false;
+  std::array<double, 3> lo{0, 0, 0};  ///< the smallest x, y, z
+  std::array<double, 3> hi{0, 0, 0};  ///< the largest x, y, z
+  bool any = false;                   ///< whether a finite point came
+  /** \brief Adds p where it is finite. */
   void add(const std::array<double, 3>& p) {
     if (!std::isfinite(p[0]) || !std::isfinite(p[1]) || !std::isfinite(p[2])) return;
     for (int c = 0; c < 3; ++c) {

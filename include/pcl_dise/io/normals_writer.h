@@ -16,17 +16,21 @@
 namespace pcl_dise {
 namespace io {
 
+/** What a NormalsWriter's file holds besides the points. */
 struct NormalsFileLayout {
-  std::uint64_t points = 0;
-  std::uint32_t width = 0, height = 1;                   ///< PCD: an organized cloud's layout (width 0: points x 1)
+  std::uint64_t points = 0;                              ///< points to come
+  std::uint32_t width = 0;                               ///< PCD: an organized cloud's width (0: points x 1)
+  std::uint32_t height = 1;                              ///< PCD: an organized cloud's height
   std::array<double, 7> viewpoint{0, 0, 0, 1, 0, 0, 0};  ///< PCD: VIEWPOINT, in the file's coordinates
   bool double_coordinates = false;                       ///< PCD, PLY: x y z as double (georeferenced)
-  std::array<double, 3> las_scale{0, 0, 0}, las_offset{0, 0, 0};  ///< LAS without a source: the quantization
+  std::array<double, 3> las_scale{0, 0, 0};   ///< LAS without a source: the coordinates' scale
+  std::array<double, 3> las_offset{0, 0, 0};  ///< LAS without a source: the coordinates' offset
   /// LAS: the LAS file the points came from, in its order (empty: none): its records, VLRs and EVLRs
   /// are kept, the normals added (LasWriter).
   std::string las_source;
 };
 
+/** Writes points with their normals point by point (see the file's comment). */
 class NormalsWriter {
  public:
   /** Opens `path` + ".partial" for layout.points points. Throws std::runtime_error naming `path`

@@ -20,21 +20,22 @@ namespace io {
 class Collective {
  public:
   virtual ~Collective() = default;
-  virtual int rank() const { return 0; }
-  virtual int size() const { return 1; }
+  virtual int rank() const { return 0; }  ///< this process's rank
+  virtual int size() const { return 1; }  ///< processes
   /** The sum over the ranks of each rank's terms, on every rank. */
   virtual void sum(ExactSum& terms) { (void)terms; }
   /** Rank 0's text, on every rank. */
   virtual std::string broadcast(const std::string& text) { return text; }
-  virtual void barrier() {}
+  virtual void barrier() {}  ///< waits for every rank
 };
 
+/** How estimateNormalsOutOfCore runs. */
 struct OutOfCoreOptions {
   TiledForwardOptions forward;  ///< neighbourhoods, iterations, threads; tile_points from the budget
   double memory_budget_mb = 0;  ///< the most memory to use (0: tiles of forward.tile_points)
   std::string scratch_folder;   ///< where the tiles go ("": beside the output)
   bool has_viewpoint = false;   ///< flip towards `viewpoint` (file coordinates), else the PCD VIEWPOINT or the origin
-  std::array<double, 3> viewpoint{0, 0, 0};
+  std::array<double, 3> viewpoint{0, 0, 0};  ///< with has_viewpoint: x, y, z in the file's coordinates
   bool flip_towards_viewpoint = true;  ///< false: the plane fit's own sign
   /// The share of the run done on this process (core/progress.h): reading and tiling the input
   /// the first fifth, the tiles up to 0.9, writing the output the rest. false stops the run: it
@@ -42,11 +43,13 @@ struct OutOfCoreOptions {
   ProgressCallback progress;
 };
 
+/** What estimateNormalsOutOfCore did. */
 struct OutOfCoreReport {
-  std::uint64_t points = 0, missing = 0;  ///< points read; points without a normal (NaN)
+  std::uint64_t points = 0;               ///< points read
+  std::uint64_t missing = 0;              ///< points without a normal (NaN)
   std::array<double, 3> offset{0, 0, 0};  ///< subtracted before the coordinates became floats
-  std::size_t tile_points = 0;
-  TiledForwardReport tiles;
+  std::size_t tile_points = 0;            ///< the most points a tile held (its halo not counted)
+  TiledForwardReport tiles;               ///< the tiled forward pass's report
 };
 
 /** The bytes a tile needs per loaded point at `neighbors` neighbours per point (measured; see

@@ -10,25 +10,30 @@
 namespace pcl_dise {
 namespace io {
 
+/** The vertices (in double) and faces of a PLY file. */
 struct PlyData {
-  std::vector<std::array<double, 3>> vertices;
+  std::vector<std::array<double, 3>> vertices;  ///< x, y, z of every vertex
   std::vector<std::vector<long>> faces;  ///< vertex_indices (or vertex_index) of each face, unchecked
   /// With parsePly(..., true): the vertex element's scalar properties but x, y, z.
   std::vector<PointField> vertex_fields;
 };
 
+/** One property line of a PLY header. */
 struct PlyProperty {
-  std::string name, type, count_type;  ///< count_type set for lists
+  std::string name;        ///< the property's name
+  std::string type;        ///< its (a list's entries') scalar type
+  std::string count_type;  ///< a list's count type; empty for a scalar
 };
+/** One element of a PLY header with its properties. */
 struct PlyElement {
-  std::string name;
-  unsigned long long count = 0;
-  std::vector<PlyProperty> properties;
+  std::string name;                     ///< vertex, face, ...
+  unsigned long long count = 0;         ///< entries in the data
+  std::vector<PlyProperty> properties;  ///< in the order of the data
 };
 /** A PLY header: what comes before the data. */
 struct PlyHeader {
   std::string format;  ///< ascii, binary_little_endian or binary_big_endian
-  std::vector<PlyElement> elements;
+  std::vector<PlyElement> elements;  ///< in the order of the data
   std::size_t data_at = 0;  ///< bytes from the file's start to the data
 };
 

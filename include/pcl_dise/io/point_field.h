@@ -7,8 +7,9 @@
 namespace pcl_dise {
 namespace io {
 
+/** One per-point value of a file besides x, y, z, for every point. */
 struct PointField {
-  std::string name;
+  std::string name;  ///< the file's name for it
   /// The stored type as NumPy spells it: "u1", "i1", "u2", "i2", "u4", "i4", "u8", "i8", "f4", "f8".
   std::string type;
   /// One value per point, in double (exact for every type but 64-bit integers beyond 2^53).

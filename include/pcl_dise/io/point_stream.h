@@ -17,6 +17,8 @@
 namespace pcl_dise {
 namespace io {
 
+/** Any cloud file (.xyz, binary .pcd / .ply, .las) read piece by piece, in double, as often as
+ *  needed: the out-of-core path reads its input a few times without holding it. */
 class PointStream {
  public:
   /** Opens `path` and reads its header. Throws std::runtime_error naming the file and the
@@ -34,9 +36,9 @@ class PointStream {
   /** What the header says: an organized PCD's width and height (width 0: not organized), the PCD
    *  viewpoint; and whether the file is LAS. */
   std::uint32_t width() const { return width_; }
-  std::uint32_t height() const { return height_; }
-  const std::array<double, 7>& viewpoint() const { return viewpoint_; }
-  bool isLas() const { return las_; }
+  std::uint32_t height() const { return height_; }                        ///< see width()
+  const std::array<double, 7>& viewpoint() const { return viewpoint_; }  ///< see width()
+  bool isLas() const { return las_; }                                     ///< see width()
 
  private:
   std::string path_;

@@ -11,10 +11,12 @@
 namespace pcl_dise {
 namespace io {
 
+/** A cloud file's contents (readPointTable). */
 struct PointTable {
   std::vector<std::array<double, 3>> xyz;                ///< N x 3, in the file's coordinates; NaN kept
   std::vector<PointField> fields;                        ///< every other value, one entry per point each
-  std::uint32_t width = 0, height = 1;                   ///< PCD: an organized cloud's layout; else N x 1
+  std::uint32_t width = 0;                               ///< PCD: an organized cloud's width; else N
+  std::uint32_t height = 1;                              ///< PCD: an organized cloud's height; else 1
   std::array<double, 7> viewpoint{0, 0, 0, 1, 0, 0, 0};  ///< PCD VIEWPOINT: tx ty tz qw qx qy qz
   std::string format;                                    ///< "pcd", "ply", "las" or "xyz"
 };

@@ -9,15 +9,17 @@
 namespace pcl_dise {
 namespace eval {
 
+/** One method's curve: the share of points under each angle. */
 struct GoodPointsCurve {
   std::string method;  ///< legend label
-  Color color;
+  Color color;         ///< its line's colour
   std::vector<double> shares;  ///< 18 values in [0, 1]: the share under 5, 10, ..., 90 degrees
 };
 
+/** One panel of the plot: a category's curves. */
 struct GoodPointsPanel {
-  std::string title;  ///< e.g. the category
-  std::vector<GoodPointsCurve> curves;
+  std::string title;                    ///< e.g. the category
+  std::vector<GoodPointsCurve> curves;  ///< one per method
 };
 
 /** Draws the panels in a grid of `columns` (x: threshold 0..90 degrees, y: 0..100 % of points)

@@ -13,8 +13,8 @@ namespace pcl_dise {
 /** What enters and leaves a training iteration; no gradient flows through it.
  *  normals: M x 3 (sign rule applied); weights: one kernel weight per neighbourhood entry (E). */
 struct TrainingState {
-  std::vector<float> normals;
-  std::vector<float> weights;
+  std::vector<float> normals;  ///< M x 3
+  std::vector<float> weights;  ///< E
 };
 
 /** Iteration 0 on the graph: PCA normals and initial weights 1 / (K_i - 1), as the LibTorch
@@ -57,9 +57,11 @@ std::vector<float> dropoutScales(std::size_t entries, double p, std::uint64_t se
 /** RMSprop as LibTorch's (not centred, no momentum or weight decay): s = alpha s + (1 - alpha) g^2,
  *  p -= lr g / (sqrt(s) + eps), on parameters packed as packParameters does. */
 struct RmsProp {
-  double alpha = 0.99, eps = 1e-8;
+  double alpha = 0.99;                ///< smoothing of the squared gradients
+  double eps = 1e-8;                  ///< added to the root
   std::vector<float> square_average;  ///< per parameter; empty until the first step
-  std::int64_t steps = 0;
+  std::int64_t steps = 0;             ///< steps taken
+  /** \brief One step on `parameters` with `gradient` (both packed) at `learning_rate`. */
   void step(std::vector<float>& parameters, const std::vector<float>& gradient, double learning_rate);
 };
 

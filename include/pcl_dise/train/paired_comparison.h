@@ -12,6 +12,7 @@ namespace eval {
 /** One method's RMSE (degrees) per category and cloud: category -> cloud name -> RMSE. */
 using CloudErrors = std::map<std::string, std::map<std::string, double>>;
 
+/** Two methods compared shape by shape: which is better on how many shapes, by how much. */
 struct PairedComparison {
   std::size_t shapes = 0;  ///< shapes with a cloud in every category of both methods
   /** Mean over those shapes of (a - b), each shape's difference averaged over the categories; with

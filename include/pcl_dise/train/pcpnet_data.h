@@ -10,14 +10,15 @@
 namespace pcl_dise {
 namespace pcpnet {
 
+/** A triangle mesh: a training shape. */
 struct Mesh {
-  std::vector<std::array<double, 3>> vertices;
+  std::vector<std::array<double, 3>> vertices;  ///< x, y, z
   std::vector<std::array<int, 3>> triangles;  ///< polygons fanned into triangles
   /// Unions of solids (procedural shapes): triangle t belongs to solid part[t], and a sample on
   /// it that lies strictly inside another solid's box (min xyz, max xyz) is not on the surface.
   /// Both empty for an ordinary mesh.
   std::vector<int> part;
-  std::vector<std::array<double, 6>> solid_boxes;
+  std::vector<std::array<double, 6>> solid_boxes;  ///< per solid: min x, y, z, max x, y, z
 
   /** Appends a triangle unless it is degenerate (zero area); returns whether it was kept. */
   bool addTriangle(int a, int b, int c, int solid = -1);
@@ -30,8 +31,10 @@ Mesh readMesh(const std::string& path, std::size_t* dropped = nullptr);
 
 enum class Density { Uniform, Gradient, Striped };
 
+/** A sampled cloud with its true normals (PCPNet's BASE.xyz and BASE.normals). */
 struct Cloud {
-  std::vector<std::array<float, 3>> points, normals;  ///< N x 3 each
+  std::vector<std::array<float, 3>> points;   ///< N x 3
+  std::vector<std::array<float, 3>> normals;  ///< N x 3, the true normals
 };
 
 /** The standard deviation (per coordinate) of PCPNet's white noise of `level` on a shape whose
@@ -54,8 +57,8 @@ void writeCloud(const std::string& base, const Cloud& cloud, const std::vector<s
 /** Reads BASE.xyz, BASE.normals and BASE.pidx (pidx optional: all points where absent).
  *  Throws std::runtime_error for missing files, different lengths and indices out of range. */
 struct LoadedCloud {
-  Cloud cloud;
-  std::vector<std::int64_t> pidx;
+  Cloud cloud;                     ///< BASE.xyz and BASE.normals
+  std::vector<std::int64_t> pidx;  ///< BASE.pidx: the points that are evaluated
 };
 LoadedCloud readCloud(const std::string& base);
 

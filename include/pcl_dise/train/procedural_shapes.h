@@ -15,9 +15,10 @@ namespace pcpnet {
  *  roundedcylinder (superquadrics). */
 const std::vector<std::string>& proceduralKinds();
 
+/** A generated shape and its name (the cloud's file name). */
 struct NamedMesh {
-  std::string name;
-  Mesh mesh;
+  std::string name;  ///< e.g. "cad_bipyramid_2_7"
+  Mesh mesh;         ///< the shape
 };
 
 /** `count` shapes, cycling through the kinds, each with proportions (and, but for box unions, an

@@ -11,13 +11,15 @@ namespace eval {
 
 using Color = std::array<std::uint8_t, 3>;
 
+/** An RGB picture drawn with rectangles, lines and a small bitmap font, written as PNG (the
+ *  evaluation's plots, without a plotting library). */
 class RasterImage {
  public:
   /** A width x height image filled with `background`. */
   RasterImage(int width, int height, Color background = {255, 255, 255});
 
-  int width() const { return width_; }
-  int height() const { return height_; }
+  int width() const { return width_; }    ///< pixels
+  int height() const { return height_; }  ///< pixels
   /** Pixel (x, y), x to the right and y downwards from the top-left corner. */
   Color pixel(int x, int y) const;
 
@@ -28,6 +30,7 @@ class RasterImage {
   /** Text in a 5x7 font scaled by `scale` (each glyph 6*scale wide), top-left at (x, y). Lower
    *  case is drawn as upper case; characters the font lacks leave a blank. */
   void text(int x, int y, const std::string& s, Color color, int scale = 2);
+  /** \brief The width text() gives `s` at `scale`, in pixels. */
   static int textWidth(const std::string& s, int scale = 2) { return static_cast<int>(s.size()) * 6 * scale; }
 
   /** Writes a PNG; throws std::runtime_error naming the file where that fails. */

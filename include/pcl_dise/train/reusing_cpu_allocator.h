@@ -13,6 +13,8 @@
 
 namespace pcl_dise {
 
+/** A LibTorch CPU allocator that keeps large freed blocks for the next allocation of their size:
+ *  the trainer's tensors of one patch come back every patch. */
 class ReusingCpuAllocator final : public c10::Allocator {
  public:
   /** Blocks of at least min_block_bytes are kept when freed, up to max_cached_bytes in all (the
@@ -20,6 +22,7 @@ class ReusingCpuAllocator final : public c10::Allocator {
   ReusingCpuAllocator(c10::Allocator* fallback, std::size_t min_block_bytes, std::size_t max_cached_bytes);
   ~ReusingCpuAllocator() override;
 
+  /** \brief A block of `bytes`: a kept one of that size where there is one. */
   c10::DataPtr allocate(std::size_t bytes) const override;
 
   /** Bytes held in free blocks. */

@@ -19,19 +19,22 @@ namespace pcl_dise {
  *  point's k + 1 nearest patch points, itself first; edge_scale: the whole cloud's s; the loss is
  *  taken on the first loss_points points (the inner ones, whose neighbourhoods are not clipped). */
 struct TrainingPatch {
-  std::vector<float> points, targets;
-  Neighborhoods graph;
-  float edge_scale = 1.f;
-  std::size_t loss_points = 0;
+  std::vector<float> points;    ///< M x 3
+  std::vector<float> targets;   ///< M x 3, the true normals
+  Neighborhoods graph;          ///< each point's k + 1 nearest patch points, itself first
+  float edge_scale = 1.f;       ///< the whole cloud's s
+  std::size_t loss_points = 0;  ///< the loss is taken on the first loss_points points
 };
 
 /** A loss or gradient that is not finite, at `iteration` (1-based) of a patch; the step that
  *  would have used it is not taken. */
 struct NonFiniteTraining : std::runtime_error {
+  /** \brief The error at `iteration`, with the message `what`. */
   NonFiniteTraining(int iteration, const std::string& what) : std::runtime_error(what), iteration(iteration) {}
-  int iteration;
+  int iteration;  ///< 1-based, within the patch
 };
 
+/** One training engine (the native CPU engine, or LibTorch's): patches in, weights updated. */
 class TrainingEngine {
  public:
   virtual ~TrainingEngine() = default;
@@ -43,9 +46,11 @@ class TrainingEngine {
                                          double dropout, std::uint64_t seed) = 0;
   /** The weights, packed as packParameters does. */
   virtual std::vector<float> parameters() const = 0;
+  /** \brief Replaces the weights (packed as parameters() gives them). */
   virtual void setParameters(const std::vector<float>& packed) = 0;
   /** RMSprop's state (per parameter, packed likewise). */
   virtual RmsProp optimizer() const = 0;
+  /** \brief Replaces RMSprop's state (as optimizer() gives it). */
   virtual void setOptimizer(const RmsProp& state) = 0;
 };
 

@@ -13,10 +13,13 @@ namespace pcl_dise {
  *  counts: M float, K_i (clamped to >= 1 so that empty rows divide safely); degree: K where
  *  every point has K >= 1 entries (the entries then form an M x K block), else 0. */
 struct TorchGraph {
-  torch::Tensor points, center, neighbor, counts;
-  int64_t degree = 0;
-  float edge_scale = 1.f;
-  int64_t numPoints() const { return points.size(0); }
+  torch::Tensor points;    ///< M x 3 float
+  torch::Tensor center;    ///< E int64: the point i of each entry
+  torch::Tensor neighbor;  ///< E int64: its neighbour j
+  torch::Tensor counts;    ///< M float: K_i, clamped to >= 1
+  int64_t degree = 0;      ///< K where every point has K entries (an M x K block), else 0
+  float edge_scale = 1.f;  ///< s of docs/algorithm.md
+  int64_t numPoints() const { return points.size(0); }  ///< M
 
   /** points: M x 3 row-major (copied). */
   static TorchGraph build(const float* points, std::size_t num_points, const Neighborhoods& neighborhoods,
@@ -25,15 +28,17 @@ struct TorchGraph {
 
 /** State entering / leaving an iteration. normals: M x 3 (sign rule applied); weights: E. */
 struct TorchState {
-  torch::Tensor normals, weights, curvature;
+  torch::Tensor normals;    ///< M x 3
+  torch::Tensor weights;    ///< E
+  torch::Tensor curvature;  ///< M
 };
 
 /** The seven MLPs of docs/algorithm.md as torch::nn::Sequential children named layer1 .. layer4,
  *  so that parameter names match the .safetensors files. */
 class DiseNetImpl : public torch::nn::Module {
  public:
-  DiseNetImpl();
-  explicit DiseNetImpl(const Model& model);
+  DiseNetImpl();                             ///< randomly initialised, as PyTorch's layers are
+  explicit DiseNetImpl(const Model& model);  ///< with `model`'s weights
 
   /** One DISE iteration (steps 1-10). dropout: probability applied to the kernel weights
    *  (training mode only); dropout_scale, where given (E factors, 0 or 1 / (1 - p)), is applied
@@ -43,7 +48,7 @@ class DiseNetImpl : public torch::nn::Module {
 
   /** Copies the parameters to / from the plain Model. */
   Model toModel() const;
-  void load(const Model& model);
+  void load(const Model& model);  ///< see toModel
 
  private:
   torch::nn::Sequential layer1{nullptr}, layerg{nullptr}, layer2{nullptr}, layerg2{nullptr}, layer3{nullptr},
@@ -57,7 +62,9 @@ TorchState initialState(const TorchGraph& graph);
 /** Weighted plane fit per point: normals (sign rule), curvature, and a mask of points whose
  *  covariance is non-degenerate. Differentiable (eigen backward after Giles). weights: E. */
 struct PlaneFit {
-  torch::Tensor normals, curvature, valid;
+  torch::Tensor normals;    ///< M x 3, sign rule applied
+  torch::Tensor curvature;  ///< M
+  torch::Tensor valid;      ///< M bool: the covariance is not degenerate
 };
 PlaneFit weightedPlaneFit(const TorchGraph& graph, const torch::Tensor& weights);
 
