@@ -91,7 +91,10 @@ def main():
           "| Open3D oriented (s) | true side | RMSE |")
     print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     totals = np.zeros(10)
-    chosen = xyz_files[:: max(1, len(xyz_files) // args.clouds)][: args.clouds]
+    # Shapes spread over the set, each clean and under noise 1e-2 of its diagonal.
+    clean = [f for f in xyz_files if "_noise_" not in os.path.basename(f)]
+    shapes = clean[:: max(1, len(clean) // max(1, args.clouds // 2))][: max(1, args.clouds // 2)]
+    chosen = [f for s in shapes for f in (s, s[:-4] + "_noise_white_1.00e-02.xyz") if os.path.exists(f)]
     for cloud_file in chosen:
         points = np.loadtxt(cloud_file)
         truth = np.loadtxt(cloud_file[:-4] + ".normals")

@@ -4,7 +4,7 @@ against true normals to a PNG.
 
     PYTHONPATH=build/python /usr/bin/python3 examples/python/pca_against_dise.py [cloud] [out.png]
 
-Without a cloud it samples a box with noise, whose true normals are known; with a cloud that has
+Without a cloud (or with "") it samples a box with noise, whose true normals are known; with a cloud that has
 true normals (fields nx ny nz / normal_x normal_y normal_z), it uses them.
 """
 import sys
@@ -37,14 +37,16 @@ def true_normals(cloud):
 
 
 def main():
-    if len(sys.argv) > 1:
+    if len(sys.argv) > 1 and sys.argv[1]:
         cloud = pcl_dise.read_cloud(sys.argv[1])
         points, truth = cloud.points, true_normals(cloud)
     else:
         points, truth = noisy_box()
     out = sys.argv[2] if len(sys.argv) > 2 else "pca_against_dise.png"
 
-    dise = pcl_dise.estimate_normals(points, orient="closed" if len(sys.argv) == 1 else "mst", progress=True)
+    # A box is a closed shape: its normals can face out; a scan's face one side consistently.
+    closed = len(sys.argv) < 2 or not sys.argv[1]
+    dise = pcl_dise.estimate_normals(points, orient="closed" if closed else "mst", progress=True)
     pca = pcl_dise.estimate_normals(points, iterations=0, orient="none")
     print(f"{len(points)} points, {np.isnan(dise[:, 0]).sum()} without a normal")
     if truth is None:
@@ -54,7 +56,7 @@ def main():
     for ax, (name, normals) in zip(axes, [("PCA", pca), ("DISE", dise)]):
         cos = np.abs(np.sum(normals * truth, axis=1) / np.linalg.norm(truth, axis=1))
         error = np.degrees(np.arccos(np.clip(cos, 0, 1)))
-        ax.hist(error[np.isfinite(error)], bins=90, range=(0, 90))
+        ax.hist(error[np.isfinite(error)], bins=90, range=(0, 90), log=True)
         ax.set_title(f"{name}: RMSE {np.sqrt(np.nanmean(error ** 2)):.2f} deg")
         ax.set_xlabel("angle to the true normal (degrees)")
     axes[0].set_ylabel("points")

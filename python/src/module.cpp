@@ -67,9 +67,10 @@ class PythonProgress {
   std::shared_ptr<py::error_already_set> error_;
 };
 
-std::array<double, 3> offsetOf(const double* xyz, std::size_t n) {
+template <typename T>
+std::array<double, 3> offsetOf(const T* xyz, std::size_t n) {
   pcl_dise::io::FiniteBounds bounds;
-  for (std::size_t i = 0; i < n; ++i) bounds.add({xyz[3 * i], xyz[3 * i + 1], xyz[3 * i + 2]});
+  for (std::size_t i = 0; i < n; ++i) bounds.add({double(xyz[3 * i]), double(xyz[3 * i + 1]), double(xyz[3 * i + 2])});
   return pcl_dise::io::localOffset(bounds.lo, bounds.hi);
 }
 
@@ -77,16 +78,11 @@ std::array<double, 3> offsetOf(const double* xyz, std::size_t n) {
 // (the rule dise_normals applies to a file's coordinates).
 template <typename T>
 pcl::PointCloud<pcl::PointXYZ>::Ptr localCloud(const T* xyz, std::size_t n, std::array<double, 3>& offset) {
-  std::vector<double> as_double;
-  if constexpr (std::is_same_v<T, double>) {
-    offset = offsetOf(xyz, n);
-  } else {
-    as_double.assign(xyz, xyz + 3 * n);
-    offset = offsetOf(as_double.data(), n);
-  }
+  offset = offsetOf(xyz, n);
   auto cloud = pcl::make_shared<pcl::PointCloud<pcl::PointXYZ>>();
   cloud->points.resize(n);
   bool dense = true;
+#pragma omp parallel for reduction(&& : dense)
   for (std::size_t i = 0; i < n; ++i) {
     pcl::PointXYZ& p = cloud->points[i];
     p.x = static_cast<float>(double(xyz[3 * i]) - offset[0]);
@@ -144,6 +140,10 @@ class Estimator {
     std::string error;
     pcl::DeepIterativeNormalEstimation<pcl::PointXYZ, pcl::Normal> dise;
     std::vector<std::pair<pcl::Indices, std::vector<float>>> kernel(weights_of ? weights_of->size() : 0);
+    py::array_t<float> normals_out({py::ssize_t(n), py::ssize_t(3)});
+    py::array_t<float> curvature_out{std::vector<py::ssize_t>{py::ssize_t(n)}};
+    float* const normals_data = normals_out.mutable_data();
+    float* const curvature_data = curvature_out.mutable_data();
     {
       py::gil_scoped_release release;
       try {
@@ -194,6 +194,13 @@ class Estimator {
         if (ok && weights_of)
           for (std::size_t w = 0; w < weights_of->size(); ++w)
             dise.getKernelWeights(static_cast<std::size_t>((*weights_of)[w]), kernel[w].first, kernel[w].second);
+        if (ok) {
+#pragma omp parallel for
+          for (std::size_t i = 0; i < n; ++i) {
+            for (int c = 0; c < 3; ++c) normals_data[3 * i + c] = normals[i].normal[c];
+            curvature_data[i] = normals[i].curvature;
+          }
+        }
       } catch (const std::exception& e) {
         ok = false;
         error = e.what();
@@ -201,14 +208,9 @@ class Estimator {
     }
     if (cancelled || python_progress.failed()) python_progress.raise();
     if (!ok) throw std::runtime_error(error.empty() ? "normal estimation failed (see the message above)" : error);
-    std::vector<float> rows(3 * n), curvature(n);
-    for (std::size_t i = 0; i < n; ++i) {
-      for (int c = 0; c < 3; ++c) rows[3 * i + c] = normals[i].normal[c];
-      curvature[i] = normals[i].curvature;
-    }
     py::dict result;
-    result["normals"] = rowsOf(rows, 3);
-    result["curvature"] = rowsOf(curvature, 1);
+    result["normals"] = normals_out;
+    result["curvature"] = curvature_out;
     result["offset"] = offset;
     py::list per_iteration;
     for (const auto& it : iterations) per_iteration.append(rowsOf(it, 3));

@@ -1,12 +1,16 @@
 #include "pcl_dise/core/text_io.h"
 #include "file_access.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
 #include <type_traits>
+
+#include <omp.h>
 
 namespace pcl_dise {
 namespace {
@@ -29,49 +33,113 @@ bool parseNumber(const char* first, const char* last, Real& value) {
   return token_end != token.c_str() && *token_end == '\0';
 }
 
-// The values of one line [p, line_end): 0 for a blank line, else exactly 3 (or it throws).
+// The values of one line [p, line_end): 0 for a blank line, else the count (or it throws). The
+// first three go to row. `columns`: what every line must hold; 0 to take the first non-blank
+// line's count, which must be 3 or more (points: the columns after x y z are not read), -3 for
+// exactly 3.
+struct LineError {
+  std::string problem;
+};
+
 template <typename Real>
-int parseLine(const char* p, const char* line_end, std::array<Real, 3>& row, const std::string& path,
-              std::size_t number) {
-  auto fail = [&](const std::string& problem) {
-    throw std::runtime_error("'" + path + "': line " + std::to_string(number) + ": " + problem);
-  };
+int parseLine(const char* p, const char* line_end, std::array<Real, 3>& row, int& columns) {
+  auto fail = [](const std::string& problem) { throw LineError{problem}; };
+  const int expected = columns < 0 ? -columns : columns;
   int count = 0;
   while (true) {
     while (p < line_end && isBlank(*p)) ++p;
     if (p == line_end) break;
     const char* token_end = p;
     while (token_end < line_end && !isBlank(*token_end)) ++token_end;
-    if (count == 3) fail("more than 3 values");
-    if (!parseNumber(p, token_end, row[count++])) fail("'" + std::string(p, token_end) + "' is not a number");
+    if (expected > 0 && count == expected) fail("more than " + std::to_string(expected) + " values");
+    Real value;
+    if (!parseNumber(p, token_end, value)) fail("'" + std::string(p, token_end) + "' is not a number");
+    if (count < 3) row[count] = value;
+    ++count;
     p = token_end;
   }
-  if (count > 0 && count != 3) fail(std::to_string(count) + " values, expected 3");
+  if (count == 0) return 0;
+  if (expected == 0) {
+    if (count < 3) fail(std::to_string(count) + " values, expected 3 or more");
+    columns = count;
+  } else if (count != expected) {
+    fail(std::to_string(count) + " values, expected " + std::to_string(expected));
+  }
   return count;
 }
 
+// The rows of a whole file, parsed in OpenMP threads: the text is cut at line ends into one
+// piece per thread; an error names the line it is on in the whole file.
 template <typename Real>
-std::vector<std::array<Real, 3>> readTriples(const std::string& path) {
+std::vector<std::array<Real, 3>> readTriples(const std::string& path, bool exactly_three) {
   const std::string text = detail::readWholeFile(path);
-  std::vector<std::array<Real, 3>> rows;
-  const char* p = text.data();
-  const char* const end = p + text.size();
-  for (std::size_t number = 1; p < end; ++number) {
-    const char* line_end = p;
-    while (line_end < end && *line_end != '\n') ++line_end;
-    std::array<Real, 3> row{};
-    if (parseLine(p, line_end, row, path, number) == 3) rows.push_back(row);
-    p = line_end + 1;
+  const int pieces = text.size() < (1u << 20) ? 1 : std::max(1, omp_get_max_threads());
+  std::vector<std::size_t> starts(pieces + 1, text.size());
+  starts[0] = 0;
+  for (int i = 1; i < pieces; ++i) {
+    std::size_t at = std::max(starts[i - 1], text.size() * i / pieces);
+    while (at < text.size() && text[at - 1] != '\n') ++at;
+    starts[i] = at;
   }
-  return rows;
+  std::vector<std::vector<std::array<Real, 3>>> rows(pieces);
+  std::vector<int> columns(pieces, exactly_three ? -3 : 0);
+  std::vector<std::size_t> failed_line(pieces, 0);  // within the piece, 1-based; 0: no error
+  std::vector<std::string> problem(pieces);
+#pragma omp parallel for num_threads(pieces) schedule(static, 1)
+  for (int i = 0; i < pieces; ++i) {
+    const char* p = text.data() + starts[i];
+    const char* const end = text.data() + starts[i + 1];
+    rows[i].reserve((end - p) / 24 + 1);
+    for (std::size_t number = 1; p < end; ++number) {
+      const char* line_end = static_cast<const char*>(std::memchr(p, '\n', end - p));
+      if (!line_end) line_end = end;
+      std::array<Real, 3> row{};
+      try {
+        if (parseLine(p, line_end, row, columns[i]) > 0) rows[i].push_back(row);
+      } catch (const LineError& e) {
+        failed_line[i] = number;
+        problem[i] = e.problem;
+        break;
+      }
+      p = line_end + 1;
+    }
+  }
+  // Line numbers in the whole file: each piece's lines after the lines of the pieces before it.
+  std::size_t lines_before = 0;
+  int first_columns = 0;
+  for (int i = 0; i < pieces; ++i) {
+    if (failed_line[i] > 0)
+      throw std::runtime_error("'" + path + "': line " + std::to_string(lines_before + failed_line[i]) + ": " +
+                               problem[i]);
+    if (!rows[i].empty()) {
+      if (first_columns == 0) first_columns = columns[i];
+      if (columns[i] != first_columns) {
+        // The piece's first row has another count: find its line to name it.
+        std::size_t line = lines_before + 1;
+        for (const char* q = text.data() + starts[i]; q < text.data() + starts[i + 1] && (*q == '\n' || isBlank(*q));
+             ++q)
+          line += *q == '\n';
+        throw std::runtime_error("'" + path + "': line " + std::to_string(line) + ": " +
+                                 std::to_string(std::abs(columns[i])) + " values, expected " +
+                                 std::to_string(std::abs(first_columns)));
+      }
+    }
+    lines_before += std::count(text.data() + starts[i], text.data() + starts[i + 1], '\n');
+  }
+  std::size_t total = 0;
+  for (const auto& r : rows) total += r.size();
+  std::vector<std::array<Real, 3>> all;
+  all.reserve(total);
+  for (auto& r : rows) all.insert(all.end(), r.begin(), r.end());
+  return all;
 }
 
 }  // namespace
 
-std::vector<std::array<float, 3>> readTextTriples(const std::string& path) { return readTriples<float>(path); }
+std::vector<std::array<float, 3>> readTextTriples(const std::string& path) { return readTriples<float>(path, true); }
 
 std::vector<std::array<double, 3>> readTextTriplesInDouble(const std::string& path) {
-  return readTriples<double>(path);
+  return readTriples<double>(path, false);
 }
 
 TextTripleStream::TextTripleStream(const std::string& path) : in_(path, std::ios::binary), path_(path) {
@@ -80,7 +148,12 @@ TextTripleStream::TextTripleStream(const std::string& path) : in_(path, std::ios
 
 bool TextTripleStream::next(std::array<double, 3>& row) {
   while (std::getline(in_, line_)) {
-    if (parseLine(line_.data(), line_.data() + line_.size(), row, path_, ++line_number_) == 3) return true;
+    ++line_number_;
+    try {
+      if (parseLine(line_.data(), line_.data() + line_.size(), row, columns_) > 0) return true;
+    } catch (const LineError& e) {
+      throw std::runtime_error("'" + path_ + "': line " + std::to_string(line_number_) + ": " + e.problem);
+    }
   }
   if (in_.bad()) throw std::runtime_error("'" + path_ + "': cannot be read");
   return false;

@@ -21,10 +21,17 @@ namespace {
 
 using detail::fail;
 
-// The offset of local_frame.h for the finite points.
+// The offset of local_frame.h for the finite points (their bounds in OpenMP threads).
 std::array<double, 3> finiteOffset(const std::vector<std::array<double, 3>>& xyz) {
   FiniteBounds bounds;
-  for (const auto& p : xyz) bounds.add(p);
+#pragma omp parallel
+  {
+    FiniteBounds mine;
+#pragma omp for nowait
+    for (std::size_t i = 0; i < xyz.size(); ++i) mine.add(xyz[i]);
+#pragma omp critical
+    bounds.merge(mine);
+  }
   return io::localOffset(bounds.lo, bounds.hi);
 }
 
@@ -60,10 +67,14 @@ LocalCloud readCloud(const std::string& path) {
   }
   local.offset = finiteOffset(xyz);
   cloud.points.resize(xyz.size());
-  for (std::size_t i = 0; i < xyz.size(); ++i)
-    cloud.points[i] =
-        pcl::PointXYZ(static_cast<float>(xyz[i][0] - local.offset[0]), static_cast<float>(xyz[i][1] - local.offset[1]),
+  bool dense = true;
+#pragma omp parallel for reduction(&& : dense)
+  for (std::size_t i = 0; i < xyz.size(); ++i) {
+    pcl::PointXYZ& p = cloud.points[i];
+    p = pcl::PointXYZ(static_cast<float>(xyz[i][0] - local.offset[0]), static_cast<float>(xyz[i][1] - local.offset[1]),
                       static_cast<float>(xyz[i][2] - local.offset[2]));
+    dense = dense && std::isfinite(p.x) && std::isfinite(p.y) && std::isfinite(p.z);
+  }
   cloud.sensor_origin_ = Eigen::Vector4f(static_cast<float>(viewpoint[0] - local.offset[0]),
                                          static_cast<float>(viewpoint[1] - local.offset[1]),
                                          static_cast<float>(viewpoint[2] - local.offset[2]), 0.f);
@@ -71,9 +82,7 @@ LocalCloud readCloud(const std::string& path) {
     cloud.width = static_cast<std::uint32_t>(xyz.size());
     cloud.height = 1;
   }
-  cloud.is_dense = std::all_of(cloud.begin(), cloud.end(), [](const pcl::PointXYZ& p) {
-    return std::isfinite(p.x) && std::isfinite(p.y) && std::isfinite(p.z);
-  });
+  cloud.is_dense = dense;
   if (local.hasOffset()) local.file_coordinates = std::move(xyz);
   return local;
 }

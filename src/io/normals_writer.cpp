@@ -50,9 +50,10 @@ NormalsWriter::NormalsWriter(const std::string& path, const NormalsFileLayout& l
     fail(path, "an organized layout of " + std::to_string(layout.width) + " x " + std::to_string(layout.height) +
                    " for " + std::to_string(layout.points) + " points");
   const bool text = ext_ == ".normals" || ext_ == ".xyz";
+  stream_buffer_.resize(kPendingBytes);  // LAS records go through the stream: a large buffer
+  out_.rdbuf()->pubsetbuf(stream_buffer_.data(), static_cast<std::streamsize>(stream_buffer_.size()));
   out_.open(partial_, text ? std::ios::out : std::ios::out | std::ios::binary);
   if (!out_) fail(path, "cannot be written");
-  if (ext_ == ".normals") out_.precision(7);
   if (ext_ == ".pcd") out_ << pcdHeader(layout);
   if (ext_ == ".ply") out_ << plyHeader(layout);
   if (ext_ == ".las" && !layout.las_source.empty()) {
@@ -73,17 +74,26 @@ NormalsWriter::~NormalsWriter() {
 void NormalsWriter::add(const std::array<double, 3>& xyz, const float* normal, float curvature) {
   if (written_ == layout_.points) fail(path_, "more points than the " + std::to_string(layout_.points) + " announced");
   ++written_;
-  if (ext_ == ".normals") {
-    out_ << normal[0] << ' ' << normal[1] << ' ' << normal[2] << '\n';
-  } else if (ext_ == ".xyz") {
-    // x y z nx ny nz curvature, each the shortest text that reads back to the same double or float.
+  if (ext_ == ".normals" || ext_ == ".xyz") {
+    // Text lines, each number the shortest text that reads back to the same double or float:
+    // .normals "nx ny nz", .xyz "x y z nx ny nz curvature".
     char line[7 * 32];
     char* end = line;
-    for (int c = 0; c < 3; ++c) end = std::to_chars(end, line + sizeof line, xyz[c]).ptr, *end++ = ' ';
-    for (int c = 0; c < 3; ++c) end = std::to_chars(end, line + sizeof line, normal[c]).ptr, *end++ = ' ';
-    end = std::to_chars(end, line + sizeof line, curvature).ptr;
-    *end++ = '\n';
-    out_.write(line, end - line);
+    auto put = [&](auto value, char after) {
+      end = std::to_chars(end, line + sizeof line, value).ptr;
+      *end++ = after;
+    };
+    if (ext_ == ".xyz")
+      for (int c = 0; c < 3; ++c) put(xyz[c], ' ');
+    put(normal[0], ' ');
+    put(normal[1], ' ');
+    if (ext_ == ".xyz") {
+      put(normal[2], ' ');
+      put(curvature, '\n');
+    } else {
+      put(normal[2], '\n');
+    }
+    pending_.append(line, end - line);
   } else if (ext_ == ".las") {
     las_->add(xyz, {normal[0], normal[1], normal[2], curvature});
   } else {
@@ -101,9 +111,15 @@ void NormalsWriter::add(const std::array<double, 3>& xyz, const float* normal, f
     }
     std::memcpy(record + at, normal, 12);
     std::memcpy(record + at + 12, &curvature, 4);
-    out_.write(record, static_cast<std::streamsize>(at + 16));
+    pending_.append(record, at + 16);
   }
+  if (pending_.size() >= kPendingBytes) writePending();
   if ((written_ & 0xffff) == 0) check();
+}
+
+void NormalsWriter::writePending() {
+  out_.write(pending_.data(), static_cast<std::streamsize>(pending_.size()));
+  pending_.clear();
 }
 
 void NormalsWriter::check() {
@@ -113,6 +129,7 @@ void NormalsWriter::check() {
 void NormalsWriter::finish() {
   if (written_ != layout_.points)
     fail(path_, std::to_string(written_) + " points written of the " + std::to_string(layout_.points) + " announced");
+  writePending();
   if (las_) las_->finish();
   out_.flush();
   check();

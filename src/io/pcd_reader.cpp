@@ -243,22 +243,23 @@ PcdCloud parsePcd(const std::string& bytes, const std::string& path, bool all_fi
       fail(path, "compressed block is corrupt");
     base = block.data();
   }
+  // binary: point-major; binary_compressed: field-major (every point's field, field by field).
+  const bool point_major = data == "binary";
   for (int axis = 0; axis < 3; ++axis) {
     const PcdField& f = fields[xyz[axis]];
-    for (std::uint64_t i = 0; i < points; ++i) {
-      // binary: point-major; binary_compressed: field-major (every point's field, field by field).
-      const std::size_t offset = data == "binary" ? i * point_size + f.offset : f.offset * points + i * f.size;
-      cloud.xyz[i][axis] = valueOf(f, base + offset);
-    }
+    const std::size_t first = point_major ? f.offset : f.offset * points;
+    const std::size_t stride = point_major ? point_size : f.size;
+#pragma omp parallel for
+    for (std::uint64_t i = 0; i < points; ++i) cloud.xyz[i][axis] = valueOf(f, base + first + i * stride);
   }
   for (std::size_t f = 0; f < fields.size(); ++f) {
     if (column[f] < 0) continue;
     const PcdField& field = fields[f];
     for (std::uint32_t c = 0; c < field.count; ++c)
       for (std::uint64_t i = 0; i < points; ++i) {
-        // binary: point-major; binary_compressed: field-major, a point's `count` values together.
-        const std::size_t offset = data == "binary" ? i * point_size + field.offset + c * field.size
-                                                    : field.offset * points + (i * field.count + c) * field.size;
+        // A field-major point holds its `count` values together.
+        const std::size_t offset = point_major ? i * point_size + field.offset + c * field.size
+                                               : field.offset * points + (i * field.count + c) * field.size;
         cloud.fields[column[f] + c].values[i] = valueOf(field, base + offset);
       }
   }

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <charconv>
 #include <cstdint>
 #include <cstring>
 #include <fstream>
@@ -17,31 +18,38 @@ using detail::fail;
 
 }  // namespace
 
-int plyTypeSize(const std::string& type, const std::string& path) {
-  if (type == "char" || type == "uchar" || type == "int8" || type == "uint8") return 1;
-  if (type == "short" || type == "ushort" || type == "int16" || type == "uint16") return 2;
-  if (type == "int" || type == "uint" || type == "int32" || type == "uint32" || type == "float" || type == "float32")
-    return 4;
-  if (type == "double" || type == "float64") return 8;
+PlyScalar plyScalar(const std::string& type, const std::string& path) {
+  static const struct {
+    const char *name, *alias;
+    PlyScalar scalar;
+  } kTypes[] = {{"char", "int8", {PlyScalar::Int8, 1}},        {"uchar", "uint8", {PlyScalar::Uint8, 1}},
+                {"short", "int16", {PlyScalar::Int16, 2}},     {"ushort", "uint16", {PlyScalar::Uint16, 2}},
+                {"int", "int32", {PlyScalar::Int32, 4}},       {"uint", "uint32", {PlyScalar::Uint32, 4}},
+                {"float", "float32", {PlyScalar::Float32, 4}}, {"double", "float64", {PlyScalar::Float64, 8}}};
+  for (const auto& t : kTypes)
+    if (type == t.name || type == t.alias) return t.scalar;
   fail(path, "unknown PLY type '" + type + "'");
 }
 
-double plyValue(const std::string& type, const char* bytes, bool swap) {
-  const int size = plyTypeSize(type, "");
+double plyValue(PlyScalar scalar, const char* bytes, bool swap) {
   char raw[8];
-  std::memcpy(raw, bytes, size);
-  if (swap) std::reverse(raw, raw + size);
+  std::memcpy(raw, bytes, scalar.size);
+  if (swap) std::reverse(raw, raw + scalar.size);
   auto as = [&](auto v) {
     std::memcpy(&v, raw, sizeof v);
     return static_cast<double>(v);
   };
-  if (type == "char" || type == "int8") return as(std::int8_t());
-  if (type == "uchar" || type == "uint8") return as(std::uint8_t());
-  if (type == "short" || type == "int16") return as(std::int16_t());
-  if (type == "ushort" || type == "uint16") return as(std::uint16_t());
-  if (type == "int" || type == "int32") return as(std::int32_t());
-  if (type == "uint" || type == "uint32") return as(std::uint32_t());
-  return size == 4 ? as(float()) : as(double());
+  switch (scalar.kind) {
+    case PlyScalar::Int8: return as(std::int8_t());
+    case PlyScalar::Uint8: return as(std::uint8_t());
+    case PlyScalar::Int16: return as(std::int16_t());
+    case PlyScalar::Uint16: return as(std::uint16_t());
+    case PlyScalar::Int32: return as(std::int32_t());
+    case PlyScalar::Uint32: return as(std::uint32_t());
+    case PlyScalar::Float32: return as(float());
+    case PlyScalar::Float64: break;
+  }
+  return as(double());
 }
 
 namespace {
@@ -52,16 +60,23 @@ class Reader {
   Reader(const std::string& bytes, std::size_t at, bool binary, bool swap, const std::string& path)
       : bytes_(bytes), at_(at), binary_(binary), swap_(swap), path_(path) {}
 
-  double value(const std::string& type) {
+  double value(PlyScalar scalar) {
     if (!binary_) return text();
-    const int size = plyTypeSize(type, path_);
-    if (bytes_.size() - at_ < static_cast<std::size_t>(size) || at_ > bytes_.size()) fail(path_, "ends early");
-    const double v = plyValue(type, bytes_.data() + at_, swap_);
-    at_ += size;
+    if (bytes_.size() - at_ < static_cast<std::size_t>(scalar.size) || at_ > bytes_.size()) fail(path_, "ends early");
+    const double v = plyValue(scalar, bytes_.data() + at_, swap_);
+    at_ += scalar.size;
     return v;
   }
 
   std::size_t remaining() const { return at_ < bytes_.size() ? bytes_.size() - at_ : 0; }
+
+  /** Binary data: the next `size` bytes (checked), skipped. */
+  const char* take(std::size_t size) {
+    if (remaining() < size) fail(path_, "ends early");
+    const char* p = bytes_.data() + at_;
+    at_ += size;
+    return p;
+  }
 
  private:
   double text() {
@@ -69,10 +84,13 @@ class Reader {
     const std::size_t start = at_;
     while (at_ < bytes_.size() && !std::isspace(static_cast<unsigned char>(bytes_[at_]))) ++at_;
     if (start == at_) fail(path_, "ends early");
-    const std::string token = bytes_.substr(start, at_ - start);
-    char* end = nullptr;
-    const double v = std::strtod(token.c_str(), &end);
-    if (end == token.c_str() || *end != '\0') fail(path_, "'" + token + "' is not a number");
+    double v;
+    const auto [end, error] = std::from_chars(bytes_.data() + start, bytes_.data() + at_, v);
+    if (error == std::errc() && end == bytes_.data() + at_) return v;
+    const std::string token = bytes_.substr(start, at_ - start);  // '+', hexadecimal, out of range: strtod
+    char* token_end = nullptr;
+    v = std::strtod(token.c_str(), &token_end);
+    if (token_end == token.c_str() || *token_end != '\0') fail(path_, "'" + token + "' is not a number");
     return v;
   }
 
@@ -116,8 +134,8 @@ PlyHeader parsePlyHeader(const std::string& bytes, const std::string& path) {
       line >> p.type;
       if (p.type == "list") line >> p.count_type >> p.type;
       if (!(line >> p.name)) fail(path, "a property line has no name");
-      plyTypeSize(p.type, path);
-      if (!p.count_type.empty()) plyTypeSize(p.count_type, path);
+      p.scalar = plyScalar(p.type, path);
+      if (!p.count_type.empty()) p.count_scalar = plyScalar(p.count_type, path);
       elements.back().properties.push_back(p);
     }
   }
@@ -127,13 +145,9 @@ PlyHeader parsePlyHeader(const std::string& bytes, const std::string& path) {
   return header;
 }
 
-std::string plyNumpyType(const std::string& type) {
-  static const char* const names[][3] = {
-      {"char", "int8", "i1"}, {"uchar", "uint8", "u1"}, {"short", "int16", "i2"},   {"ushort", "uint16", "u2"},
-      {"int", "int32", "i4"}, {"uint", "uint32", "u4"}, {"float", "float32", "f4"}, {"double", "float64", "f8"}};
-  for (const auto& n : names)
-    if (type == n[0] || type == n[1]) return n[2];
-  return "f8";
+std::string plyNumpyType(PlyScalar scalar) {
+  static const char* const kCodes[] = {"i1", "u1", "i2", "u2", "i4", "u4", "f4", "f8"};
+  return kCodes[scalar.kind];
 }
 
 PlyData parsePly(const std::string& bytes, const std::string& path, bool all_fields) {
@@ -161,27 +175,62 @@ PlyData parsePly(const std::string& bytes, const std::string& path, bool all_fie
       for (const auto& p : element.properties) {
         const bool kept = p.count_type.empty() && p.name != "x" && p.name != "y" && p.name != "z";
         column.push_back(kept ? static_cast<int>(data.vertex_fields.size()) : -1);
-        if (kept) data.vertex_fields.push_back({p.name, plyNumpyType(p.type), {}});
+        if (kept) data.vertex_fields.push_back({p.name, plyNumpyType(p.scalar), {}});
       }
+    // Per property, read once: its axis (0, 1, 2 for x, y, z; -1 otherwise) and whether it holds
+    // a face's vertex indices.
+    std::vector<int> axis(element.properties.size(), -1);
+    std::vector<char> vertex_indices(element.properties.size(), 0);
+    for (std::size_t k = 0; k < element.properties.size(); ++k) {
+      const std::string& name = element.properties[k].name;
+      if (name == "x" || name == "y" || name == "z") axis[k] = name[0] - 'x';
+      vertex_indices[k] = face && (name == "vertex_indices" || name == "vertex_index");
+    }
+    // Binary vertices of scalars only: records of one size, decoded in OpenMP threads.
+    const bool fixed_records = binary && vertex &&
+                               std::all_of(element.properties.begin(), element.properties.end(),
+                                           [](const PlyProperty& p) { return p.count_type.empty(); });
+    if (fixed_records) {
+      std::vector<std::size_t> at(element.properties.size());
+      std::size_t record = 0;
+      for (std::size_t k = 0; k < element.properties.size(); ++k)
+        at[k] = record, record += element.properties[k].scalar.size;
+      if (element.count > reader.remaining() / record)
+        fail(path, "element 'vertex' claims " + std::to_string(element.count) + " entries, more than the file holds");
+      const char* records = reader.take(element.count * record);
+      const bool swap = format == "binary_big_endian";
+      data.vertices.resize(element.count);
+      for (auto& f : data.vertex_fields) f.values.resize(element.count);
+#pragma omp parallel for
+      for (long long i = 0; i < static_cast<long long>(element.count); ++i) {
+        const char* r = records + std::size_t(i) * record;
+        for (std::size_t k = 0; k < element.properties.size(); ++k) {
+          if (axis[k] < 0 && (column.empty() || column[k] < 0)) continue;
+          const double value = plyValue(element.properties[k].scalar, r + at[k], swap);
+          if (axis[k] >= 0) data.vertices[i][axis[k]] = value;
+          if (!column.empty() && column[k] >= 0) data.vertex_fields[column[k]].values[i] = value;
+        }
+      }
+      continue;
+    }
     for (unsigned long long i = 0; i < element.count; ++i) {
       std::array<double, 3> v{};
       std::vector<long> ids;
       for (std::size_t k = 0; k < element.properties.size(); ++k) {
         const PlyProperty& p = element.properties[k];
         if (!p.count_type.empty()) {
-          const double n = reader.value(p.count_type);
+          const double n = reader.value(p.count_scalar);
           if (!(n >= 0) || n > static_cast<double>(reader.remaining()))
             fail(path, "a list claims " + std::to_string(n) + " entries");
           for (long j = 0; j < static_cast<long>(n); ++j) {
-            const double id = reader.value(p.type);
-            if (face && (p.name == "vertex_indices" || p.name == "vertex_index"))
+            const double id = reader.value(p.scalar);
+            if (vertex_indices[k])
               ids.push_back(id >= 0 && id < 2147483648.0 ? static_cast<long>(id) : -1);  // -1: no vertex
           }
           continue;
         }
-        const double value = reader.value(p.type);
-        for (int c = 0; c < 3; ++c)
-          if (p.name == std::string(1, "xyz"[c])) v[c] = value;
+        const double value = reader.value(p.scalar);
+        if (axis[k] >= 0) v[axis[k]] = value;
         if (!column.empty() && column[k] >= 0) data.vertex_fields[column[k]].values.push_back(value);
       }
       if (vertex) data.vertices.push_back(v);

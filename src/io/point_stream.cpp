@@ -60,7 +60,7 @@ PointStream::PointStream(const std::string& path) : path_(path) {
     if (h.elements.empty() || h.elements[0].name != "vertex")
       fail(path, "its first element is not 'vertex'; such a PLY file cannot be read piece by piece");
     struct Coordinate {
-      std::string type;
+      PlyScalar scalar;
       std::size_t at = 0;
     } xyz[3];
     int found = 0;
@@ -69,17 +69,17 @@ PointStream::PointStream(const std::string& path) : path_(path) {
         fail(path,
              "its vertices have a list property ('" + p.name + "'); such a PLY file cannot be read piece by piece");
       for (int c = 0; c < 3; ++c)
-        if (p.name == std::string(1, "xyz"[c])) xyz[c] = {p.type, record_size_}, ++found;
-      record_size_ += plyTypeSize(p.type, path);
+        if (p.name == std::string(1, "xyz"[c])) xyz[c] = {p.scalar, record_size_}, ++found;
+      record_size_ += p.scalar.size;
     }
     if (found < 3) fail(path, "its vertices have no x, y and z");
     data_at_ = h.data_at;
     count_ = h.elements[0].count;
     const bool swap = h.format == "binary_big_endian";
     decode_ = [xyz, swap](const char* record) {
-      return std::array<double, 3>{plyValue(xyz[0].type, record + xyz[0].at, swap),
-                                   plyValue(xyz[1].type, record + xyz[1].at, swap),
-                                   plyValue(xyz[2].type, record + xyz[2].at, swap)};
+      return std::array<double, 3>{plyValue(xyz[0].scalar, record + xyz[0].at, swap),
+                                   plyValue(xyz[1].scalar, record + xyz[1].at, swap),
+                                   plyValue(xyz[2].scalar, record + xyz[2].at, swap)};
     };
   } else {
     const LasHeader h = parseLasHeader(head, path, file_size);

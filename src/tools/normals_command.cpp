@@ -108,6 +108,8 @@ int runTiled(const Options& o, Collective& processes, const std::string& tool) {
     throw std::runtime_error("--orient " + o.orient +
                              " orients the whole cloud at once and needs it in memory: raise --max-memory or leave "
                              "out --tile-points");
+  // From the start, so that Ctrl-C at any moment stops the run cleanly.
+  tools::ProgressDisplay display(tool, o.quiet || processes.rank() != 0);
   OutOfCoreOptions options;
   options.forward.neighbors = static_cast<std::size_t>(o.neighbors()) + 1;
   options.forward.radius = static_cast<float>(o.radius);
@@ -122,7 +124,6 @@ int runTiled(const Options& o, Collective& processes, const std::string& tool) {
   const std::string model_path = o.modelPath();
   const Model model = o.iterations > 0 ? loadModel(model_path) : Model();
   const auto start = Clock::now();
-  tools::ProgressDisplay display(tool, o.quiet || processes.rank() != 0);
   options.progress = display.callback();
   OutOfCoreReport report;
   try {

@@ -379,8 +379,9 @@ TEST(DiseNormals, CtrlCStopsAndLeavesNoOutput) {
   writeXyzFile(dir + "/in.xyz", many);
   for (const std::string tiles : {"", " --tile-points 20000"}) {
     SCOPED_TRACE(tiles);
-    // SIGINT one second in, as Ctrl-C sends it; far more iterations than a second holds.
-    const std::string command = "timeout --preserve-status -s INT 1 " + binaryDir() + "/apps/dise_normals " + dir +
+    // SIGINT three seconds in (the process long started, even on a busy machine), as Ctrl-C
+    // sends it; far more iterations than those seconds hold.
+    const std::string command = "timeout --preserve-status -s INT 3 " + binaryDir() + "/apps/dise_normals " + dir +
                                 "/in.xyz " + dir + "/out.las --iterations 200 --quiet" + tiles;
     const CommandResult r = runCommand(command);
     EXPECT_EQ(r.exit_code, 130) << r.output;

@@ -12,8 +12,8 @@ namespace pcl_dise {
 
 /** y = x W^T + b with W out x in, row-major (PyTorch's nn.Linear layout). */
 struct Linear {
-  int in_features = 0;   ///< columns of W
-  int out_features = 0;  ///< rows of W
+  int in_features = 0;        ///< columns of W
+  int out_features = 0;       ///< rows of W
   std::vector<float> weight;  ///< out_features x in_features
   std::vector<float> bias;    ///< out_features
 };

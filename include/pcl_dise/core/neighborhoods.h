@@ -14,9 +14,9 @@ struct Neighborhoods {
   std::vector<std::int64_t> offsets{0};  ///< N + 1 entries
   std::vector<std::int32_t> indices;     ///< E entries
 
-  std::size_t numNodes() const { return offsets.size() - 1; }  ///< N
-  std::size_t numEdges() const { return indices.size(); }      ///< E
-  std::int64_t size(std::size_t i) const { return offsets[i + 1] - offsets[i]; }  ///< node i's neighbours
+  std::size_t numNodes() const { return offsets.size() - 1; }                             ///< N
+  std::size_t numEdges() const { return indices.size(); }                                 ///< E
+  std::int64_t size(std::size_t i) const { return offsets[i + 1] - offsets[i]; }          ///< node i's neighbours
   const std::int32_t* begin(std::size_t i) const { return indices.data() + offsets[i]; }  ///< node i's first
 
   /** Appends one node's neighbourhood. */

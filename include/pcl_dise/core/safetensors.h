@@ -11,13 +11,13 @@ namespace pcl_dise {
 /** One float32 tensor of a .safetensors file. */
 struct Float32Tensor {
   std::vector<std::int64_t> shape;  ///< its dimensions
-  std::vector<float> values;  ///< row-major, product(shape) entries
+  std::vector<float> values;        ///< row-major, product(shape) entries
 };
 
 /** A .safetensors file's float32 tensors and metadata. */
 struct SafetensorsFile {
   std::map<std::string, Float32Tensor> tensors;  ///< by name
-  std::map<std::string, std::string> metadata;  ///< the "__metadata__" string map
+  std::map<std::string, std::string> metadata;   ///< the "__metadata__" string map
 };
 
 /** Reads every tensor of `path`; throws std::runtime_error naming the file and the problem

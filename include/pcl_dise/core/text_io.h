@@ -1,5 +1,6 @@
 #pragma once
-// Text files of three numbers per line: PCPNet's .xyz / .normals and our .normals output.
+// Text files of numbers, one row per line: points (.xyz: x y z, and maybe more columns, which are
+// not read) and normals (PCPNet's and our .normals: exactly nx ny nz).
 #include <array>
 #include <cstddef>
 #include <fstream>
@@ -9,12 +10,15 @@
 namespace pcl_dise {
 
 /** Reads rows of exactly three whitespace-separated numbers ("nan" allowed); blank lines are
- *  skipped. Throws std::runtime_error naming the file and line for anything else. */
+ *  skipped. Parsed in OpenMP threads. Throws std::runtime_error naming the file and line for
+ *  anything else. */
 std::vector<std::array<float, 3>> readTextTriples(const std::string& path);
-/** The same in double: coordinates that must keep their precision (georeferenced clouds). */
+/** Points in double (coordinates that must keep their precision, georeferenced clouds): rows of
+ *  3 or more numbers, as many on every line (x y z first; the columns after them, such as a
+ *  normal or an intensity, are not read). Throws as readTextTriples. */
 std::vector<std::array<double, 3>> readTextTriplesInDouble(const std::string& path);
 
-/** The same rows one at a time, in double, for files larger than memory. */
+/** The points of readTextTriplesInDouble one at a time, for files larger than memory. */
 class TextTripleStream {
  public:
   /** Throws std::runtime_error where `path` cannot be opened. */
@@ -26,6 +30,7 @@ class TextTripleStream {
   std::ifstream in_;
   std::string path_, line_;
   std::size_t line_number_ = 0;
+  int columns_ = 0;  ///< the first row's count, which every row must have
 };
 
 }  // namespace pcl_dise

@@ -21,8 +21,8 @@ namespace search {
 template <typename PointT>
 class Grid : public pcl::search::Search<PointT> {
  public:
-  using Ptr = std::shared_ptr<Grid<PointT>>;                                             ///< shared pointer
-  using ConstPtr = std::shared_ptr<const Grid<PointT>>;                                  ///< shared const pointer
+  using Ptr = std::shared_ptr<Grid<PointT>>;                                            ///< shared pointer
+  using ConstPtr = std::shared_ptr<const Grid<PointT>>;                                 ///< shared const pointer
   using PointCloudConstPtr = typename pcl::search::Search<PointT>::PointCloudConstPtr;  ///< the searched cloud
   using IndicesConstPtr = typename pcl::search::Search<PointT>::IndicesConstPtr;        ///< its points to search
 

@@ -34,13 +34,13 @@ struct LasCloud {
 
 /** A LAS header: where the points are and how to read their coordinates. */
 struct LasHeader {
-  std::uint8_t version_minor = 4;          ///< LAS 1.x: x
-  std::uint8_t point_format = 6;           ///< point data record format, 0..10
-  std::uint64_t point_data = 0;            ///< the first record's byte
-  std::uint64_t count = 0;                 ///< the number of records
-  std::uint16_t record_length = 0;         ///< bytes of one record
-  std::array<double, 3> scale{1, 1, 1};    ///< a coordinate is its int32 record value times scale ...
-  std::array<double, 3> offset{0, 0, 0};   ///< ... plus offset
+  std::uint8_t version_minor = 4;         ///< LAS 1.x: x
+  std::uint8_t point_format = 6;          ///< point data record format, 0..10
+  std::uint64_t point_data = 0;           ///< the first record's byte
+  std::uint64_t count = 0;                ///< the number of records
+  std::uint16_t record_length = 0;        ///< bytes of one record
+  std::array<double, 3> scale{1, 1, 1};   ///< a coordinate is its int32 record value times scale ...
+  std::array<double, 3> offset{0, 0, 0};  ///< ... plus offset
 };
 
 /** Parses the header at the start of `bytes` (at least the public header block) of a file of

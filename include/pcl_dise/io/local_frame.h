@@ -25,6 +25,12 @@ struct FiniteBounds {
     }
     any = true;
   }
+  /** \brief Takes in the points `other` bounds (a thread's share). */
+  void merge(const FiniteBounds& other) {
+    if (!other.any) return;
+    add(other.lo);
+    add(other.hi);
+  }
 };
 
 /** The offset for finite points within [lo, hi] (per axis): the box's centre rounded to whole

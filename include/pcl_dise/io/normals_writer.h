@@ -10,6 +10,7 @@
 #include <fstream>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "pcl_dise/io/las_format.h"
 
@@ -23,8 +24,8 @@ struct NormalsFileLayout {
   std::uint32_t height = 1;                              ///< PCD: an organized cloud's height
   std::array<double, 7> viewpoint{0, 0, 0, 1, 0, 0, 0};  ///< PCD: VIEWPOINT, in the file's coordinates
   bool double_coordinates = false;                       ///< PCD, PLY: x y z as double (georeferenced)
-  std::array<double, 3> las_scale{0, 0, 0};   ///< LAS without a source: the coordinates' scale
-  std::array<double, 3> las_offset{0, 0, 0};  ///< LAS without a source: the coordinates' offset
+  std::array<double, 3> las_scale{0, 0, 0};              ///< LAS without a source: the coordinates' scale
+  std::array<double, 3> las_offset{0, 0, 0};             ///< LAS without a source: the coordinates' offset
   /// LAS: the LAS file the points came from, in its order (empty: none): its records, VLRs and EVLRs
   /// are kept, the normals added (LasWriter).
   std::string las_source;
@@ -49,6 +50,11 @@ class NormalsWriter {
 
  private:
   void check();
+  void writePending();
+  /// Text and PCD / PLY records gather here and go to the file a megabyte at a time.
+  static constexpr std::size_t kPendingBytes = 1 << 20;
+  std::string pending_;
+  std::vector<char> stream_buffer_;
 
   std::string path_, partial_, ext_;
   NormalsFileLayout layout_;

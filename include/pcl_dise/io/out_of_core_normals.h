@@ -36,7 +36,7 @@ struct OutOfCoreOptions {
   std::string scratch_folder;   ///< where the tiles go ("": beside the output)
   bool has_viewpoint = false;   ///< flip towards `viewpoint` (file coordinates), else the PCD VIEWPOINT or the origin
   std::array<double, 3> viewpoint{0, 0, 0};  ///< with has_viewpoint: x, y, z in the file's coordinates
-  bool flip_towards_viewpoint = true;  ///< false: the plane fit's own sign
+  bool flip_towards_viewpoint = true;        ///< false: the plane fit's own sign
   /// The share of the run done on this process (core/progress.h): reading and tiling the input
   /// the first fifth, the tiles up to 0.9, writing the output the rest. false stops the run: it
   /// throws Cancelled and leaves no output file.

@@ -27,7 +27,7 @@ struct PcdField {
   int size = 4;             ///< SIZE: bytes of one value
   char type = 'F';          ///< F, I or U
   std::uint32_t count = 1;  ///< COUNT: values of the field per point
-  std::size_t offset = 0;  ///< bytes into a binary point
+  std::size_t offset = 0;   ///< bytes into a binary point
 };
 
 /** A PCD header: what comes before the data. */
@@ -36,11 +36,11 @@ struct PcdHeader {
   std::uint32_t width = 0;                               ///< WIDTH
   std::uint32_t height = 1;                              ///< HEIGHT
   std::array<double, 7> viewpoint{0, 0, 0, 1, 0, 0, 0};  ///< VIEWPOINT: tx ty tz qw qx qy qz
-  std::string data;            ///< ascii, binary or binary_compressed
-  std::size_t data_at = 0;     ///< bytes from the file's start to the data
-  std::size_t point_size = 0;  ///< bytes of one binary point
-  std::size_t values_per_point = 0;  ///< numbers per point (the fields' counts summed)
-  int xyz[3] = {-1, -1, -1};         ///< the fields x, y and z
+  std::string data;                                      ///< ascii, binary or binary_compressed
+  std::size_t data_at = 0;                               ///< bytes from the file's start to the data
+  std::size_t point_size = 0;                            ///< bytes of one binary point
+  std::size_t values_per_point = 0;                      ///< numbers per point (the fields' counts summed)
+  int xyz[3] = {-1, -1, -1};                             ///< the fields x, y and z
   std::uint64_t points() const { return std::uint64_t(width) * height; }  ///< WIDTH x HEIGHT
 };
 

@@ -36,9 +36,9 @@ class PointStream {
   /** What the header says: an organized PCD's width and height (width 0: not organized), the PCD
    *  viewpoint; and whether the file is LAS. */
   std::uint32_t width() const { return width_; }
-  std::uint32_t height() const { return height_; }                        ///< see width()
+  std::uint32_t height() const { return height_; }                       ///< see width()
   const std::array<double, 7>& viewpoint() const { return viewpoint_; }  ///< see width()
-  bool isLas() const { return las_; }                                     ///< see width()
+  bool isLas() const { return las_; }                                    ///< see width()
 
  private:
   std::string path_;

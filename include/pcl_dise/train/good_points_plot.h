@@ -11,8 +11,8 @@ namespace eval {
 
 /** One method's curve: the share of points under each angle. */
 struct GoodPointsCurve {
-  std::string method;  ///< legend label
-  Color color;         ///< its line's colour
+  std::string method;          ///< legend label
+  Color color;                 ///< its line's colour
   std::vector<double> shares;  ///< 18 values in [0, 1]: the share under 5, 10, ..., 90 degrees
 };
 

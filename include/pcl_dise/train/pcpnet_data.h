@@ -13,7 +13,7 @@ namespace pcpnet {
 /** A triangle mesh: a training shape. */
 struct Mesh {
   std::vector<std::array<double, 3>> vertices;  ///< x, y, z
-  std::vector<std::array<int, 3>> triangles;  ///< polygons fanned into triangles
+  std::vector<std::array<int, 3>> triangles;    ///< polygons fanned into triangles
   /// Unions of solids (procedural shapes): triangle t belongs to solid part[t], and a sample on
   /// it that lies strictly inside another solid's box (min xyz, max xyz) is not on the surface.
   /// Both empty for an ordinary mesh.

@@ -13,12 +13,12 @@ namespace pcl_dise {
  *  counts: M float, K_i (clamped to >= 1 so that empty rows divide safely); degree: K where
  *  every point has K >= 1 entries (the entries then form an M x K block), else 0. */
 struct TorchGraph {
-  torch::Tensor points;    ///< M x 3 float
-  torch::Tensor center;    ///< E int64: the point i of each entry
-  torch::Tensor neighbor;  ///< E int64: its neighbour j
-  torch::Tensor counts;    ///< M float: K_i, clamped to >= 1
-  int64_t degree = 0;      ///< K where every point has K entries (an M x K block), else 0
-  float edge_scale = 1.f;  ///< s of docs/algorithm.md
+  torch::Tensor points;                                 ///< M x 3 float
+  torch::Tensor center;                                 ///< E int64: the point i of each entry
+  torch::Tensor neighbor;                               ///< E int64: its neighbour j
+  torch::Tensor counts;                                 ///< M float: K_i, clamped to >= 1
+  int64_t degree = 0;                                   ///< K where every point has K entries (an M x K block), else 0
+  float edge_scale = 1.f;                               ///< s of docs/algorithm.md
   int64_t numPoints() const { return points.size(0); }  ///< M
 
   /** points: M x 3 row-major (copied). */
