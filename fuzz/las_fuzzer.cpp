@@ -1,4 +1,5 @@
-// libFuzzer target: the LAS reader (pcl_dise/io/las_format.h) on the raw bytes of a file.
+// libFuzzer target: the LAS reader (pcl_dise/io/las_format.h) on the raw bytes of a file, the
+// coordinates alone and every dimension with the extra bytes.
 #include <stdexcept>
 #include <string>
 
@@ -6,7 +7,9 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   try {
-    pcl_dise::io::parseLas(std::string(reinterpret_cast<const char*>(data), size), "fuzz.las");
+    const std::string bytes(reinterpret_cast<const char*>(data), size);
+    pcl_dise::io::parseLas(bytes, "fuzz.las");
+    pcl_dise::io::parseLas(bytes, "fuzz.las", true);
   } catch (const std::runtime_error&) {}
   return 0;
 }

@@ -141,12 +141,14 @@ class _ProgressBar:
 
 
 def _progress(progress) -> Optional[ProgressCallback]:
+    if progress == "auto":  # a bar where a person watches
+        progress = sys.stderr.isatty()
     if progress is True:
         return _ProgressBar("pcl_dise")
     if progress in (None, False):
         return None
     if not callable(progress):
-        raise ValueError("progress must be a callable taking the share done (0..1), True or None")
+        raise ValueError("progress must be a callable taking the share done (0..1), True, False, None or 'auto'")
     return progress
 
 
@@ -351,7 +353,7 @@ def write_cloud(path, points, normals, curvature=None, like: Optional[Union[Clou
 
 
 def estimate_normals_file(input, output, max_memory: Optional[float] = None, scratch: Optional[str] = None,
-                          progress=None, **options) -> dict:
+                          progress="auto", **options) -> dict:
     """Normals for a cloud file, written to another: ``dise_normals`` from Python.
 
     With ``max_memory`` (MB) the cloud is processed in tiles with halos, in bounded memory and
@@ -359,7 +361,8 @@ def estimate_normals_file(input, output, max_memory: Optional[float] = None, scr
     a million points. ``orient="mst"``/``"closed"``, ``settle`` and other backends need the cloud
     in memory: they run in memory where max_memory is None. A LAS input written to LAS keeps its
     records. options: those of :func:`estimate_normals`. progress: a callable taking the share
-    done (0..1), True for a progress bar, or None. Returns a dict of counts.
+    done (0..1), True for a progress bar, None for none, "auto" (the default) for a bar where
+    stderr is a terminal. Returns a dict of counts.
     """
     input_path, output_path = _path(input, True), _path(output, False)
     k = options.pop("k", 64)
