@@ -99,15 +99,7 @@ int run(const Options& o) {
             << orientation << "  time: " << seconds << " s (search + estimation"
             << (orientation.empty() ? "" : " + orientation") << ")\n"
             << "  wrote " << o.output << "\n";
-  nlohmann::json json;
-  json["input"] = o.input;
-  json["output"] = o.output;
-  json["settings"] = settingsJson(o);
-  json["model"] = o.iterations > 0 ? model : "";
-  json["points"] = cloud->size();
-  json["normals"] = cloud->size() - missing;
-  json["without_normal"] = missing;
-  json["offset"] = local.offset;
+  nlohmann::json json = normalsReport(o, cloud->size(), missing, local.offset);
   json["seconds"] = {{"reading", read_seconds},
                      {"estimation", seconds},
                      {"writing", write_seconds},

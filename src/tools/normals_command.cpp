@@ -61,7 +61,8 @@ void addNormalsOptions(CLI::App& app, Options& o) {
   app.add_option("--report", o.report, "also write the summary as JSON to this file");
 }
 
-nlohmann::json settingsJson(const Options& o) {
+nlohmann::json normalsReport(const Options& o, std::uint64_t points, std::uint64_t missing,
+                             const std::array<double, 3>& offset) {
   nlohmann::json s;
   s["k"] = o.neighbors();
   s["radius"] = o.radius;
@@ -74,7 +75,16 @@ nlohmann::json settingsJson(const Options& o) {
   s["viewpoint"] = o.viewpoint;
   s["max_memory_mb"] = o.max_memory;
   s["tile_points"] = o.tile_points;
-  return s;
+  nlohmann::json report;
+  report["input"] = o.input;
+  report["output"] = o.output;
+  report["settings"] = s;
+  report["model"] = o.iterations > 0 ? o.modelPath() : "";
+  report["points"] = points;
+  report["normals"] = points - missing;
+  report["without_normal"] = missing;
+  report["offset"] = offset;
+  return report;
 }
 
 std::string offsetText(const std::array<double, 3>& offset) {
@@ -153,15 +163,7 @@ int runTiled(const Options& o, Collective& processes, const std::string& tool) {
             << " points without a normal (NaN)\n"
             << "  time: " << seconds << " s (reading, tiling, search, estimation, writing)\n"
             << "  wrote " << o.output << "\n";
-  nlohmann::json json;
-  json["input"] = o.input;
-  json["output"] = o.output;
-  json["settings"] = settingsJson(o);
-  json["model"] = o.iterations > 0 ? model_path : "";
-  json["points"] = report.points;
-  json["normals"] = report.points - report.missing;
-  json["without_normal"] = report.missing;
-  json["offset"] = report.offset;
+  nlohmann::json json = normalsReport(o, report.points, report.missing, report.offset);
   json["processes"] = processes.size();
   json["tiles"] = report.tiles.tiles;
   json["tile_points"] = report.tile_points;

@@ -42,8 +42,10 @@ std::array<double, 3> parseViewpoint(const std::string& text);
 /** Whether the in-memory path fits --max-memory (always without it). */
 bool fitsInMemory(const Options& o);
 
-/** The options as JSON, for --report. */
-nlohmann::json settingsJson(const Options& o);
+/** What --report says of every normals run: input, output, settings, model, counts, offset
+ *  (the tool adds its timings and its own facts). */
+nlohmann::json normalsReport(const Options& o, std::uint64_t points, std::uint64_t missing,
+                             const std::array<double, 3>& offset);
 
 /** The run tile by tile (out_of_core_normals.h) over `processes`; rank 0 shows its progress
  *  (tool: the name it shows) and prints what it did. Returns the exit code (130 after Ctrl-C,
