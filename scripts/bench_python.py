@@ -32,14 +32,11 @@ def best_time(function, repeat):
     return best, result
 
 
-def cpp_compute_time(tool, cloud_file, repeat):
-    best = float("inf")
+def cpp_compute_time(tool, cloud_file):
     with tempfile.TemporaryDirectory() as folder:
-        for _ in range(repeat):
-            out = subprocess.run([tool, cloud_file, os.path.join(folder, "out.normals")], check=True,
-                                 capture_output=True, text=True).stdout
-            best = min(best, float(re.search(r"time: ([0-9.e+-]+) s", out).group(1)))
-    return best
+        out = subprocess.run([tool, cloud_file, os.path.join(folder, "out.normals"), "--quiet"], check=True,
+                             capture_output=True, text=True).stdout
+    return float(re.search(r"time: ([0-9.e+-]+) s", out).group(1))
 
 
 def angles(normals, truth, oriented):
@@ -58,7 +55,8 @@ def main():
     parser.add_argument("--build", default="build")
     parser.add_argument("--val", default="build/dataset/val", help="PCPNet-format folder with true normals")
     parser.add_argument("--clouds", type=int, default=6, help="validation clouds against Open3D")
-    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--overhead-only", action="store_true", help="leave out the comparison with Open3D")
     args = parser.parse_args()
     sys.path.insert(0, os.path.join(args.build, "python"))
     import pcl_dise
@@ -68,7 +66,8 @@ def main():
     if not xyz_files:
         sys.exit(f"no validation clouds in {args.val} (docs/models.md says how to make them)")
 
-    print("## Overhead of the Python call (k = 64, L = 4, all cores)\n")
+    print(f"## Overhead of the Python call (k = 64, L = 4, all cores; C++ and Python alternating, "
+          f"median of {args.repeat} each)\n")
     print("| points | dise_normals compute (s) | pcl_dise.estimate_normals (s) | overhead |")
     print("|---|---|---|---|")
     with tempfile.TemporaryDirectory() as folder:
@@ -77,10 +76,16 @@ def main():
                        check=True, capture_output=True)
         for cloud_file in (xyz_files[0], million):
             points = pcl_dise.read_cloud(cloud_file).points
-            cpp = cpp_compute_time(tool, cloud_file, args.repeat)
-            python, _ = best_time(lambda: pcl_dise.estimate_normals(points), args.repeat)
+            # Alternating, so that a slow spell of the machine falls on both sides.
+            cpp_times, python_times = [], []
+            for _ in range(args.repeat):
+                cpp_times.append(cpp_compute_time(tool, cloud_file))
+                python_times.append(best_time(lambda: pcl_dise.estimate_normals(points), 1)[0])
+            cpp, python = float(np.median(cpp_times)), float(np.median(python_times))
             print(f"| {len(points):,} | {cpp:.3f} | {python:.3f} | {100 * (python / cpp - 1):+.1f}% |")
 
+    if args.overhead_only:
+        return
     try:
         import open3d as o3d
     except ImportError:

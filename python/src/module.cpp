@@ -322,12 +322,7 @@ py::dict estimateFile(const std::string& input, const std::string& output, const
     py::gil_scoped_release release;
     try {
       pcl_dise::io::OutOfCoreOptions options;
-      pcl_dise::TiledForwardOptions& f = options.forward;
-      f.neighbors = static_cast<std::size_t>(o.radius > 0 ? 0 : o.k) + 1;  // as dise_normals
-      f.radius = static_cast<float>(o.radius);
-      f.max_neighbors = static_cast<std::size_t>(o.max_neighbors);
-      f.iterations = o.iterations;
-      f.threads = o.threads;
+      options.forward = pcl_dise::io::tiledForwardOptions(o.k, o.radius, o.max_neighbors, o.iterations, o.threads);
       options.memory_budget_mb = max_memory_mb;
       options.scratch_folder = scratch;
       options.has_viewpoint = o.viewpoint.has_value();

@@ -145,6 +145,16 @@ Frame measureFrame(PointStream& stream) {
 double bytesPerLoadedPoint(std::size_t neighbors) { return 200.0 + 12.0 * double(neighbors); }
 double bytesPerPointInMemory(std::size_t neighbors) { return 400.0 + 12.0 * double(neighbors); }
 
+TiledForwardOptions tiledForwardOptions(int k, double radius, int max_neighbors, int iterations, int threads) {
+  TiledForwardOptions f;
+  f.neighbors = static_cast<std::size_t>(radius > 0 ? 0 : k) + 1;  // the point itself too
+  f.radius = static_cast<float>(radius);
+  f.max_neighbors = static_cast<std::size_t>(max_neighbors);
+  f.iterations = iterations;
+  f.threads = threads;
+  return f;
+}
+
 OutOfCoreReport estimateNormalsOutOfCore(const Model& model, const std::string& input, const std::string& output,
                                          const OutOfCoreOptions& options, Collective& processes) {
   OutOfCoreReport report;

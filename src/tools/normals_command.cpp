@@ -121,11 +121,8 @@ int runTiled(const Options& o, Collective& processes, const std::string& tool) {
   // From the start, so that Ctrl-C at any moment stops the run cleanly.
   tools::ProgressDisplay display(tool, o.quiet || processes.rank() != 0);
   OutOfCoreOptions options;
-  options.forward.neighbors = static_cast<std::size_t>(o.neighbors()) + 1;
-  options.forward.radius = static_cast<float>(o.radius);
-  options.forward.max_neighbors = static_cast<std::size_t>(o.max_neighbors);
-  options.forward.iterations = o.iterations;
-  options.forward.threads = static_cast<int>(o.threads);
+  options.forward =
+      tiledForwardOptions(o.neighbors(), o.radius, o.max_neighbors, o.iterations, static_cast<int>(o.threads));
   if (o.tile_points > 0) options.forward.tile_points = o.tile_points;
   options.memory_budget_mb = o.max_memory;
   options.scratch_folder = o.scratch;

@@ -52,6 +52,11 @@ struct OutOfCoreReport {
   TiledForwardReport tiles;               ///< the tiled forward pass's report
 };
 
+/** The tiles' neighbourhood and iterations as the tools and the Python module state them: k
+ *  neighbours, the point itself not counted (ignored where radius > 0), or every point within
+ *  radius, at most max_neighbors (0: all); L iterations; threads (0: all). */
+TiledForwardOptions tiledForwardOptions(int k, double radius, int max_neighbors, int iterations, int threads);
+
 /** The bytes a tile needs per loaded point at `neighbors` neighbours per point (measured; see
  *  experiments/BENCHMARKS.md), and the bytes the in-memory path needs per point. */
 double bytesPerLoadedPoint(std::size_t neighbors);
