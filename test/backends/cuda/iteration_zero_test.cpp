@@ -8,6 +8,7 @@
 
 #include "dise_cuda.h"
 #include "iteration_zero.h"
+#include "pcl_dise/core/angle_error.h"
 #include "pcl_dise/core/grid_search.h"
 #include "wavy_surface.h"
 
@@ -36,9 +37,13 @@ int main() {
       if (!std::isnan(gpu.normals[3 * i]) || !std::isnan(gpu.curvature[i])) ++bad;
       continue;
     }
+    // The angle of unorientedAngleDegrees (lengths divided out: acos of a plain dot product of
+    // two float-rounded unit vectors reads their length error, up to 0.03 degrees, as an angle),
+    // and the same sign rule.
     double dot = 0;
     for (int c = 0; c < 3; ++c) dot += double(gpu.normals[3 * i + c]) * cpu.normals[3 * i + c];
-    worst_angle = std::max(worst_angle, std::acos(std::min(1.0, dot)) * 180 / M_PI);  // signed: same sign rule
+    if (dot <= 0) ++bad;
+    worst_angle = std::max(worst_angle, pcl_dise::unorientedAngleDegrees(&gpu.normals[3 * i], &cpu.normals[3 * i]));
     if (std::fabs(gpu.curvature[i] - cpu.curvature[i]) > 1e-5f) ++bad;
   }
   if (gpu.offsets != cpu.neighborhoods.offsets || gpu.indices != cpu.neighborhoods.indices ||
