@@ -277,7 +277,7 @@ py::dict readCloud(const std::string& path) {
     table = pcl_dise::io::readPointTable(path);
   }
   py::array_t<double> xyz({py::ssize_t(table.xyz.size()), py::ssize_t(3)});
-  std::copy_n(&table.xyz[0][0], 3 * table.xyz.size(), xyz.mutable_data());
+  if (!table.xyz.empty()) std::copy_n(&table.xyz[0][0], 3 * table.xyz.size(), xyz.mutable_data());
   py::dict fields;
   for (const auto& f : table.fields) {
     py::array_t<double> values(f.values.size(), f.values.data());
@@ -303,7 +303,7 @@ void writeCloud(const std::string& path, Rows<double> points, Rows<float> normal
   if (height > 1) layout.width = width, layout.height = height;
   layout.viewpoint = viewpoint;
   std::vector<std::array<double, 3>> xyz(n);
-  std::copy_n(points.data(), 3 * n, &xyz[0][0]);
+  if (n > 0) std::copy_n(points.data(), 3 * n, &xyz[0][0]);
   layout.double_coordinates = offsetOf(points.data(), n) != std::array<double, 3>{0, 0, 0};
   layout.las_source = las_source;
   if (las_source.empty()) pcl_dise::io::chooseQuantization(xyz, layout.las_scale, layout.las_offset);

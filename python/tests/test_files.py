@@ -100,3 +100,16 @@ def test_file_errors(tmp_path):
         pcl_dise.read_cloud(unknown)
     with pytest.raises(OSError):
         pcl_dise.write_cloud(tmp_path / "no_dir" / "out.ply", np.zeros((3, 3)), np.zeros((3, 3)))
+
+
+def test_empty_files_read_as_empty_clouds(tmp_path):
+    empty = tmp_path / "empty.xyz"
+    empty.write_text("")
+    cloud = pcl_dise.read_cloud(empty)
+    assert cloud.points.shape == (0, 3) and cloud.points.dtype == np.float64
+    with pytest.raises(ValueError):
+        pcl_dise.estimate_normals(cloud.points)
+    pcd = tmp_path / "empty.pcd"
+    pcd.write_text("VERSION .7\nFIELDS x y z\nSIZE 4 4 4\nTYPE F F F\nCOUNT 1 1 1\nWIDTH 0\nHEIGHT 1\n"
+                   "VIEWPOINT 0 0 0 1 0 0 0\nPOINTS 0\nDATA ascii\n")
+    assert pcl_dise.read_cloud(pcd).points.shape == (0, 3)
