@@ -113,3 +113,12 @@ def test_empty_files_read_as_empty_clouds(tmp_path):
     pcd.write_text("VERSION .7\nFIELDS x y z\nSIZE 4 4 4\nTYPE F F F\nCOUNT 1 1 1\nWIDTH 0\nHEIGHT 1\n"
                    "VIEWPOINT 0 0 0 1 0 0 0\nPOINTS 0\nDATA ascii\n")
     assert pcl_dise.read_cloud(pcd).points.shape == (0, 3)
+
+
+def test_fields_that_claim_more_than_the_file_are_refused(tmp_path):
+    # A COUNT of a million values per point, 1,000 points, in a file of a few bytes: an error, not 8 GB.
+    pcd = tmp_path / "huge_count.pcd"
+    pcd.write_text("VERSION .7\nFIELDS x y z h\nSIZE 4 4 4 4\nTYPE F F F F\nCOUNT 1 1 1 1000000\nWIDTH 1000\n"
+                   "HEIGHT 1\nVIEWPOINT 0 0 0 1 0 0 0\nPOINTS 1000\nDATA ascii\n" + "0 0 0 1\n" * 1000)
+    with pytest.raises(OSError, match="values each, more than the file holds"):
+        pcl_dise.read_cloud(pcd)

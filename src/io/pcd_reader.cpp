@@ -185,6 +185,12 @@ PcdCloud parsePcd(const std::string& bytes, const std::string& path, bool all_fi
   const std::uint64_t most = data == "binary_compressed" ? 88 * std::uint64_t(remaining) / point_size : remaining;
   if (points > most) fail(path, "WIDTH x HEIGHT = " + std::to_string(points) + " points, more than the file holds");
   cloud.xyz.resize(points);
+  // Every value takes at least a byte of the data (LZF: 1/88 of one): fields whose COUNTs claim
+  // more are not believed before memory is taken for them.
+  const std::uint64_t value_room = data == "binary_compressed" ? 88 * std::uint64_t(remaining) : remaining;
+  if (all_fields && values_per_point > 0 && points > value_room / values_per_point)
+    fail(path, std::to_string(points) + " points of " + std::to_string(values_per_point) +
+                   " values each, more than the file holds");
   // column[f] + c: where value c of field f goes (-1: x, y, z or not kept).
   std::vector<int> column(fields.size(), -1);
   if (all_fields)
