@@ -20,8 +20,9 @@ struct FiniteBounds {
   void add(const std::array<double, 3>& p) {
     if (!std::isfinite(p[0]) || !std::isfinite(p[1]) || !std::isfinite(p[2])) return;
     for (int c = 0; c < 3; ++c) {
-      lo[c] = any ? std::fmin(lo[c], p[c]) : p[c];
-      hi[c] = any ? std::fmax(hi[c], p[c]) : p[c];
+      // Plain comparisons (the values are finite): fmin / fmax are library calls here.
+      lo[c] = any && lo[c] < p[c] ? lo[c] : p[c];
+      hi[c] = any && hi[c] > p[c] ? hi[c] : p[c];
     }
     any = true;
   }
