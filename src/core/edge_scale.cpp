@@ -28,8 +28,17 @@ float edgeScaleFromSum(const ExactSum& terms, std::size_t entries) {
 }
 
 float edgeScale(const float* points, const Neighborhoods& knn) {
+  // Each thread sums its share; exact sums give the same bits in any order and split.
   ExactSum terms;
-  for (std::size_t i = 0; i < knn.numNodes(); ++i) terms.add(edgeScaleTerm(points, knn, i));
+  const std::int64_t n = static_cast<std::int64_t>(knn.numNodes());
+#pragma omp parallel if (n > 4096)
+  {
+    ExactSum mine;
+#pragma omp for nowait
+    for (std::int64_t i = 0; i < n; ++i) mine.add(edgeScaleTerm(points, knn, static_cast<std::size_t>(i)));
+#pragma omp critical
+    terms.add(mine);
+  }
   return edgeScaleFromSum(terms, knn.numEdges());
 }
 
