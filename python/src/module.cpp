@@ -74,8 +74,14 @@ std::array<double, 3> offsetOf(const T* xyz, std::size_t n) {
   return pcl_dise::io::localOffset(bounds.lo, bounds.hi);
 }
 
-// The points as the feature reads them: float(p - offset), the offset by local_frame.h's rule
-// (the rule dise_normals applies to a file's coordinates).
+// A point as the library computes with it: float(p - offset), the offset by local_frame.h's rule
+// (the rule dise_normals applies to a file's coordinates). p: 3 values; local: 3 floats.
+template <typename T>
+void toLocal(const T* p, const std::array<double, 3>& offset, float* local) {
+  for (int c = 0; c < 3; ++c) local[c] = static_cast<float>(double(p[c]) - offset[c]);
+}
+
+// The points as the feature reads them (toLocal); `offset` is set.
 template <typename T>
 pcl::PointCloud<pcl::PointXYZ>::Ptr localCloud(const T* xyz, std::size_t n, std::array<double, 3>& offset) {
   offset = offsetOf(xyz, n);
@@ -85,9 +91,7 @@ pcl::PointCloud<pcl::PointXYZ>::Ptr localCloud(const T* xyz, std::size_t n, std:
 #pragma omp parallel for reduction(&& : dense)
   for (std::size_t i = 0; i < n; ++i) {
     pcl::PointXYZ& p = cloud->points[i];
-    p.x = static_cast<float>(double(xyz[3 * i]) - offset[0]);
-    p.y = static_cast<float>(double(xyz[3 * i + 1]) - offset[1]);
-    p.z = static_cast<float>(double(xyz[3 * i + 2]) - offset[2]);
+    toLocal(xyz + 3 * i, offset, p.data);
     dense = dense && std::isfinite(p.x) && std::isfinite(p.y) && std::isfinite(p.z);
   }
   cloud->width = static_cast<std::uint32_t>(n);
@@ -238,8 +242,10 @@ py::dict orient(Rows<T> points, py::array_t<float, py::array::c_style> normals, 
   pcl_dise::OrientationReport report;
   {
     py::gil_scoped_release release;
-    std::array<double, 3> offset;
-    const auto cloud = localCloud(points.data(), n, offset);
+    const std::array<double, 3> offset = offsetOf(points.data(), n);
+    std::vector<float> xyz(3 * n);
+#pragma omp parallel for
+    for (std::size_t i = 0; i < n; ++i) toLocal(points.data() + 3 * i, offset, &xyz[3 * i]);
     pcl_dise::OrientationOptions options;
     options.neighbors = k;
     options.seed_index = seed;
@@ -248,10 +254,6 @@ py::dict orient(Rows<T> points, py::array_t<float, py::array::c_style> normals, 
     if (viewpoint) {
       options.has_viewpoint = true;
       for (int c = 0; c < 3; ++c) options.viewpoint[c] = static_cast<float>((*viewpoint)[c] - offset[c]);
-    }
-    std::vector<float> xyz(3 * n);
-    for (std::size_t i = 0; i < n; ++i) {
-      xyz[3 * i] = cloud->points[i].x, xyz[3 * i + 1] = cloud->points[i].y, xyz[3 * i + 2] = cloud->points[i].z;
     }
     report = pcl_dise::orientNormals(xyz.data(), out.data(), n, options);
   }

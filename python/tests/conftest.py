@@ -9,7 +9,7 @@ REPO = pathlib.Path(__file__).resolve().parents[2]
 BUILD = pathlib.Path(os.environ.get("PCL_DISE_BUILD_DIR", REPO / "build"))
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def bunny():
     """PCL's bun0.pcd (397 points), float64."""
     import pcl_dise
@@ -17,7 +17,7 @@ def bunny():
     return pcl_dise.read_cloud(REPO / "data" / "clouds" / "bun0.pcd").points
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def dise_normals():
     tool = BUILD / "apps" / "dise_normals"
     if not tool.exists():

@@ -83,7 +83,8 @@ std::vector<std::array<Real, 3>> readTriples(const std::string& path, bool exact
   }
   std::vector<std::vector<std::array<Real, 3>>> rows(pieces);
   std::vector<int> columns(pieces, exactly_three ? -3 : 0);
-  std::vector<std::size_t> failed_line(pieces, 0);  // within the piece, 1-based; 0: no error
+  std::vector<std::size_t> failed_line(pieces, 0);     // within the piece, 1-based; 0: no error
+  std::vector<std::size_t> first_row_line(pieces, 0);  // within the piece: the row that set its columns
   std::vector<std::string> problem(pieces);
 #pragma omp parallel for num_threads(pieces) schedule(static, 1)
   for (int i = 0; i < pieces; ++i) {
@@ -95,7 +96,10 @@ std::vector<std::array<Real, 3>> readTriples(const std::string& path, bool exact
       if (!line_end) line_end = end;
       std::array<Real, 3> row{};
       try {
-        if (parseLine(p, line_end, row, columns[i]) > 0) rows[i].push_back(row);
+        if (parseLine(p, line_end, row, columns[i]) > 0) {
+          if (rows[i].empty()) first_row_line[i] = number;
+          rows[i].push_back(row);
+        }
       } catch (const LineError& e) {
         failed_line[i] = number;
         problem[i] = e.problem;
@@ -113,16 +117,10 @@ std::vector<std::array<Real, 3>> readTriples(const std::string& path, bool exact
                                problem[i]);
     if (!rows[i].empty()) {
       if (first_columns == 0) first_columns = columns[i];
-      if (columns[i] != first_columns) {
-        // The piece's first row has another count: find its line to name it.
-        std::size_t line = lines_before + 1;
-        for (const char* q = text.data() + starts[i]; q < text.data() + starts[i + 1] && (*q == '\n' || isBlank(*q));
-             ++q)
-          line += *q == '\n';
-        throw std::runtime_error("'" + path + "': line " + std::to_string(line) + ": " +
+      if (columns[i] != first_columns)  // the piece's first row has another count
+        throw std::runtime_error("'" + path + "': line " + std::to_string(lines_before + first_row_line[i]) + ": " +
                                  std::to_string(std::abs(columns[i])) + " values, expected " +
                                  std::to_string(std::abs(first_columns)));
-      }
     }
     lines_before += std::count(text.data() + starts[i], text.data() + starts[i + 1], '\n');
   }
