@@ -15,6 +15,11 @@ struct BackendPlugin {
   void (*run_iterations)(const Model& model, PreparedGraph& graph, const ForwardOptions& options,
                          ForwardResult& result);
   bool (*available)();
+  /// The whole forward pass from a search (input.search set, input.neighborhoods nullptr,
+  /// options.iterations > 0) on the backend's device; nullptr where the backend runs the
+  /// iterations only (the search and iteration 0 then run on the CPU).
+  void (*run_whole)(const Model& model, const ForwardInput& input, const ForwardOptions& options,
+                    ForwardResult& result) = nullptr;
 };
 
 /** Called once by an optional backend's library as it loads. */

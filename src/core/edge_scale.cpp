@@ -6,18 +6,8 @@
 
 namespace pcl_dise {
 
-namespace {
-constexpr std::size_t kEdgeScaleNeighbors = 17;  // 16 nearest plus the point itself
-}
-
 double edgeScaleTerm(const float* points, const Neighborhoods& knn, std::size_t i) {
-  double sum = 0.0;
-  const float* p = points + 3 * i;
-  for (const std::int32_t* j = knn.begin(i); j != knn.begin(i) + knn.size(i); ++j) {
-    const float* q = points + 3 * static_cast<std::size_t>(*j);
-    for (int c = 0; c < 3; ++c) sum += (double(q[c]) - p[c]) * (double(q[c]) - p[c]);
-  }
-  return sum;
+  return edgeScaleTerm(points, points + 3 * i, knn.begin(i), knn.size(i));
 }
 
 float edgeScaleFromSum(const ExactSum& terms, std::size_t entries) {
@@ -44,6 +34,11 @@ float edgeScale(const float* points, const Neighborhoods& knn) {
 
 float edgeScale(const float* points, std::size_t num_points, int threads) {
   return edgeScale(points, nearestNeighborGraph(points, num_points, kEdgeScaleNeighbors, threads));
+}
+
+float edgeScale(const float* points, std::size_t num_points, const Neighborhoods* nearest, int threads) {
+  if (!nearest) return edgeScale(points, num_points, threads);
+  return edgeScale(points, nearest->truncated(num_points, kEdgeScaleNeighbors));
 }
 
 }  // namespace pcl_dise

@@ -30,15 +30,11 @@ bool backendAvailable(Backend backend) {
   return plugin && plugin->available();
 }
 
-ForwardResult runForward(const Model& model, const ForwardInput& input, const ForwardOptions& options,
-                         Backend backend) {
-  if (options.iterations < 0) throw std::invalid_argument("forward pass: iterations must be >= 0");
-  if (!(options.settle_degrees >= 0)) throw std::invalid_argument("forward pass: settle_degrees must be >= 0");
-  if (options.settle_degrees > 0 && backend != Backend::Native)
-    throw std::invalid_argument("forward pass: the adaptive mode (settle_degrees > 0) runs on the native backend only");
-  if (input.num_points > 0 && (input.points == nullptr || input.neighborhoods == nullptr))
-    throw std::invalid_argument("forward pass: points and neighbourhoods are required");
-  if (input.neighborhoods == nullptr) return {};
+namespace {
+
+// The forward pass on neighbourhoods at hand: iteration 0 on the CPU, the iterations on the plugin.
+ForwardResult runOnNeighborhoods(const Model& model, const ForwardInput& input, const ForwardOptions& options,
+                                 const detail::BackendPlugin* plugin) {
   ForwardInput measured = input;
   if (std::isnan(input.edge_scale))  // iteration 0 does not read it
     measured.edge_scale = options.iterations > 0 ? edgeScale(input.points, input.num_points, options.threads) : 1.f;
@@ -56,15 +52,54 @@ ForwardResult runForward(const Model& model, const ForwardInput& input, const Fo
     result.kernel_weights = std::move(graph.initial_weights);
     return result;
   }
-  std::string why;
-  const detail::BackendPlugin* plugin = detail::loadBackend(backend, &why);
-  if (!plugin) throw std::runtime_error(why + " (" + toString(backend) + " backend)");
   plugin->run_iterations(model, graph, options, result);
   if (options.progress &&
       !options.progress({1.0, "iterations", std::uint64_t(options.iterations), std::uint64_t(options.iterations)}))
     throw Cancelled();
   result.kernel_neighborhoods = std::move(graph.neighborhoods);
   return result;
+}
+
+}  // namespace
+
+ForwardResult runForward(const Model& model, const ForwardInput& input, const ForwardOptions& options,
+                         Backend backend) {
+  if (options.iterations < 0) throw std::invalid_argument("forward pass: iterations must be >= 0");
+  if (!(options.settle_degrees >= 0)) throw std::invalid_argument("forward pass: settle_degrees must be >= 0");
+  if (options.settle_degrees > 0 && backend == Backend::Torch)
+    throw std::invalid_argument(
+        "forward pass: the adaptive mode (settle_degrees > 0) runs on the native and cuda "
+        "backends only");
+  const bool has_neighbors = input.neighborhoods != nullptr || input.search != nullptr;
+  if (input.num_points > 0 && (input.points == nullptr || !has_neighbors))
+    throw std::invalid_argument("forward pass: points and neighbourhoods (or a search) are required");
+  if (!has_neighbors) return {};
+  const detail::BackendPlugin* plugin = nullptr;
+  if (options.iterations > 0) {
+    std::string why;
+    plugin = detail::loadBackend(backend, &why);
+    if (!plugin) throw std::runtime_error(why + " (" + toString(backend) + " backend)");
+  }
+  if (input.neighborhoods) return runOnNeighborhoods(model, input, options, plugin);
+
+  const NeighborSearch& search = *input.search;
+  if (searchedCount(search, input.num_points) > input.num_points)
+    throw std::invalid_argument("forward pass: more points searched than given");
+  // Every point's neighbourhood (the iterations read them all) on a device that runs it all.
+  if (plugin && plugin->run_whole && input.num_points > 0 && !search.queried) {
+    ForwardResult result;
+    plugin->run_whole(model, input, options, result);
+    return result;
+  }
+  const Neighborhoods found = searchNeighborhoods(input.points, input.num_points, search, options.threads);
+  ForwardInput searched = input;
+  searched.neighborhoods = &found;
+  if (std::isnan(input.edge_scale) && options.iterations > 0) {
+    const bool nearest_known = search.k >= kEdgeScaleNeighbors && !search.queried;
+    searched.edge_scale = edgeScale(input.points, searchedCount(search, input.num_points),
+                                    nearest_known ? &found : nullptr, options.threads);
+  }
+  return runOnNeighborhoods(model, searched, options, plugin);
 }
 
 }  // namespace pcl_dise

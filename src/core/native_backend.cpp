@@ -10,6 +10,7 @@
 #include <omp.h>
 
 #include "iteration_zero.h"
+#include "pcl_dise/core/adaptive_mode.h"
 #include "point_network.h"
 
 namespace pcl_dise {
@@ -111,7 +112,7 @@ void runNativeIterations(const Model& model, PreparedGraph& g, const ForwardOpti
   // are updated in place.
   std::vector<float> weights = std::move(g.initial_weights);
   // Adaptive mode: settled[i] once point i's normal turned by less than settle_degrees.
-  const float settle_cos = static_cast<float>(std::cos(options.settle_degrees * M_PI / 180.0));
+  const float settle_cos = settleCosine(options.settle_degrees);
   std::vector<char> settled(m, 0);
   const PointNetworkImplementation& network = pointNetwork();
   std::vector<std::int64_t> running;  // visit ranks of the points an iteration runs
@@ -163,9 +164,7 @@ void runNativeIterations(const Model& model, PreparedGraph& g, const ForwardOpti
           float* normal = next_normals.data() + 3 * t;
           // A degenerate weighted fit keeps the point's previous normal (and curvature).
           if (!results[p].fitted) std::copy_n(previous, 3, normal);
-          if (options.settle_degrees > 0 &&
-              std::abs(normal[0] * previous[0] + normal[1] * previous[1] + normal[2] * previous[2]) >= settle_cos)
-            settled[g.visit_order[t]] = 1;
+          if (options.settle_degrees > 0 && hasSettled(normal, previous, settle_cos)) settled[g.visit_order[t]] = 1;
         }
       }
     }

@@ -13,7 +13,6 @@ namespace pcl_dise {
 
 namespace {
 
-constexpr std::size_t kEdgeScaleNeighbors = 17;  // edge_scale.h: 16 nearest plus the point itself
 // A halo too shallow grows at least this much; a measured margin gets this much slack.
 constexpr double kLeastHaloGrowth = 1.2;
 constexpr double kMarginSlack = 1.05;

@@ -205,9 +205,9 @@ OutOfCoreReport estimateNormalsOutOfCore(const Model& model, const std::string& 
   forward.parts = processes.size();
   forward.share_terms = [&](ExactSum& terms) { processes.sum(terms); };
   forward.progress = progressPart(options.progress, 0.2, 0.9);
-  report.tiles = runTiledForward(model, cloud, forward, [&](std::uint64_t global, const float* normal, float c) {
-    results.put(global, normal, c);
-  });
+  report.tiles = runTiledForward(
+      model, cloud, forward,
+      [&](std::uint64_t global, const float* normal, float c) { results.put(global, normal, c); }, options.backend);
   results.flush();
   processes.barrier();  // every rank's results are in the file
   if (processes.rank() != 0) return report;

@@ -113,7 +113,6 @@ int runTiled(const Options& o, Collective& processes, const std::string& tool) {
   using Clock = std::chrono::steady_clock;
   if (o.settle > 0)
     throw std::runtime_error("--settle (adaptive mode) does not work with tiles; leave out one of them");
-  if (o.backend != "native") throw std::runtime_error("tiles run on the native backend (--backend native)");
   if (o.orient == "mst" || o.orient == "closed")
     throw std::runtime_error("--orient " + o.orient +
                              " orients the whole cloud at once and needs it in memory: raise --max-memory or leave "
@@ -128,6 +127,9 @@ int runTiled(const Options& o, Collective& processes, const std::string& tool) {
   options.scratch_folder = o.scratch;
   if (!o.viewpoint.empty()) options.has_viewpoint = true, options.viewpoint = parseViewpoint(o.viewpoint);
   options.flip_towards_viewpoint = o.orient == "viewpoint";
+  options.backend = backendFromString(o.backend);
+  if (o.iterations > 0 && !backendAvailable(options.backend))
+    throw std::runtime_error("backend '" + o.backend + "' is not available in this build or on this machine");
   const std::string model_path = o.modelPath();
   const Model model = o.iterations > 0 ? loadModel(model_path) : Model();
   const auto start = Clock::now();

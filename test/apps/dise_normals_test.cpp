@@ -11,6 +11,8 @@
 #include <pcl/common/point_tests.h>
 #include <pcl/io/pcd_io.h>
 
+#include "pcl_dise/core/forward.h"
+
 #include "pcl_dise/core/text_io.h"
 #include "pcl_dise/io/las_format.h"
 #include "pcl_dise/io/pcd_reader.h"
@@ -139,6 +141,21 @@ TEST(DiseNormals, ClearErrors) {
     const CommandResult r = runTool(c.args);
     EXPECT_NE(r.exit_code, 0) << c.args;
     EXPECT_NE(r.output.find(c.message), std::string::npos) << c.args << "\n" << r.output;
+  }
+}
+
+// --backend cuda where no device is: a clear error and no output, in memory and in tiles.
+TEST(DiseNormals, CudaWithoutADeviceIsAClearError) {
+  if (pcl_dise::backendAvailable(pcl_dise::Backend::Cuda)) GTEST_SKIP() << "a CUDA device is present";
+  const std::string dir = temporaryDir("cli_no_device");
+  std::ofstream(dir + "/in.xyz") << "0 0 0\n1 0 0\n0 1 0\n1 1 0.1\n0.5 0.5 0\n";
+  const std::string model = randomModelFile(4);
+  for (const std::string tiles : {"", " --tile-points 2"}) {
+    const CommandResult r =
+        runTool(dir + "/in.xyz " + dir + "/o.normals --k 3 --backend cuda --model " + model + tiles);
+    EXPECT_NE(r.exit_code, 0) << tiles;
+    EXPECT_NE(r.output.find("backend 'cuda' is not available"), std::string::npos) << tiles << "\n" << r.output;
+    EXPECT_FALSE(std::ifstream(dir + "/o.normals").good()) << tiles;
   }
 }
 

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "pcl_dise/core/forward.h"
+#include "pcl_dise/core/grid_search.h"
 #include "test_support.h"
 
 namespace {
@@ -144,7 +145,7 @@ TEST(Forward, AdaptiveModeFreezesSettledPoints) {
     errors.push_back(test::unorientedAngleDeg(&adaptive.normals[3 * i], &reference.normals[3 * i]));
   EXPECT_NE(adaptive.normals, reference.normals);
   EXPECT_LT(test::percentile(errors, 50), 1.0);
-  // Native only, and never negative.
+  // Native and CUDA only, and never negative.
   EXPECT_THROW(runForward(model, in, some, Backend::Torch), std::invalid_argument);
   some.settle_degrees = -1;
   EXPECT_THROW(runForward(model, in, some), std::invalid_argument);
@@ -234,6 +235,80 @@ TEST(Forward, MeasuresTheEdgeScaleWhereNotGiven) {
   EXPECT_EQ(runForward(randomModel(3), given, opt).normals, runForward(randomModel(3), measured, opt).normals);
   given.edge_scale *= 2;  // the scale matters: a caller's value is used as given
   EXPECT_NE(runForward(randomModel(3), given, opt).normals, runForward(randomModel(3), measured, opt).normals);
+}
+
+// A search handed to the forward pass finds what the caller would have: k nearest, radius with
+// a cap, a searched subset in a tie order of its own with query points beyond it.
+TEST(Forward, RunsASearchItself) {
+  const auto cloud = test::boxCloud(900);
+  std::vector<float> points = flatten(*cloud);
+  const std::size_t searched = cloud->size();
+  const std::vector<float> extra = {0.1f, 0.2f, 0.3f, 0.5f, 0.5f, 0.5f, -0.2f, 0.4f, 0.9f};
+  points.insert(points.end(), extra.begin(), extra.end());
+  const std::size_t m = points.size() / 3;
+  std::vector<std::int32_t> reversed(searched);
+  for (std::size_t s = 0; s < searched; ++s) reversed[s] = static_cast<std::int32_t>(searched - 1 - s);
+  const Model model = randomModel(5);
+  ForwardOptions opt;
+  opt.iterations = 2;
+
+  NeighborSearch nearest;
+  nearest.k = 20;
+  NeighborSearch capped;
+  capped.radius = 0.3f;
+  capped.max_neighbors = 24;
+  NeighborSearch subset = nearest;
+  subset.num_searched = searched;
+  subset.tie_order = reversed.data();
+  for (const NeighborSearch* search : {&nearest, &capped, &subset}) {
+    SCOPED_TRACE(search->tie_order ? "subset" : search->k > 0 ? "nearest" : "radius");
+    // The same neighbourhoods by hand: GridSearch over the searched points in tie order.
+    const std::size_t count = searchedCount(*search, m);
+    std::vector<float> in_tie_order(3 * count);
+    for (std::size_t s = 0; s < count; ++s) {
+      const std::size_t point = search->tie_order ? std::size_t(search->tie_order[s]) : s;
+      std::copy_n(points.begin() + 3 * point, 3, in_tie_order.begin() + 3 * s);
+    }
+    const GridSearch grid = search->k > 0 ? GridSearch::forNearest(in_tie_order.data(), count, search->k)
+                                          : GridSearch::forRadius(in_tie_order.data(), count, search->radius);
+    Neighborhoods expected = search->k > 0 ? grid.nearest(points.data(), m, search->k)
+                                           : grid.withinRadius(points.data(), m, search->radius, search->max_neighbors);
+    if (search->tie_order)
+      for (std::int32_t& id : expected.indices) id = search->tie_order[id];
+    const Neighborhoods found = searchNeighborhoods(points.data(), m, *search);
+    EXPECT_EQ(found.offsets, expected.offsets);
+    EXPECT_EQ(found.indices, expected.indices);
+
+    // The edge scale from the k nearest where they hold 17 (a term sums its row in order: ties
+    // ordered otherwise may round otherwise).
+    ForwardInput by_hand{points.data(), m, &expected,
+                         edgeScale(points.data(), count, search->k >= kEdgeScaleNeighbors ? &expected : nullptr, 0)};
+    ForwardInput by_search;
+    by_search.points = points.data();
+    by_search.num_points = m;
+    by_search.search = search;
+    const ForwardResult a = runForward(model, by_hand, opt), b = runForward(model, by_search, opt);
+    ASSERT_EQ(a.normals.size(), b.normals.size());
+    for (std::size_t i = 0; i < a.normals.size(); ++i)  // equal, or NaN in both (too few neighbours)
+      ASSERT_TRUE(a.normals[i] == b.normals[i] || (std::isnan(a.normals[i]) && std::isnan(b.normals[i]))) << i;
+    EXPECT_EQ(a.kernel_neighborhoods.indices, b.kernel_neighborhoods.indices);
+  }
+  // Only some points asked: the others' neighbourhoods are empty.
+  std::vector<std::uint8_t> queried(m, 0);
+  queried[3] = queried[m - 1] = 1;
+  NeighborSearch some = nearest;
+  some.queried = queried.data();
+  const Neighborhoods found = searchNeighborhoods(points.data(), m, some);
+  for (std::size_t i = 0; i < m; ++i) EXPECT_EQ(found.size(i), queried[i] ? 20 : 0) << i;
+  NeighborSearch nothing;
+  EXPECT_THROW(searchNeighborhoods(points.data(), m, nothing), std::invalid_argument);
+  NeighborSearch too_many = nearest;
+  too_many.num_searched = m + 1;
+  ForwardInput bad;
+  bad.points = points.data();
+  bad.num_points = m;
+  bad.search = &too_many;
+  EXPECT_THROW(runForward(model, bad, opt), std::invalid_argument);
 }
 
 TEST(Forward, RejectsMalformedInput) {

@@ -2,7 +2,9 @@
 // The edge scale s of docs/algorithm.md: one whole-cloud statistic that makes the edge features
 // independent of the cloud's units. Every backend, the feature and the trainer take it from here.
 #include <cstddef>
+#include <cstdint>
 
+#include "pcl_dise/core/eigen3x3.h"  // PCL_DISE_HOST_DEVICE
 #include "pcl_dise/core/exact_sum.h"
 #include "pcl_dise/core/neighborhoods.h"
 
@@ -20,8 +22,42 @@ float edgeScale(const float* points, const Neighborhoods& knn);
 double edgeScaleTerm(const float* points, const Neighborhoods& knn, std::size_t i);
 float edgeScaleFromSum(const ExactSum& terms, std::size_t entries);
 
+/** \brief One point's term on raw arrays (the CUDA backend's kernel calls it too): the sum of
+ *  |p_j - p|^2 in double over `count` neighbours, each product and sum rounded as written (no
+ *  fused multiply-add), so that every processor gives the same bits.
+ *  \param[in] points the cloud, rows of 3 floats
+ *  \param[in] p the point (3 floats)
+ *  \param[in] neighbors `count` row indices into points */
+PCL_DISE_HOST_DEVICE double edgeScaleTerm(const float* points, const float* p, const std::int32_t* neighbors,
+                                          std::int64_t count) {
+  double sum = 0.0;
+  for (std::int64_t e = 0; e < count; ++e) {
+    const float* q = points + 3 * static_cast<std::int64_t>(neighbors[e]);
+    for (int c = 0; c < 3; ++c) {
+      const double d = double(q[c]) - double(p[c]);
+#if defined(__CUDA_ARCH__)
+      sum = __dadd_rn(sum, __dmul_rn(d, d));
+#else
+      sum += d * d;
+#endif
+    }
+  }
+  return sum;
+}
+
+/** The neighbours each point's term reads: its 16 nearest plus itself. */
+constexpr std::size_t kEdgeScaleNeighbors = 17;
+
 /** The same, searching each point's 16 nearest neighbours itself (GridSearch, exact).
  *  points: num_points x 3 row-major, finite; threads <= 0: all hardware threads. */
 float edgeScale(const float* points, std::size_t num_points, int threads = 0);
+
+/** \brief s of the first num_points points of a cloud whose nearest neighbours may be known.
+ *  \param[in] points at least num_points x 3, row-major, finite
+ *  \param[in] num_points the points the statistic is over
+ *  \param[in] nearest k-nearest neighbourhoods of (at least) those points, nearest first, each of
+ *    min(17, num_points) or more entries: their first 17 are used; nullptr: searched here
+ *  \param[in] threads OpenMP threads (<= 0: all) */
+float edgeScale(const float* points, std::size_t num_points, const Neighborhoods* nearest, int threads);
 
 }  // namespace pcl_dise

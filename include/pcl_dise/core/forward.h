@@ -9,6 +9,7 @@
 
 #include "pcl_dise/core/edge_scale.h"
 #include "pcl_dise/core/model.h"
+#include "pcl_dise/core/neighbor_search.h"
 #include "pcl_dise/core/neighborhoods.h"
 #include "pcl_dise/core/progress.h"
 #include "pcl_dise/core/threads.h"  // detail::resolveThreads, for the callers of the forward pass
@@ -33,11 +34,11 @@ std::string nativeInstructionSet();
 /** What the forward pass works on.
  *  points: M x 3 row-major node positions in a local frame (an origin subtracted, so that float
  *  keeps the precision of georeferenced data); neighborhoods: N(i) for every node, the node
- *  itself included, neighbour indices in [0, M). */
+ *  itself included, neighbour indices in [0, M), or a search that finds them. */
 struct ForwardInput {
   const float* points = nullptr;                 ///< M x 3, row-major
   std::size_t num_points = 0;                    ///< M
-  const Neighborhoods* neighborhoods = nullptr;  ///< N(i) for every node
+  const Neighborhoods* neighborhoods = nullptr;  ///< N(i) for every node, or nullptr and a search
   /// s of docs/algorithm.md (edge_scale.h). NaN (the default): the forward pass measures it on
   /// these points; a caller that holds part of a larger cloud (a tile) passes the whole cloud's.
   float edge_scale = std::numeric_limits<float>::quiet_NaN();
@@ -49,6 +50,11 @@ struct ForwardInput {
   /// own points needs iteration L - h at most. nullptr: every point runs every iteration. The
   /// native backend skips the rest; the others compute them (the points read are the same).
   const std::uint8_t* last_iteration = nullptr;
+  /// Where neighborhoods is nullptr: the search that finds them, run by the forward pass itself,
+  /// on the device with Backend::Cuda (the cloud uploaded once, everything up to the last normal
+  /// there), by GridSearch on the CPU otherwise. The edge scale (if NaN) is then measured over the
+  /// searched points.
+  const NeighborSearch* search = nullptr;
 };
 
 /** How the forward pass runs. */
@@ -56,10 +62,10 @@ struct ForwardOptions {
   int iterations = 4;            ///< L, number of DISE iterations after the PCA of iteration 0
   int threads = 0;               ///< 0: all hardware threads
   bool keep_iterations = false;  ///< store every iteration's normals in ForwardResult::iteration_normals
-  /// Adaptive mode (native backend only): a point whose normal turned by less than this many
-  /// degrees in an iteration has settled and skips the remaining ones, keeping its normal,
-  /// curvature and kernel weights, which its neighbours go on reading. 0: exact, every point
-  /// runs every iteration.
+  /// Adaptive mode (native and CUDA backends; adaptive_mode.h): a point whose normal turned by
+  /// less than this many degrees in an iteration has settled and skips the remaining ones,
+  /// keeping its normal, curvature and kernel weights, which its neighbours go on reading. 0:
+  /// exact, every point runs every iteration.
   double settle_degrees = 0;
   /// Torch backend: points per chunk. Each chunk runs as one graph (its points plus the points
   /// their neighbourhoods read), about 60 KB per point at k = 64, so memory stays bounded
@@ -84,7 +90,9 @@ struct ForwardResult {
  *  Per-point failures follow PCL: a point whose neighbourhood has fewer than 3 points or no
  *  spread gets NaN normal and curvature and leaves every other neighbourhood before iteration 1.
  *  Throws std::invalid_argument for malformed input (indices out of range, bad sizes) and
- *  std::runtime_error for a backend this build or machine lacks. */
+ *  std::runtime_error for a backend this build or machine lacks, and for a device error (the
+ *  CUDA backend out of device memory says so and how much it needed: run such clouds in tiles,
+ *  tiled_forward.h). */
 ForwardResult runForward(const Model& model, const ForwardInput& input, const ForwardOptions& options,
                          Backend backend = Backend::Native);
 

@@ -210,21 +210,22 @@ class DeepIterativeNormalEstimation : public Feature<PointInT, PointOutT> {
    *  together in memory, whatever order the cloud came in. Returns the new node of each former
    *  surface node (surface_count entries; former numbers are in surface order). */
   std::vector<std::int32_t> numberAlongCurve(Nodes& nodes, std::vector<float>& positions);
-  /** Each node's neighbourhood as node indices, nearest first, ties by surface index (all nodes
-   *  when iterating, the output points for plain PCA): by the grid search on `positions`, or by
-   *  the user's search method. node_of_former: numberAlongCurve's result. */
-  pcl_dise::Neighborhoods searchNeighborhoods(const Nodes& nodes, const std::vector<float>& positions,
-                                              const std::vector<std::int32_t>& node_of_former) const;
-  /** The same with the grid search on the surface nodes' positions. */
-  pcl_dise::Neighborhoods gridNeighborhoods(const Nodes& nodes, const std::vector<float>& positions,
-                                            const std::vector<std::int32_t>& node_of_former,
-                                            const std::vector<std::uint8_t>& needed) const;
+  /** The nodes whose neighbourhoods are searched: every node when iterating (each iteration reads
+   *  its neighbours' normals), the output points alone for plain PCA. Empty: every node. */
+  std::vector<std::uint8_t> neededNodes(const Nodes& nodes) const;
+  /** The default grid search, for the forward pass to run (on the device with Backend::Cuda):
+   *  among the surface nodes, ties in distance by surface index. node_of_former: numberAlongCurve's
+   *  result; needed: neededNodes'. Both must outlive the search. */
+  pcl_dise::NeighborSearch gridSearch(const Nodes& nodes, const std::vector<std::int32_t>& node_of_former,
+                                      const std::vector<std::uint8_t>& needed) const;
+  /** Each needed node's neighbourhood by the user's search method, as node indices, nearest first,
+   *  ties by surface index. */
+  pcl_dise::Neighborhoods userNeighborhoods(const Nodes& nodes, const std::vector<std::uint8_t>& needed) const;
   /** The whole cloud's edge scale over the surface nodes' 16 nearest neighbours plus themselves. */
   float cloudEdgeScale(const Nodes& nodes, const std::vector<float>& positions,
                        const pcl_dise::Neighborhoods& neighborhoods) const;
   /** runForward into last_result_; false, with a PCL_ERROR, where it fails. */
-  bool runForwardPass(const std::vector<float>& positions, const pcl_dise::Neighborhoods& neighborhoods,
-                      float edge_scale);
+  bool runForwardPass(pcl_dise::ForwardInput input);
   /** Normals flipped towards the viewpoint and curvature per output point, NaN where none. */
   void writeOutput(PointCloudOut& output) const;
 

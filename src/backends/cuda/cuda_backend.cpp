@@ -1,13 +1,23 @@
-// Backend::Cuda: the prepared graph handed to the raw-array CUDA kernels in this folder. Built into
-// libpcl_dise_cuda_backend, which registers the backend as it loads (backend_registry.h).
+// Backend::Cuda: the whole forward pass on the device from a search (runWholeOnCuda), or the
+// iterations alone on a graph prepared on the CPU (runCudaIterations, for a search of the
+// user's). Built into libpcl_dise_cuda_backend, which registers the backend as it loads
+// (backend_registry.h).
+#include <cmath>
+#include <limits>
+
 #include "backend_registry.h"
 #include "cuda_graph.h"
+#include "pcl_dise/core/adaptive_mode.h"
 
 namespace pcl_dise {
 namespace detail {
 namespace {
 
 bool cudaDeviceAvailable() { return cuda::deviceAvailable(); }
+
+float settleCosineOrNaN(const ForwardOptions& options) {
+  return options.settle_degrees > 0 ? settleCosine(options.settle_degrees) : std::numeric_limits<float>::quiet_NaN();
+}
 
 void runCudaIterations(const Model& model, PreparedGraph& g, const ForwardOptions& options, ForwardResult& result) {
   const std::vector<float> parameters = packParameters(model);
@@ -17,13 +27,60 @@ void runCudaIterations(const Model& model, PreparedGraph& g, const ForwardOption
   cuda::State state{result.normals.data(), result.kernel_weights.data(), result.curvature.data()};
   std::vector<float> per_iteration(options.keep_iterations ? options.iterations * 3 * g.num_points : 0);
   cuda::runIterations(parameters.data(), graph, options.iterations, state,
-                      options.keep_iterations ? per_iteration.data() : nullptr);
+                      options.keep_iterations ? per_iteration.data() : nullptr, settleCosineOrNaN(options));
   for (int it = 0; options.keep_iterations && it < options.iterations; ++it)
     result.iteration_normals.emplace_back(per_iteration.begin() + std::size_t(it) * 3 * g.num_points,
                                           per_iteration.begin() + std::size_t(it + 1) * 3 * g.num_points);
 }
 
-const bool registered = (registerBackend(Backend::Cuda, {runCudaIterations, cudaDeviceAvailable}), true);
+// The stages of runForward on the device: search, edge scale (its terms there, their exact sum
+// here), iteration 0, the iterations; the normals come back once.
+void runWholeOnCuda(const Model& model, const ForwardInput& input, const ForwardOptions& options,
+                    ForwardResult& result) {
+  const NeighborSearch& search = *input.search;
+  const std::size_t m = input.num_points, searched = searchedCount(search, m);
+  const double stages = options.iterations + 1.0;
+  cuda::DeviceEstimation device(input.points, m, searched, search.tie_order);
+  if (search.k > 0)
+    device.searchNearest(static_cast<int>(std::min<std::size_t>(search.k, 1025)));
+  else
+    device.searchWithin(search.radius, static_cast<float>(double(search.radius) * double(search.radius)),
+                        static_cast<int>(search.max_neighbors));
+  float edge_scale = input.edge_scale;
+  if (std::isnan(edge_scale)) {
+    std::size_t entries = 0;
+    const std::vector<double> terms = device.edgeScaleTerms(&entries);
+    ExactSum sum;
+    for (double term : terms) sum.add(term);
+    edge_scale = edgeScaleFromSum(sum, entries);
+  }
+  device.iterationZero();
+  result.normals.resize(3 * m);
+  result.curvature.resize(m);
+  if (options.keep_iterations) {
+    device.results(result.normals.data(), result.curvature.data());
+    result.iteration_normals.push_back(result.normals);
+  }
+  if (options.progress && !options.progress({1.0 / stages, "iterations", 0, std::uint64_t(options.iterations)}))
+    throw Cancelled();
+  std::vector<float> per_iteration(options.keep_iterations ? options.iterations * 3 * m : 0);
+  const bool finished = device.iterate(
+      packParameters(model).data(), edge_scale, options.iterations, settleCosineOrNaN(options),
+      options.keep_iterations ? per_iteration.data() : nullptr, [&](int it) {
+        return !options.progress || options.progress({(1.0 + it) / stages, "iterations", std::uint64_t(it),
+                                                      std::uint64_t(options.iterations)});
+      });
+  if (!finished) throw Cancelled();
+  for (int it = 0; options.keep_iterations && it < options.iterations; ++it)
+    result.iteration_normals.emplace_back(per_iteration.begin() + std::size_t(it) * 3 * m,
+                                          per_iteration.begin() + std::size_t(it + 1) * 3 * m);
+  device.results(result.normals.data(), result.curvature.data());
+  device.kernelNeighborhoods(result.kernel_neighborhoods.offsets, result.kernel_neighborhoods.indices,
+                             result.kernel_weights);
+}
+
+const bool registered =
+    (registerBackend(Backend::Cuda, {runCudaIterations, cudaDeviceAvailable, runWholeOnCuda}), true);
 
 }  // namespace
 }  // namespace detail

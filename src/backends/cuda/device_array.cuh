@@ -1,11 +1,16 @@
 #pragma once
 // Device memory for the CUDA backend's translation units: a buffer that frees itself, CUDA
-// errors as exceptions, and the launch shape of the one-thread-per-item kernels.
+// errors as exceptions (running out of device memory says how much was asked and free), and the
+// launch shape of the one-thread-per-item kernels.
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <stdexcept>
 #include <string>
+#include <utility>
+
+#include "dise_cuda.h"  // OutOfDeviceMemory
 
 namespace pcl_dise {
 namespace cuda {
@@ -15,18 +20,39 @@ inline void check(cudaError_t status, const char* what) {
     throw std::runtime_error(std::string("cuda backend: ") + what + ": " + cudaGetErrorString(status));
 }
 
+inline void allocate(void** data, std::size_t bytes) {
+  const cudaError_t status = cudaMalloc(data, bytes);
+  if (status == cudaErrorMemoryAllocation) {
+    cudaGetLastError();  // not sticky: clear it, the context stays usable
+    std::size_t free_bytes = 0, total_bytes = 0;
+    cudaMemGetInfo(&free_bytes, &total_bytes);
+    char text[200];
+    std::snprintf(text, sizeof text, "cuda backend: out of device memory (%.1f MB asked, %.1f MB free of %.1f MB)",
+                  bytes / 1e6, free_bytes / 1e6, total_bytes / 1e6);
+    throw OutOfDeviceMemory(text);
+  }
+  check(status, "allocating device memory");
+}
+
 // Device buffer that frees itself.
 template <typename T>
 struct DeviceArray {
   T* data = nullptr;
-  DeviceArray(std::size_t count, const T* host = nullptr) {
-    check(cudaMalloc(&data, std::max<std::size_t>(count, 1) * sizeof(T)), "allocating device memory");
-    if (host && count)
-      check(cudaMemcpy(data, host, count * sizeof(T), cudaMemcpyHostToDevice), "copying to the device");
+  std::size_t count = 0;
+  DeviceArray() = default;
+  explicit DeviceArray(std::size_t n, const T* host = nullptr) : count(n) {
+    allocate(reinterpret_cast<void**>(&data), std::max<std::size_t>(n, 1) * sizeof(T));
+    if (host && n) check(cudaMemcpy(data, host, n * sizeof(T), cudaMemcpyHostToDevice), "copying to the device");
   }
   ~DeviceArray() { cudaFree(data); }
   DeviceArray(const DeviceArray&) = delete;
   DeviceArray& operator=(const DeviceArray&) = delete;
+  DeviceArray(DeviceArray&& other) noexcept : data(std::exchange(other.data, nullptr)), count(other.count) {}
+  DeviceArray& operator=(DeviceArray&& other) noexcept {
+    std::swap(data, other.data);
+    std::swap(count, other.count);
+    return *this;
+  }
   void download(T* host, std::size_t count) const {
     if (count) check(cudaMemcpy(host, data, count * sizeof(T), cudaMemcpyDeviceToHost), "copying from the device");
   }

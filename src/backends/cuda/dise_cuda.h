@@ -3,13 +3,21 @@
 // CMake alone. pcl_dise's forward pass (Backend::Cuda) and the CUDA test and benchmark call it.
 #include <cstddef>
 #include <cstdint>
-
+#include <functional>
+#include <limits>
+#include <memory>
+#include <stdexcept>
 #include <vector>
 
 #include "pcl_dise/core/network_shape.h"
 
 namespace pcl_dise {
 namespace cuda {
+
+/** Thrown where the device has too little memory for a stage; says what was asked and what is free. */
+struct OutOfDeviceMemory : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
 
 /** The network's 7,981 parameters, packed in this order: for each MLP of docs/algorithm.md (layer1,
  *  layerg, layer2, layerg2, layer3, layerg3, layer4) its first weight (hidden x in, row-major),
@@ -34,11 +42,12 @@ struct State {
 };
 
 /** Runs `iterations` DISE iterations on the current CUDA device. iteration_normals, if not null,
- *  receives iterations x M x 3 normals (after iteration 1..L). Neighbourhoods of up to 1,024
+ *  receives iterations x M x 3 normals (after iteration 1..L). settle_cos: the adaptive mode's
+ *  cosine (adaptive_mode.h), NaN for every point every iteration. Neighbourhoods of up to 1,024
  *  points. Throws std::runtime_error on CUDA errors (no device, out of memory) and for larger
  *  neighbourhoods. */
 void runIterations(const float* parameters, const Graph& graph, int iterations, State& state,
-                   float* iteration_normals = nullptr);
+                   float* iteration_normals = nullptr, float settle_cos = std::numeric_limits<float>::quiet_NaN());
 
 /** The k nearest points of every point (itself included) by a uniform grid on the current CUDA
  *  device (grid_knn.h). points: M x 3, finite; neighbors: M x min(k, M), each row nearest first,
@@ -64,6 +73,56 @@ IterationZero iterationZero(const float* points, std::size_t num_points, const s
 
 /** Whether a CUDA device can be used (false without a driver or a GPU). */
 bool deviceAvailable();
+
+/** One whole estimation on the current CUDA device, stage by stage, its data kept there from the
+ *  upload of the points to the download of the results. The stages, in order: one search, the
+ *  edge-scale terms (where the caller has no edge scale), iteration 0, the iterations; then the
+ *  results. Every stage throws OutOfDeviceMemory where the device's memory runs out and
+ *  std::runtime_error on other CUDA errors. */
+class DeviceEstimation {
+ public:
+  /** Uploads the points.
+   *  \param[in] points M x 3 row-major, finite
+   *  \param[in] num_points M (< 2^31 / 3)
+   *  \param[in] num_searched the first num_searched points are searched among (1 .. M)
+   *  \param[in] tie_order num_searched indices, a permutation of 0 .. num_searched - 1: where distances
+   *    tie, the point listed first comes first; nullptr: the smaller index first */
+  DeviceEstimation(const float* points, std::size_t num_points, std::size_t num_searched,
+                   const std::int32_t* tie_order);
+  ~DeviceEstimation();
+  DeviceEstimation(const DeviceEstimation&) = delete;
+  DeviceEstimation& operator=(const DeviceEstimation&) = delete;
+
+  /** Every point's k nearest searched points (itself included where searched), nearest first;
+   *  also keeps each searched point's 17 nearest for edgeScaleTerms. k: 1 .. 1024. */
+  void searchNearest(int k);
+  /** Every point's searched points closer than the radius (squared distance < radius2, the
+   *  square of radius formed in double, then float), nearest first, the nearest max_neighbors
+   *  of them (0: all). Throws std::runtime_error where a neighbourhood would exceed 1,024 points. */
+  void searchWithin(float radius, float radius2, int max_neighbors);
+  /** Per searched point, its term of the edge-scale statistic over its 17 nearest (edgeScaleTerm
+   *  of edge_scale.h, the same bits as on the CPU); *entries: the neighbours read in all. */
+  std::vector<double> edgeScaleTerms(std::size_t* entries);
+  /** Iteration 0: PCA per point and the pruning, by the rules of iterationZero. */
+  void iterationZero();
+  /** The DISE iterations. parameters: kParameterCount floats (packed as above); settle_cos: the
+   *  adaptive mode's cosine (adaptive_mode.h), NaN for every point every iteration;
+   *  iteration_normals: iterations x M x 3 or nullptr; after_each(it) after iteration it (1 .. L):
+   *  false stops (returns false). */
+  bool iterate(const float* parameters, float edge_scale, int iterations, float settle_cos, float* iteration_normals,
+               const std::function<bool(int)>& after_each);
+
+  std::size_t numPoints() const;  ///< M
+  /** The normals (M x 3, NaN where none) and curvature (M) as the last stage left them. */
+  void results(float* normals, float* curvature) const;
+  /** The pruned neighbourhoods (offsets: M + 1, indices) and their kernel weights. */
+  void kernelNeighborhoods(std::vector<std::int64_t>& offsets, std::vector<std::int32_t>& indices,
+                           std::vector<float>& weights) const;
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
 
 }  // namespace cuda
 }  // namespace pcl_dise

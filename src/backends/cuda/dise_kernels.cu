@@ -5,11 +5,13 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
 #include <string>
 
-#include "device_array.cuh"
+#include "device_stages.cuh"
 #include "dise_cuda.h"
+#include "pcl_dise/core/adaptive_mode.h"
 #include "pcl_dise/core/edge_features.h"
 #include "pcl_dise/core/eigen3x3.h"
 #include "pcl_dise/core/network_shape.h"
@@ -100,7 +102,8 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32)
                     float edge_scale, const std::int64_t* __restrict__ offsets,
                     const std::int32_t* __restrict__ indices, const std::uint8_t* __restrict__ active,
                     const float* __restrict__ prev_normals, const float* __restrict__ prev_weights,
-                    float* __restrict__ next_normals, float* __restrict__ next_weights, float* __restrict__ curvature) {
+                    float* __restrict__ next_normals, float* __restrict__ next_weights, float* __restrict__ curvature,
+                    std::uint8_t* __restrict__ settled, float settle_cos) {
   __shared__ float p[kParameterCount];
   __shared__ float warp_bias[kWarpsPerBlock][64];
   for (int t = threadIdx.x; t < kParameterCount; t += blockDim.x) p[t] = parameters[t];
@@ -120,6 +123,11 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32)
     if (!active[i]) continue;  // the whole warp skips
     const std::int64_t first = offsets[i];
     const int k = static_cast<int>(offsets[i + 1] - first);
+    if (settled && settled[i]) {  // keeps its normal and kernel weights (the buffers alternate)
+      if (lane < 3) next_normals[3 * i + lane] = prev_normals[3 * i + lane];
+      for (int e = lane; e < k; e += 32) next_weights[first + e] = prev_weights[first + e];
+      continue;
+    }
     const float* pi = points + 3 * i;
     const float ni[3] = {prev_normals[3 * i], prev_normals[3 * i + 1], prev_normals[3 * i + 2]};
     const float inv_k = 1.f / static_cast<float>(k);
@@ -237,18 +245,9 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32)
       } else {  // a degenerate fit keeps the previous normal and curvature
         for (int a = 0; a < 3; ++a) next_normals[3 * i + a] = ni[a];
       }
+      if (settled && hasSettled(next_normals + 3 * i, ni, settle_cos)) settled[i] = 1;
     }
   }
-}
-
-template <int R>
-void launch(int blocks, const DeviceArray<float>& parameters, const Graph& graph, const DeviceArray<float>& points,
-            const DeviceArray<std::int64_t>& offsets, const DeviceArray<std::int32_t>& indices,
-            const DeviceArray<std::uint8_t>& active, const float* prev_normals, const float* prev_weights,
-            float* next_normals, float* next_weights, float* curvature) {
-  iterationKernel<R><<<blocks, kWarpsPerBlock * 32>>>(parameters.data, points.data, graph.num_points, graph.edge_scale,
-                                                      offsets.data, indices.data, active.data, prev_normals,
-                                                      prev_weights, next_normals, next_weights, curvature);
 }
 
 }  // namespace
@@ -258,8 +257,62 @@ bool deviceAvailable() {
   return cudaGetDeviceCount(&count) == cudaSuccess && count > 0;
 }
 
-void runIterations(const float* parameters, const Graph& graph, int iterations, State& state,
-                   float* iteration_normals) {
+bool iterateOnDevice(const float* d_parameters, const DeviceGraph& graph, int iterations, float* d_normals,
+                     float* d_weights, float* d_curvature, std::uint8_t* d_settled, float settle_cos,
+                     const std::function<bool(int, const float*)>& after_each) {
+  const std::size_t m = graph.num_points;
+  if (m == 0 || iterations <= 0) return true;
+  if (graph.largest > 1024)
+    throw std::runtime_error("cuda backend: a neighbourhood of " + std::to_string(graph.largest) +
+                             " points; at most 1024 are supported (cap radius neighbourhoods)");
+  // Each iteration reads one pair of buffers and writes the other; inactive points keep theirs.
+  DeviceArray<float> normals_b(3 * m), weights_b(graph.num_edges);
+  check(cudaMemcpy(normals_b.data, d_normals, 3 * m * sizeof(float), cudaMemcpyDeviceToDevice),
+        "copying on the device");
+  if (graph.num_edges)
+    check(cudaMemcpy(weights_b.data, d_weights, graph.num_edges * sizeof(float), cudaMemcpyDeviceToDevice),
+          "copying on the device");
+  int device = 0, sms = 1;
+  check(cudaGetDevice(&device), "querying the device");
+  check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), "querying the device");
+  const int blocks = static_cast<int>(std::min<std::size_t>((m + kWarpsPerBlock - 1) / kWarpsPerBlock, 16u * sms));
+  float *prev_n = d_normals, *next_n = normals_b.data, *prev_w = d_weights, *next_w = weights_b.data;
+  bool going = true;
+  for (int it = 1; it <= iterations && going; ++it) {
+    auto run = [&](auto r) {
+      iterationKernel<decltype(r)::value><<<blocks, kWarpsPerBlock * 32>>>(
+          d_parameters, graph.points, m, graph.edge_scale, graph.offsets, graph.indices, graph.active, prev_n, prev_w,
+          next_n, next_w, d_curvature, d_settled, settle_cos);
+    };
+    if (graph.largest <= 32)
+      run(std::integral_constant<int, 1>());
+    else if (graph.largest <= 64)
+      run(std::integral_constant<int, 2>());
+    else if (graph.largest <= 96)
+      run(std::integral_constant<int, 3>());
+    else if (graph.largest <= 128)
+      run(std::integral_constant<int, 4>());
+    else if (graph.largest <= 256)
+      run(std::integral_constant<int, 8>());
+    else
+      run(std::integral_constant<int, 32>());
+    check(cudaGetLastError(), "launching the iteration kernel");
+    check(cudaDeviceSynchronize(), "running the iterations");
+    std::swap(prev_n, next_n);
+    std::swap(prev_w, next_w);
+    if (after_each) going = after_each(it, prev_n);
+  }
+  if (prev_n != d_normals) {
+    check(cudaMemcpy(d_normals, prev_n, 3 * m * sizeof(float), cudaMemcpyDeviceToDevice), "copying on the device");
+    if (graph.num_edges)
+      check(cudaMemcpy(d_weights, prev_w, graph.num_edges * sizeof(float), cudaMemcpyDeviceToDevice),
+            "copying on the device");
+  }
+  return going;
+}
+
+void runIterations(const float* parameters, const Graph& graph, int iterations, State& state, float* iteration_normals,
+                   float settle_cos) {
   const std::size_t m = graph.num_points;
   if (m == 0 || iterations <= 0) return;
   const std::size_t edges = static_cast<std::size_t>(graph.offsets[m]);
@@ -274,45 +327,22 @@ void runIterations(const float* parameters, const Graph& graph, int iterations, 
   const DeviceArray<std::int64_t> d_offsets(m + 1, graph.offsets);
   const DeviceArray<std::int32_t> d_indices(edges, graph.indices);
   const DeviceArray<std::uint8_t> d_active(m, graph.active);
-  DeviceArray<float> normals_a(3 * m, state.normals), normals_b(3 * m, state.normals);
-  DeviceArray<float> weights_a(edges, state.weights), weights_b(edges, state.weights);
-  DeviceArray<float> d_curvature(m, state.curvature);
-
-  int device = 0, sms = 1;
-  check(cudaGetDevice(&device), "querying the device");
-  check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), "querying the device");
-  const int blocks = static_cast<int>(std::min<std::size_t>((m + kWarpsPerBlock - 1) / kWarpsPerBlock, 16u * sms));
-  float *prev_n = normals_a.data, *next_n = normals_b.data, *prev_w = weights_a.data, *next_w = weights_b.data;
-  for (int it = 0; it < iterations; ++it) {
-    auto run = [&](auto r) {
-      launch<decltype(r)::value>(blocks, d_parameters, graph, d_points, d_offsets, d_indices, d_active, prev_n, prev_w,
-                                 next_n, next_w, d_curvature.data);
-    };
-    if (largest <= 32)
-      run(std::integral_constant<int, 1>());
-    else if (largest <= 64)
-      run(std::integral_constant<int, 2>());
-    else if (largest <= 96)
-      run(std::integral_constant<int, 3>());
-    else if (largest <= 128)
-      run(std::integral_constant<int, 4>());
-    else if (largest <= 256)
-      run(std::integral_constant<int, 8>());
-    else
-      run(std::integral_constant<int, 32>());
-    check(cudaGetLastError(), "launching the iteration kernel");
-    std::swap(prev_n, next_n);
-    std::swap(prev_w, next_w);
-    if (iteration_normals) {
-      check(cudaMemcpy(iteration_normals + std::size_t(it) * 3 * m, prev_n, 3 * m * sizeof(float),
-                       cudaMemcpyDeviceToHost),
-            "copying from the device");
-    }
-  }
-  check(cudaDeviceSynchronize(), "running the iterations");
-  check(cudaMemcpy(state.normals, prev_n, 3 * m * sizeof(float), cudaMemcpyDeviceToHost), "copying from the device");
-  check(cudaMemcpy(state.weights, prev_w, edges * sizeof(float), cudaMemcpyDeviceToHost), "copying from the device");
-  d_curvature.download(state.curvature, m);
+  DeviceArray<float> normals(3 * m, state.normals), weights(edges, state.weights), curvature(m, state.curvature);
+  DeviceArray<std::uint8_t> settled(std::isnan(settle_cos) ? 0 : m);
+  if (!std::isnan(settle_cos)) check(cudaMemset(settled.data, 0, m), "clearing the settled flags");
+  const DeviceGraph device_graph{d_points.data,  m,     graph.edge_scale, d_offsets.data,
+                                 d_indices.data, edges, d_active.data,    largest};
+  iterateOnDevice(d_parameters.data, device_graph, iterations, normals.data, weights.data, curvature.data,
+                  std::isnan(settle_cos) ? nullptr : settled.data, settle_cos, [&](int it, const float* d_normals) {
+                    if (iteration_normals)
+                      check(cudaMemcpy(iteration_normals + std::size_t(it - 1) * 3 * m, d_normals,
+                                       3 * m * sizeof(float), cudaMemcpyDeviceToHost),
+                            "copying from the device");
+                    return true;
+                  });
+  normals.download(state.normals, 3 * m);
+  weights.download(state.weights, edges);
+  curvature.download(state.curvature, m);
 }
 
 }  // namespace cuda

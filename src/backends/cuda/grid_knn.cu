@@ -1,8 +1,10 @@
-// k-NN search on the GPU: the points sorted by grid cell (thrust), then one thread per point,
-// in cell order so that a warp's queries read the same cells, scanning rings of cells
-// (grid_knn.h) with its sorted candidate list in local memory.
+// Searches on the GPU: the points sorted by grid cell (thrust), then one thread per query
+// scanning cells (grid_knn.h) with its sorted candidate list in local memory. k nearest: rings
+// of cells until the k-th distance is covered; radius: the cells the ball touches, counted
+// first, then written at offsets from the counts.
 #include <thrust/binary_search.h>
 #include <thrust/execution_policy.h>
+#include <thrust/extrema.h>
 #include <thrust/iterator/counting_iterator.h>
 #include <thrust/sequence.h>
 #include <thrust/sort.h>
@@ -11,9 +13,8 @@
 #include <stdexcept>
 #include <string>
 
-#include "device_array.cuh"
+#include "device_stages.cuh"
 #include "dise_cuda.h"
-#include "grid_knn.h"
 
 namespace pcl_dise {
 namespace cuda {
@@ -32,20 +33,111 @@ __global__ void gatherSorted(const float* points, const std::int32_t* sorted_ids
   for (int a = 0; a < 3; ++a) sorted_points[3 * std::int64_t(p) + a] = q[a];
 }
 
+__device__ std::int32_t queryOf(const DeviceQueries& queries, std::int32_t t) {
+  return queries.order ? queries.order[t] : t;
+}
+
+__device__ std::int32_t storedId(const DeviceQueries& queries, std::int32_t id) {
+  return queries.id_map ? queries.id_map[id] : id;
+}
+
 template <int MaxK>
-__global__ void nearestKernel(GridView grid, std::int32_t m, int k, std::int32_t* neighbors) {
-  const std::int32_t p = blockIdx.x * blockDim.x + threadIdx.x;
-  if (p >= m) return;
+__global__ void nearestKernel(GridView grid, DeviceQueries queries, int k, std::int32_t* neighbors) {
+  const std::int32_t t = blockIdx.x * blockDim.x + threadIdx.x;
+  if (t >= queries.count) return;
+  const std::int32_t q = queryOf(queries, t);
   std::int32_t ids[MaxK];
   float dist2[MaxK];
-  const float query[3] = {grid.sorted_points[3 * std::int64_t(p)], grid.sorted_points[3 * std::int64_t(p) + 1],
-                          grid.sorted_points[3 * std::int64_t(p) + 2]};
-  const int found = nearestInGrid(grid, query, k, ids, dist2);
-  std::int32_t* row = neighbors + std::int64_t(grid.sorted_ids[p]) * k;
-  for (int j = 0; j < found; ++j) row[j] = ids[j];
+  const int found = nearestInGrid(grid, queries.points + 3 * std::int64_t(q), k, ids, dist2);
+  std::int32_t* row = neighbors + std::int64_t(q) * k;
+  for (int j = 0; j < found; ++j) row[j] = storedId(queries, ids[j]);
+}
+
+__global__ void countWithinKernel(GridView grid, DeviceQueries queries, float radius, float radius2, int cap,
+                                  std::int64_t* counts) {
+  const std::int32_t t = blockIdx.x * blockDim.x + threadIdx.x;
+  if (t >= queries.count) return;
+  const std::int32_t q = queryOf(queries, t);
+  const int count =
+      withinRadiusInGrid(grid, queries.points + 3 * std::int64_t(q), radius, radius2, 0, nullptr, nullptr);
+  counts[q] = cap > 0 && count > cap ? cap : count;
+}
+
+template <int MaxK>
+__global__ void fillWithinKernel(GridView grid, DeviceQueries queries, float radius, float radius2,
+                                 const std::int64_t* offsets, std::int32_t* indices) {
+  const std::int32_t t = blockIdx.x * blockDim.x + threadIdx.x;
+  if (t >= queries.count) return;
+  const std::int32_t q = queryOf(queries, t);
+  const int capacity = static_cast<int>(offsets[q + 1] - offsets[q]);
+  if (capacity == 0) return;
+  std::int32_t ids[MaxK];
+  float dist2[MaxK];
+  withinRadiusInGrid(grid, queries.points + 3 * std::int64_t(q), radius, radius2, capacity, ids, dist2);
+  for (int j = 0; j < capacity; ++j) indices[offsets[q] + j] = storedId(queries, ids[j]);
+}
+
+// Runs launch(std::integral_constant<int, MaxK>) with the smallest list size that holds `row`.
+template <typename Launch>
+void withListSize(std::int64_t row, Launch launch) {
+  if (row <= 32)
+    launch(std::integral_constant<int, 32>());
+  else if (row <= 96)
+    launch(std::integral_constant<int, 96>());
+  else if (row <= 256)
+    launch(std::integral_constant<int, 256>());
+  else
+    launch(std::integral_constant<int, 1024>());
 }
 
 }  // namespace
+
+DeviceGrid buildGrid(const float* d_points, std::int32_t m, const GridShape& shape) {
+  DeviceGrid grid{shape, DeviceArray<std::int32_t>(shape.numCells() + 1), DeviceArray<std::int32_t>(m),
+                  DeviceArray<float>(3 * std::size_t(m))};
+  if (m == 0) {
+    check(cudaMemset(grid.cell_start.data, 0, (shape.numCells() + 1) * sizeof(std::int32_t)), "clearing the grid");
+    return grid;
+  }
+  DeviceArray<std::int32_t> cell(m);
+  cellOfEachPoint<<<blocksFor(m), kThreadsPerBlock>>>(shape, d_points, m, cell.data);
+  check(cudaGetLastError(), "launching the grid kernel");
+  thrust::sequence(thrust::device, grid.sorted_ids.data, grid.sorted_ids.data + m);
+  thrust::stable_sort_by_key(thrust::device, cell.data, cell.data + m, grid.sorted_ids.data);
+  thrust::lower_bound(thrust::device, cell.data, cell.data + m, thrust::counting_iterator<std::int32_t>(0),
+                      thrust::counting_iterator<std::int32_t>(static_cast<std::int32_t>(shape.numCells() + 1)),
+                      grid.cell_start.data);
+  gatherSorted<<<blocksFor(m), kThreadsPerBlock>>>(d_points, grid.sorted_ids.data, m, grid.sorted_points.data);
+  check(cudaGetLastError(), "launching the grid kernel");
+  return grid;
+}
+
+void nearestOnDevice(const GridView& grid, const DeviceQueries& queries, int row, std::int32_t* d_out) {
+  if (queries.count == 0 || row == 0) return;
+  withListSize(row, [&](auto max_k) {
+    nearestKernel<decltype(max_k)::value><<<blocksFor(queries.count), kThreadsPerBlock>>>(grid, queries, row, d_out);
+  });
+  check(cudaGetLastError(), "launching the k-NN kernel");
+}
+
+std::int64_t countWithinOnDevice(const GridView& grid, const DeviceQueries& queries, float radius, float radius2,
+                                 int cap, std::int64_t* d_counts) {
+  if (queries.count == 0) return 0;
+  countWithinKernel<<<blocksFor(queries.count), kThreadsPerBlock>>>(grid, queries, radius, radius2, cap, d_counts);
+  check(cudaGetLastError(), "launching the radius count");
+  return *thrust::max_element(thrust::device, d_counts, d_counts + queries.count);
+}
+
+void fillWithinOnDevice(const GridView& grid, const DeviceQueries& queries, float radius, float radius2,
+                        const std::int64_t* d_offsets, std::int64_t largest, std::int32_t* d_indices) {
+  if (queries.count == 0 || largest == 0) return;
+  if (largest > 1024) throw std::runtime_error("cuda backend: radius neighbourhoods of more than 1024 points");
+  withListSize(largest, [&](auto max_k) {
+    fillWithinKernel<decltype(max_k)::value>
+        <<<blocksFor(queries.count), kThreadsPerBlock>>>(grid, queries, radius, radius2, d_offsets, d_indices);
+  });
+  check(cudaGetLastError(), "launching the radius search");
+}
 
 int nearestNeighbors(const float* points, std::size_t num_points, int k, std::int32_t* neighbors) {
   if (k < 1 || k > 1024)
@@ -60,34 +152,11 @@ int nearestNeighbors(const float* points, std::size_t num_points, int k, std::in
   if (m == 0) return row;
   if (!deviceAvailable()) throw std::runtime_error("cuda backend: no CUDA device is available");
 
-  const GridShape shape = gridShapeFor(points, num_points);
   const DeviceArray<float> d_points(3 * num_points, points);
-  DeviceArray<std::int32_t> cell(num_points), sorted_ids(num_points), cell_start(shape.numCells() + 1);
-  DeviceArray<float> sorted_points(3 * num_points);
-  cellOfEachPoint<<<blocksFor(num_points), kThreadsPerBlock>>>(shape, d_points.data, m, cell.data);
-  check(cudaGetLastError(), "launching the grid kernel");
-  thrust::sequence(thrust::device, sorted_ids.data, sorted_ids.data + m);
-  thrust::stable_sort_by_key(thrust::device, cell.data, cell.data + m, sorted_ids.data);
-  thrust::lower_bound(thrust::device, cell.data, cell.data + m, thrust::counting_iterator<std::int32_t>(0),
-                      thrust::counting_iterator<std::int32_t>(static_cast<std::int32_t>(shape.numCells() + 1)),
-                      cell_start.data);
-  gatherSorted<<<blocksFor(num_points), kThreadsPerBlock>>>(d_points.data, sorted_ids.data, m, sorted_points.data);
-  check(cudaGetLastError(), "launching the grid kernel");
-
+  const DeviceGrid grid = buildGrid(d_points.data, m, gridShapeFor(points, num_points));
   DeviceArray<std::int32_t> d_neighbors(num_points * std::size_t(row));
-  const GridView grid{shape, cell_start.data, sorted_ids.data, sorted_points.data};
-  auto run = [&](auto max_k) {
-    nearestKernel<decltype(max_k)::value><<<blocksFor(num_points), kThreadsPerBlock>>>(grid, m, row, d_neighbors.data);
-  };
-  if (row <= 32)
-    run(std::integral_constant<int, 32>());
-  else if (row <= 96)
-    run(std::integral_constant<int, 96>());
-  else if (row <= 256)
-    run(std::integral_constant<int, 256>());
-  else
-    run(std::integral_constant<int, 1024>());
-  check(cudaGetLastError(), "launching the k-NN kernel");
+  // Queries in cell order: a warp's queries read the same cells.
+  nearestOnDevice(grid.view(), {d_points.data, m, grid.sorted_ids.data, nullptr}, row, d_neighbors.data);
   check(cudaDeviceSynchronize(), "running the k-NN search");
   d_neighbors.download(neighbors, num_points * std::size_t(row));
   return row;

@@ -1,8 +1,9 @@
 #pragma once
-// k nearest neighbours on a uniform grid, for the GPU: the points sorted by cell, a query scans
-// rings of cells around its own until the k-th distance found is inside the covered ball. The
-// query runs in the CUDA kernel (one thread per point, grid_knn.cu) and, with the host build of
-// the grid below, on the CPU in the tests. Plain C++ where nvcc is absent.
+// k nearest neighbours and radius search on a uniform grid, for the GPU: the points sorted by cell;
+// a k-NN query scans rings of cells around its own until the k-th distance found is inside the
+// covered ball, a radius query the cells its ball touches. The queries run in the CUDA kernels
+// (one thread per query, grid_knn.cu) and, with the host build of the grid below, on the CPU in
+// the tests. Plain C++ where nvcc is absent.
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
@@ -73,6 +74,35 @@ struct GridView {
   const float* sorted_points;
 };
 
+/** |b - a|^2 in float, each product and sum rounded as written (no fused multiply-add), as the
+ *  CPU's GridSearch forms it: ties and radius limits fall alike on both. */
+PCL_DISE_HOST_DEVICE float squaredDistance(const float* a, const float* b) {
+#if defined(__CUDA_ARCH__)
+  const float ex = __fsub_rn(b[0], a[0]), ey = __fsub_rn(b[1], a[1]), ez = __fsub_rn(b[2], a[2]);
+  return __fadd_rn(__fadd_rn(__fmul_rn(ex, ex), __fmul_rn(ey, ey)), __fmul_rn(ez, ez));
+#else
+  const float ex = b[0] - a[0], ey = b[1] - a[1], ez = b[2] - a[2];
+  return ex * ex + ey * ey + ez * ez;
+#endif
+}
+
+/** Puts (d, id) into the list ids / dist2 of `found` entries sorted by distance, ties by smaller
+ *  id, keeping at most `capacity`; returns the new count. */
+PCL_DISE_HOST_DEVICE int insertNearest(std::int32_t* ids, float* dist2, int found, int capacity, float d,
+                                       std::int32_t id) {
+  if (found == capacity && (d > dist2[capacity - 1] || (d == dist2[capacity - 1] && id > ids[capacity - 1])))
+    return found;
+  int slot = found < capacity ? found++ : capacity - 1;
+  while (slot > 0 && (dist2[slot - 1] > d || (dist2[slot - 1] == d && ids[slot - 1] > id))) {
+    dist2[slot] = dist2[slot - 1];
+    ids[slot] = ids[slot - 1];
+    --slot;
+  }
+  dist2[slot] = d;
+  ids[slot] = id;
+  return found;
+}
+
 /** The k nearest points of `query` (3 floats), nearest first, into ids / dist2 (k entries each);
  *  returns how many were found (fewer than k only where the grid holds fewer points). Ties in
  *  distance keep the smaller id first. */
@@ -106,19 +136,8 @@ PCL_DISE_HOST_DEVICE int nearestInGrid(const GridView& grid, const float* query,
           if (x < 0 || x >= s.dims[0]) continue;
           const std::int64_t cell = x + std::int64_t(s.dims[0]) * (y + std::int64_t(s.dims[1]) * z);
           for (std::int32_t p = grid.cell_start[cell]; p < grid.cell_start[cell + 1]; ++p) {
-            const float* q = grid.sorted_points + 3 * std::int64_t(p);
-            const float ex = q[0] - query[0], ey = q[1] - query[1], ez = q[2] - query[2];
-            const float d = ex * ex + ey * ey + ez * ez;
-            const std::int32_t id = grid.sorted_ids[p];
-            if (found == k && (d > dist2[k - 1] || (d == dist2[k - 1] && id > ids[k - 1]))) continue;
-            int slot = found < k ? found++ : k - 1;  // insertion into the sorted list
-            while (slot > 0 && (dist2[slot - 1] > d || (dist2[slot - 1] == d && ids[slot - 1] > id))) {
-              dist2[slot] = dist2[slot - 1];
-              ids[slot] = ids[slot - 1];
-              --slot;
-            }
-            dist2[slot] = d;
-            ids[slot] = id;
+            const float d = squaredDistance(query, grid.sorted_points + 3 * std::int64_t(p));
+            found = insertNearest(ids, dist2, found, k, d, grid.sorted_ids[p]);
           }
         }
       }
@@ -127,6 +146,37 @@ PCL_DISE_HOST_DEVICE int nearestInGrid(const GridView& grid, const float* query,
     if (found == k && dist2[k - 1] < covered * covered) break;
   }
   return found;
+}
+
+/** The points of the grid closer than the radius to `query` (3 floats): squared distance <
+ *  radius2, as pcl::search::KdTree and the CPU's GridSearch decide. Returns how many there are;
+ *  the nearest min(count, capacity) of them, nearest first (ties: smaller id), go to ids / dist2
+ *  (capacity entries each; capacity 0 only counts). radius: the radius whose square (formed in
+ *  double, then float) is radius2; it bounds the cells visited. */
+PCL_DISE_HOST_DEVICE int withinRadiusInGrid(const GridView& grid, const float* query, float radius, float radius2,
+                                            int capacity, std::int32_t* ids, float* dist2) {
+  const GridShape& s = grid.shape;
+  // The cells a point within the radius can lie in, with room for the rounding of its distance
+  // and of the query's coordinates.
+  int lo[3], hi[3];
+  for (int a = 0; a < 3; ++a) {
+    const float reach = radius * 1.0001f + std::fabs(query[a]) * 1e-6f;
+    lo[a] = s.coordinate(query[a] - reach, a);
+    hi[a] = s.coordinate(query[a] + reach, a);
+  }
+  int count = 0, kept = 0;
+  for (int z = lo[2]; z <= hi[2]; ++z)
+    for (int y = lo[1]; y <= hi[1]; ++y)
+      for (int x = lo[0]; x <= hi[0]; ++x) {
+        const std::int64_t cell = x + std::int64_t(s.dims[0]) * (y + std::int64_t(s.dims[1]) * z);
+        for (std::int32_t p = grid.cell_start[cell]; p < grid.cell_start[cell + 1]; ++p) {
+          const float d = squaredDistance(query, grid.sorted_points + 3 * std::int64_t(p));
+          if (!(d < radius2)) continue;
+          ++count;
+          if (capacity > 0) kept = insertNearest(ids, dist2, kept, capacity, d, grid.sorted_ids[p]);
+        }
+      }
+  return count;
 }
 
 /** The grid built on the host (what grid_knn.cu builds on the device), for the tests. */

@@ -3,13 +3,15 @@
 // neighbourhood, rounds until no neighbourhood falls under 3 points, then the pruned
 // neighbourhoods are compacted with their initial weights 1 / (K_i - 1).
 #include <thrust/execution_policy.h>
+#include <thrust/extrema.h>
 #include <thrust/scan.h>
+#include <thrust/sequence.h>
 
 #include <cmath>
 #include <stdexcept>
 #include <string>
 
-#include "device_array.cuh"
+#include "device_stages.cuh"
 #include "dise_cuda.h"
 #include "pcl_dise/core/plane_fit.h"
 
@@ -17,13 +19,14 @@ namespace pcl_dise {
 namespace cuda {
 namespace {
 
-__global__ void fitKernel(const float* points, std::int32_t m, const std::int32_t* neighbors, int row, float* normals,
-                          float* curvature, std::uint8_t* active) {
+__global__ void fitKernel(const float* points, std::int32_t m, const std::int64_t* offsets,
+                          const std::int32_t* neighbors, float* normals, float* curvature, std::uint8_t* active) {
   const std::int32_t i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= m) return;
+  const int count = static_cast<int>(offsets[i + 1] - offsets[i]);
   float normal[3] = {NAN, NAN, NAN}, c = NAN;
-  const bool ok = row >= 3 && fitPlane<double>(points, points + 3 * std::int64_t(i), neighbors + std::int64_t(i) * row,
-                                               static_cast<const float*>(nullptr), row, normal, &c);
+  const bool ok = count >= 3 && fitPlane<double>(points, points + 3 * std::int64_t(i), neighbors + offsets[i],
+                                                 static_cast<const float*>(nullptr), count, normal, &c);
   for (int a = 0; a < 3; ++a) normals[3 * std::int64_t(i) + a] = ok ? normal[a] : NAN;
   curvature[i] = ok ? c : NAN;
   active[i] = ok ? 1 : 0;
@@ -31,13 +34,13 @@ __global__ void fitKernel(const float* points, std::int32_t m, const std::int32_
 
 // One pruning round, decided on the last round's state: kept[i] = active neighbours of an active
 // point (0 for inactive ones); *changed where one falls under 3.
-__global__ void countKept(std::int32_t m, const std::int32_t* neighbors, int row, const std::uint8_t* active,
-                          std::int64_t* kept, int* changed) {
+__global__ void countKept(std::int32_t m, const std::int64_t* offsets, const std::int32_t* neighbors,
+                          const std::uint8_t* active, std::int64_t* kept, int* changed) {
   const std::int32_t i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= m) return;
   std::int64_t count = 0;
   if (active[i])
-    for (int e = 0; e < row; ++e) count += active[neighbors[std::int64_t(i) * row + e]];
+    for (std::int64_t e = offsets[i]; e < offsets[i + 1]; ++e) count += active[neighbors[e]];
   kept[i] = count;
   if (active[i] && count < 3) *changed = 1;
 }
@@ -51,14 +54,15 @@ __global__ void dropSmall(std::int32_t m, const std::int64_t* kept, std::uint8_t
   curvature[i] = NAN;
 }
 
-__global__ void compact(std::int32_t m, const std::int32_t* neighbors, int row, const std::uint8_t* active,
-                        const std::int64_t* offsets, std::int32_t* indices, float* weights) {
+__global__ void compact(std::int32_t m, const std::int64_t* offsets, const std::int32_t* neighbors,
+                        const std::uint8_t* active, const std::int64_t* kept_offsets, std::int32_t* indices,
+                        float* weights) {
   const std::int32_t i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= m || !active[i]) return;
-  std::int64_t out = offsets[i];
-  const std::int64_t count = offsets[i + 1] - out;
-  for (int e = 0; e < row; ++e) {
-    const std::int32_t j = neighbors[std::int64_t(i) * row + e];
+  std::int64_t out = kept_offsets[i];
+  const std::int64_t count = kept_offsets[i + 1] - out;
+  for (std::int64_t e = offsets[i]; e < offsets[i + 1]; ++e) {
+    const std::int32_t j = neighbors[e];
     if (active[j]) {
       indices[out] = j;
       weights[out++] = count > 1 ? 1.f / static_cast<float>(count - 1) : 0.f;
@@ -67,6 +71,44 @@ __global__ void compact(std::int32_t m, const std::int32_t* neighbors, int row, 
 }
 
 }  // namespace
+
+DeviceIterationZero iterationZeroOnDevice(const float* d_points, std::int32_t m, const std::int64_t* d_offsets,
+                                          const std::int32_t* d_indices) {
+  const std::size_t n = static_cast<std::size_t>(m);
+  DeviceIterationZero out{DeviceArray<float>(3 * n), DeviceArray<float>(n), DeviceArray<std::uint8_t>(n),
+                          DeviceArray<std::int64_t>(n + 1)};
+  DeviceArray<std::int64_t> kept(n + 1);
+  DeviceArray<int> changed(1);
+  if (m > 0) {
+    fitKernel<<<blocksFor(n), kThreadsPerBlock>>>(d_points, m, d_offsets, d_indices, out.normals.data,
+                                                  out.curvature.data, out.active.data);
+    check(cudaGetLastError(), "launching the plane fits");
+  }
+  for (int flag = m > 0; flag;) {
+    check(cudaMemset(changed.data, 0, sizeof(int)), "clearing a flag");
+    countKept<<<blocksFor(n), kThreadsPerBlock>>>(m, d_offsets, d_indices, out.active.data, kept.data, changed.data);
+    check(cudaGetLastError(), "launching the pruning");
+    changed.download(&flag, 1);
+    if (flag)
+      dropSmall<<<blocksFor(n), kThreadsPerBlock>>>(m, kept.data, out.active.data, out.normals.data,
+                                                    out.curvature.data);
+  }
+  // offsets = exclusive prefix sum of the kept counts (kept[m] = 0 closes it).
+  check(cudaMemset(kept.data + n, 0, sizeof(std::int64_t)), "clearing a count");
+  if (m > 0) out.largest = *thrust::max_element(thrust::device, kept.data, kept.data + n);
+  thrust::exclusive_scan(thrust::device, kept.data, kept.data + n + 1, out.offsets.data);
+  std::int64_t kept_entries = 0;
+  check(cudaMemcpy(&kept_entries, out.offsets.data + n, sizeof(std::int64_t), cudaMemcpyDeviceToHost),
+        "copying from the device");
+  out.indices = DeviceArray<std::int32_t>(static_cast<std::size_t>(kept_entries));
+  out.weights = DeviceArray<float>(static_cast<std::size_t>(kept_entries));
+  if (m > 0) {
+    compact<<<blocksFor(n), kThreadsPerBlock>>>(m, d_offsets, d_indices, out.active.data, out.offsets.data,
+                                                out.indices.data, out.weights.data);
+    check(cudaGetLastError(), "launching the compaction");
+  }
+  return out;
+}
 
 IterationZero iterationZero(const float* points, std::size_t num_points, const std::int32_t* neighbors, int row) {
   if (row < 0 || num_points > std::size_t(INT32_MAX) / 3) throw std::invalid_argument("cuda iterationZero: bad sizes");
@@ -86,40 +128,19 @@ IterationZero iterationZero(const float* points, std::size_t num_points, const s
 
   const DeviceArray<float> d_points(3 * num_points, points);
   const DeviceArray<std::int32_t> d_neighbors(entries, neighbors);
-  DeviceArray<float> normals(3 * num_points), curvature(num_points);
-  DeviceArray<std::uint8_t> active(num_points);
-  DeviceArray<std::int64_t> kept(num_points + 1), offsets(num_points + 1);
-  DeviceArray<int> changed(1);
-  fitKernel<<<blocksFor(num_points), kThreadsPerBlock>>>(d_points.data, m, d_neighbors.data, row, normals.data,
-                                                         curvature.data, active.data);
-  check(cudaGetLastError(), "launching the plane fits");
-  for (int flag = 1; flag;) {
-    check(cudaMemset(changed.data, 0, sizeof(int)), "clearing a flag");
-    countKept<<<blocksFor(num_points), kThreadsPerBlock>>>(m, d_neighbors.data, row, active.data, kept.data,
-                                                           changed.data);
-    check(cudaGetLastError(), "launching the pruning");
-    changed.download(&flag, 1);
-    if (flag)
-      dropSmall<<<blocksFor(num_points), kThreadsPerBlock>>>(m, kept.data, active.data, normals.data, curvature.data);
-  }
-  // offsets = exclusive prefix sum of the kept counts (kept[m] = 0 closes it).
-  check(cudaMemset(kept.data + num_points, 0, sizeof(std::int64_t)), "clearing a count");
-  thrust::exclusive_scan(thrust::device, kept.data, kept.data + num_points + 1, offsets.data);
-  offsets.download(out.offsets.data(), num_points + 1);
-  const auto kept_entries = static_cast<std::size_t>(out.offsets[num_points]);
-  DeviceArray<std::int32_t> indices(kept_entries);
-  DeviceArray<float> weights(kept_entries);
-  compact<<<blocksFor(num_points), kThreadsPerBlock>>>(m, d_neighbors.data, row, active.data, offsets.data,
-                                                       indices.data, weights.data);
-  check(cudaGetLastError(), "launching the compaction");
+  DeviceArray<std::int64_t> d_offsets(num_points + 1);  // dense rows: offsets i * row
+  thrust::sequence(thrust::device, d_offsets.data, d_offsets.data + num_points + 1, std::int64_t(0), std::int64_t(row));
+  const DeviceIterationZero zero = iterationZeroOnDevice(d_points.data, m, d_offsets.data, d_neighbors.data);
   check(cudaDeviceSynchronize(), "running iteration 0");
+  zero.offsets.download(out.offsets.data(), num_points + 1);
+  const auto kept_entries = static_cast<std::size_t>(out.offsets[num_points]);
   out.indices.resize(kept_entries);
   out.initial_weights.resize(kept_entries);
-  indices.download(out.indices.data(), kept_entries);
-  weights.download(out.initial_weights.data(), kept_entries);
-  normals.download(out.normals.data(), 3 * num_points);
-  curvature.download(out.curvature.data(), num_points);
-  active.download(out.active.data(), num_points);
+  zero.indices.download(out.indices.data(), kept_entries);
+  zero.weights.download(out.initial_weights.data(), kept_entries);
+  zero.normals.download(out.normals.data(), 3 * num_points);
+  zero.curvature.download(out.curvature.data(), num_points);
+  zero.active.download(out.active.data(), num_points);
   return out;
 }
 

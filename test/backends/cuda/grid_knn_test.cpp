@@ -77,6 +77,59 @@ TEST(GridKnn, TiesKeepTheSmallerIdFirst) {
   EXPECT_EQ(ids[2], 2);
 }
 
+// Radius queries by the grid against brute force: the count, and the nearest `capacity` in order.
+void expectRadiusMatchesBruteForce(const std::vector<float>& points, const std::vector<float>& queries, float radius,
+                                   int capacity) {
+  const std::size_t m = points.size() / 3;
+  const HostGrid grid(points.data(), m);
+  const float radius2 = static_cast<float>(double(radius) * double(radius));
+  std::vector<std::int32_t> ids(std::max(capacity, 1));
+  std::vector<float> dist2(std::max(capacity, 1));
+  for (std::size_t q = 0; q < queries.size() / 3; ++q) {
+    const float* query = queries.data() + 3 * q;
+    std::vector<std::pair<float, std::int32_t>> brute;
+    for (std::size_t j = 0; j < m; ++j) {
+      const float d = squaredDistance(query, points.data() + 3 * j);
+      if (d < radius2) brute.emplace_back(d, static_cast<std::int32_t>(j));
+    }
+    std::sort(brute.begin(), brute.end());
+    const int count = withinRadiusInGrid(grid.view(), query, radius, radius2, capacity, ids.data(), dist2.data());
+    ASSERT_EQ(count, static_cast<int>(brute.size())) << "query " << q;
+    for (int j = 0; j < std::min(count, capacity); ++j) {
+      EXPECT_EQ(ids[j], brute[j].second) << "query " << q << " rank " << j;
+      EXPECT_EQ(dist2[j], brute[j].first) << "query " << q << " rank " << j;
+    }
+  }
+}
+
+TEST(GridKnn, RadiusQueries) {
+  const std::vector<float> surface = pcl_dise::bench::wavySurface(3000, 8);
+  expectRadiusMatchesBruteForce(surface, surface, 0.06f, 1024);  // every point, in order
+  expectRadiusMatchesBruteForce(surface, surface, 0.1f, 16);     // the nearest 16
+  expectRadiusMatchesBruteForce(surface, surface, 0.05f, 0);     // counts only
+  // Queries beyond the grid's box, a radius larger than the cloud, a volume.
+  const std::vector<float> outside = randomCloud(200, 9, 2.f, 2.f, 2.f);
+  expectRadiusMatchesBruteForce(surface, outside, 0.3f, 64);
+  expectRadiusMatchesBruteForce(randomCloud(500, 10, 1.f, 1.f, 1.f), randomCloud(100, 11, 1.f, 1.f, 1.f), 5.f, 600);
+  // Far from the origin (georeferenced clouds before their offset): rounding of the query's cells.
+  std::vector<float> far = randomCloud(800, 12, 1.f, 1.f, 0.01f);
+  for (std::size_t i = 0; i < far.size(); i += 3) far[i] += 3000.f, far[i + 1] -= 5000.f;
+  expectRadiusMatchesBruteForce(far, far, 0.08f, 256);
+}
+
+TEST(GridKnn, RadiusTiesKeepTheSmallerIdFirst) {
+  const std::vector<float> p{0, 0, 0, 1, 0, 0, -1, 0, 0, 0, 1, 0, 0, 0, 3};
+  const HostGrid grid(p.data(), 5);
+  std::int32_t ids[4];
+  float dist2[4];
+  ASSERT_EQ(withinRadiusInGrid(grid.view(), p.data(), 1.5f, 2.25f, 4, ids, dist2), 4);
+  EXPECT_EQ(ids[0], 0);
+  EXPECT_EQ(ids[1], 1);
+  EXPECT_EQ(ids[2], 2);
+  EXPECT_EQ(ids[3], 3);
+  ASSERT_EQ(withinRadiusInGrid(grid.view(), p.data(), 1.f, 1.f, 4, ids, dist2), 1);  // strictly closer
+}
+
 TEST(GridKnn, AboutOneCellPerPoint) {
   const std::vector<float> p = randomCloud(10000, 8, 2.f, 1.f, 0.5f);
   const GridShape shape = gridShapeFor(p.data(), 10000);

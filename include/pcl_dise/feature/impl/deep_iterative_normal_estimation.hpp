@@ -137,9 +137,21 @@ void DeepIterativeNormalEstimation<PointInT, PointOutT>::computeFeature(PointClo
   Nodes nodes = mapNodes();
   std::vector<float> positions = centredPositions(nodes);
   const std::vector<std::int32_t> node_of_former = numberAlongCurve(nodes, positions);
-  const pcl_dise::Neighborhoods neighborhoods = searchNeighborhoods(nodes, positions, node_of_former);
-  const float edge_scale = iterations_ > 0 ? cloudEdgeScale(nodes, positions, neighborhoods) : 1.f;
-  if (!runForwardPass(positions, neighborhoods, edge_scale)) {
+  const std::vector<std::uint8_t> needed = neededNodes(nodes);
+  pcl_dise::ForwardInput input;
+  input.points = positions.data();
+  input.num_points = nodes.size();
+  pcl_dise::NeighborSearch search;
+  pcl_dise::Neighborhoods neighborhoods;
+  if (dynamic_cast<const pcl_dise::search::Grid<PointInT>*>(tree_.get())) {
+    search = gridSearch(nodes, node_of_former, needed);
+    input.search = &search;  // the forward pass searches: on the device with Backend::Cuda
+  } else {
+    neighborhoods = userNeighborhoods(nodes, needed);
+    input.neighborhoods = &neighborhoods;
+    input.edge_scale = iterations_ > 0 ? cloudEdgeScale(nodes, positions, neighborhoods) : 1.f;
+  }
+  if (!runForwardPass(input)) {
     output.width = output.height = 0;
     output.clear();
     output_nodes_.clear();
@@ -225,22 +237,40 @@ std::vector<std::int32_t> DeepIterativeNormalEstimation<PointInT, PointOutT>::nu
 }
 
 template <typename PointInT, typename PointOutT>
-pcl_dise::Neighborhoods DeepIterativeNormalEstimation<PointInT, PointOutT>::searchNeighborhoods(
-    const Nodes& nodes, const std::vector<float>& positions, const std::vector<std::int32_t>& node_of_former) const {
-  // Every node when iterating (each iteration reads its neighbours' normals), the output points
-  // alone for plain PCA.
-  std::vector<std::uint8_t> needed(nodes.size(), iterations_ > 0 ? 1 : 0);
-  if (iterations_ == 0)
-    for (std::int32_t node : output_nodes_)
-      if (node >= 0) needed[node] = 1;
-  if (dynamic_cast<const pcl_dise::search::Grid<PointInT>*>(tree_.get()))
-    return gridNeighborhoods(nodes, positions, node_of_former, needed);
+std::vector<std::uint8_t> DeepIterativeNormalEstimation<PointInT, PointOutT>::neededNodes(const Nodes& nodes) const {
+  if (iterations_ > 0) return {};
+  std::vector<std::uint8_t> needed(nodes.size(), 0);
+  for (std::int32_t node : output_nodes_)
+    if (node >= 0) needed[node] = 1;
+  return needed;
+}
+
+template <typename PointInT, typename PointOutT>
+pcl_dise::NeighborSearch DeepIterativeNormalEstimation<PointInT, PointOutT>::gridSearch(
+    const Nodes& nodes, const std::vector<std::int32_t>& node_of_former,
+    const std::vector<std::uint8_t>& needed) const {
+  pcl_dise::NeighborSearch search;
+  if (k_ > 0) {
+    search.k = static_cast<std::size_t>(k_) + 1;
+  } else {
+    search.radius = static_cast<float>(search_radius_);
+    search.max_neighbors = static_cast<std::size_t>(max_neighbors_);
+  }
+  search.num_searched = nodes.surface_count;
+  search.tie_order = node_of_former.data();
+  search.queried = needed.empty() ? nullptr : needed.data();
+  return search;
+}
+
+template <typename PointInT, typename PointOutT>
+pcl_dise::Neighborhoods DeepIterativeNormalEstimation<PointInT, PointOutT>::userNeighborhoods(
+    const Nodes& nodes, const std::vector<std::uint8_t>& needed) const {
   std::vector<std::vector<std::int32_t>> rows(nodes.size());
   // Searched in node order, along the curve: consecutive searches walk the same branches of the tree.
   const int threads = pcl_dise::detail::resolveThreads(static_cast<int>(threads_));
 #pragma omp parallel for num_threads(threads) schedule(dynamic, 256)
   for (std::int64_t n = 0; n < static_cast<std::int64_t>(nodes.size()); ++n) {
-    if (!needed[n]) continue;
+    if (!needed.empty() && !needed[n]) continue;
     pcl::Indices neighbors;
     std::vector<float> distances;
     if (n < static_cast<std::int64_t>(nodes.surface_count))
@@ -255,64 +285,16 @@ pcl_dise::Neighborhoods DeepIterativeNormalEstimation<PointInT, PointOutT>::sear
 }
 
 template <typename PointInT, typename PointOutT>
-pcl_dise::Neighborhoods DeepIterativeNormalEstimation<PointInT, PointOutT>::gridNeighborhoods(
-    const Nodes& nodes, const std::vector<float>& positions, const std::vector<std::int32_t>& node_of_former,
-    const std::vector<std::uint8_t>& needed) const {
-  // The grid holds the surface nodes in surface order, so that it breaks ties in distance by
-  // surface index, as a search of the cloud itself does; its answers are renumbered to nodes.
-  std::vector<float> in_surface_order(3 * nodes.surface_count);
-  for (std::size_t s = 0; s < nodes.surface_count; ++s)
-    std::copy_n(positions.begin() + 3 * node_of_former[s], 3, in_surface_order.begin() + 3 * s);
-  const pcl_dise::GridSearch grid =
-      k_ > 0 ? pcl_dise::GridSearch::forNearest(in_surface_order.data(), nodes.surface_count, k_ + 1)
-             : pcl_dise::GridSearch::forRadius(in_surface_order.data(), nodes.surface_count,
-                                               static_cast<float>(search_radius_));
-  std::vector<float>().swap(in_surface_order);
-  std::vector<float> queries;
-  std::vector<std::int32_t> queried;
-  const bool every_node = std::find(needed.begin(), needed.end(), 0) == needed.end();
-  if (!every_node)
-    for (std::size_t n = 0; n < nodes.size(); ++n)
-      if (needed[n]) {
-        queries.insert(queries.end(), positions.begin() + 3 * n, positions.begin() + 3 * n + 3);
-        queried.push_back(static_cast<std::int32_t>(n));
-      }
-  const float* query_points = every_node ? positions.data() : queries.data();
-  const std::size_t num_queries = every_node ? nodes.size() : queried.size();
-  const int threads = pcl_dise::detail::resolveThreads(static_cast<int>(threads_));
-  pcl_dise::Neighborhoods found =
-      k_ > 0 ? grid.nearest(query_points, num_queries, static_cast<std::size_t>(k_) + 1, threads)
-             : grid.withinRadius(query_points, num_queries, static_cast<float>(search_radius_),
-                                 static_cast<std::size_t>(max_neighbors_), threads);
-  std::int32_t* ids = found.indices.data();
-  const std::int64_t num_ids = static_cast<std::int64_t>(found.indices.size());
-#pragma omp parallel for num_threads(threads) schedule(static)
-  for (std::int64_t e = 0; e < num_ids; ++e) ids[e] = node_of_former[ids[e]];
-  if (every_node) return found;
-  std::vector<std::vector<std::int32_t>> rows(nodes.size());
-  for (std::size_t q = 0; q < queried.size(); ++q)
-    rows[queried[q]].assign(found.begin(q), found.begin(q) + found.size(q));
-  return pcl_dise::Neighborhoods::fromRows(rows);
-}
-
-template <typename PointInT, typename PointOutT>
 float DeepIterativeNormalEstimation<PointInT, PointOutT>::cloudEdgeScale(
     const Nodes& nodes, const std::vector<float>& positions, const pcl_dise::Neighborhoods& neighborhoods) const {
   // A k-NN search of at least 17 points already holds each surface node's 16 nearest plus itself.
-  if (k_ > 0 && k_ + 1 >= 17)
-    return pcl_dise::edgeScale(positions.data(), neighborhoods.truncated(nodes.surface_count, 17));
-  return pcl_dise::edgeScale(positions.data(), nodes.surface_count, static_cast<int>(threads_));
+  const bool nearest_known = k_ > 0 && static_cast<std::size_t>(k_) + 1 >= pcl_dise::kEdgeScaleNeighbors;
+  return pcl_dise::edgeScale(positions.data(), nodes.surface_count, nearest_known ? &neighborhoods : nullptr,
+                             static_cast<int>(threads_));
 }
 
 template <typename PointInT, typename PointOutT>
-bool DeepIterativeNormalEstimation<PointInT, PointOutT>::runForwardPass(const std::vector<float>& positions,
-                                                                        const pcl_dise::Neighborhoods& neighborhoods,
-                                                                        float edge_scale) {
-  pcl_dise::ForwardInput input;
-  input.points = positions.data();
-  input.num_points = positions.size() / 3;
-  input.neighborhoods = &neighborhoods;
-  input.edge_scale = edge_scale;
+bool DeepIterativeNormalEstimation<PointInT, PointOutT>::runForwardPass(pcl_dise::ForwardInput input) {
   // The nodes already lie along the curve: they are visited in node order.
   std::vector<std::int32_t> in_node_order(input.num_points);
   std::iota(in_node_order.begin(), in_node_order.end(), 0);

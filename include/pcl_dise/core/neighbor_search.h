@@ -1,0 +1,43 @@
+#pragma once
+// A neighbourhood search the forward pass runs itself (ForwardInput::search): on the device with
+// the CUDA backend, by GridSearch on the CPU otherwise. The feature's default search and the
+// forward pass's callers describe their search here instead of handing over index arrays.
+#include <cstddef>
+#include <cstdint>
+
+#include "pcl_dise/core/neighborhoods.h"
+
+namespace pcl_dise {
+
+/** Which neighbourhoods to find, over the points of ForwardInput (M x 3). */
+struct NeighborSearch {
+  std::size_t k = 0;              ///< > 0: each point's k nearest, the point itself included
+  float radius = 0;               ///< k == 0: the points closer than radius (squared distance < radius^2)
+  std::size_t max_neighbors = 0;  ///< radius search: keep the nearest this many (0: all)
+  /// The points searched among: the first num_searched points (0: all M). The others only ask
+  /// (query points that are not part of the surface).
+  std::size_t num_searched = 0;
+  /// num_searched indices, a permutation of 0 .. num_searched - 1: where distances tie, the point
+  /// listed first comes first (the order of the user's cloud). nullptr: the smaller index first.
+  const std::int32_t* tie_order = nullptr;
+  /// M flags: the points whose neighbourhoods are wanted (nullptr: all); the others' are empty.
+  const std::uint8_t* queried = nullptr;
+};
+
+/** \brief The neighbourhoods of `search` on the CPU (GridSearch, exact): each nearest first,
+ *  ties in distance as search.tie_order says.
+ *  \param[in] points M x 3 row-major, finite
+ *  \param[in] num_points M
+ *  \param[in] search what to find (k or radius > 0)
+ *  \param[in] threads OpenMP threads (<= 0: all)
+ *  \return N(i) for i in 0 .. M - 1, indices of searched points
+ *  \throws std::invalid_argument for a search without k or radius, or num_searched > M */
+Neighborhoods searchNeighborhoods(const float* points, std::size_t num_points, const NeighborSearch& search,
+                                  int threads = 0);
+
+/** \brief The number of points searched among: search.num_searched, or num_points where 0. */
+inline std::size_t searchedCount(const NeighborSearch& search, std::size_t num_points) {
+  return search.num_searched > 0 ? search.num_searched : num_points;
+}
+
+}  // namespace pcl_dise

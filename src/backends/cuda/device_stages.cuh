@@ -1,0 +1,87 @@
+#pragma once
+// The CUDA backend's stages on device arrays, shared by the one-stage host functions of
+// dise_cuda.h (tests, benchmark) and DeviceEstimation (the whole estimation). Each lives in the
+// translation unit of its kernels: the grid and the searches in grid_knn.cu, iteration 0 in
+// iteration_zero.cu, the iterations in dise_kernels.cu.
+#include <cstdint>
+#include <functional>
+
+#include "device_array.cuh"
+#include "grid_knn.h"
+
+namespace pcl_dise {
+namespace cuda {
+
+/** A grid over points on the device (grid_knn.h's GridView over device arrays). */
+struct DeviceGrid {
+  GridShape shape;
+  DeviceArray<std::int32_t> cell_start, sorted_ids;
+  DeviceArray<float> sorted_points;
+  GridView view() const { return {shape, cell_start.data, sorted_ids.data, sorted_points.data}; }
+};
+
+/** The grid of `shape` over d_points (m x 3, device); ids are row numbers of d_points. */
+DeviceGrid buildGrid(const float* d_points, std::int32_t m, const GridShape& shape);
+
+/** How a search's answers are written: queries (num_queries x 3, device), optionally visited in
+ *  `order` (num_queries indices, device, e.g. the grid's sorted ids, so that a warp's queries read
+ *  the same cells; nullptr: 0 .. num_queries - 1), grid ids mapped through id_map (device, or
+ *  nullptr for none) before they are stored. */
+struct DeviceQueries {
+  const float* points = nullptr;
+  std::int32_t count = 0;
+  const std::int32_t* order = nullptr;
+  const std::int32_t* id_map = nullptr;
+};
+
+/** Each query's `row` nearest grid points, nearest first, into d_out (count x row, device). */
+void nearestOnDevice(const GridView& grid, const DeviceQueries& queries, int row, std::int32_t* d_out);
+
+/** Each query's number of grid points closer than the radius, at most `cap` (0: no cap), into
+ *  d_counts (count entries, device); returns the largest. */
+std::int64_t countWithinOnDevice(const GridView& grid, const DeviceQueries& queries, float radius, float radius2,
+                                 int cap, std::int64_t* d_counts);
+
+/** Each query's nearest (d_offsets[q + 1] - d_offsets[q]) grid points closer than the radius,
+ *  nearest first, into d_indices from d_offsets[q]; largest: the largest row (<= 1024). */
+void fillWithinOnDevice(const GridView& grid, const DeviceQueries& queries, float radius, float radius2,
+                        const std::int64_t* d_offsets, std::int64_t largest, std::int32_t* d_indices);
+
+/** Iteration 0 on the device: normals (M x 3), curvature (M), activity (M) and the pruned
+ *  neighbourhoods (offsets M + 1, indices) with their initial weights 1 / (K_i - 1). */
+struct DeviceIterationZero {
+  DeviceArray<float> normals, curvature;
+  DeviceArray<std::uint8_t> active;
+  DeviceArray<std::int64_t> offsets;
+  DeviceArray<std::int32_t> indices;
+  DeviceArray<float> weights;
+  std::int64_t largest = 0;  ///< the largest pruned neighbourhood
+};
+
+/** PCA per point over its neighbourhood (d_offsets: m + 1, d_indices, device), then the pruning
+ *  rounds of iteration_zero.cpp. */
+DeviceIterationZero iterationZeroOnDevice(const float* d_points, std::int32_t m, const std::int64_t* d_offsets,
+                                          const std::int32_t* d_indices);
+
+/** The graph the iterations read, on the device. */
+struct DeviceGraph {
+  const float* points;  ///< M x 3
+  std::size_t num_points;
+  float edge_scale;
+  const std::int64_t* offsets;  ///< M + 1
+  const std::int32_t* indices;
+  std::size_t num_edges;       ///< entries of indices
+  const std::uint8_t* active;  ///< M
+  std::int64_t largest;        ///< the largest neighbourhood (<= 1024)
+};
+
+/** `iterations` DISE iterations on device state updated in place: normals (M x 3), weights (one per
+ *  entry), curvature (M). settled: M flags (zeroed) for the adaptive mode with settle_cos, or
+ *  nullptr. after_each(it, d_normals) after iteration it (1 .. L) with that iteration's normals
+ *  on the device; false stops (returns false). */
+bool iterateOnDevice(const float* d_parameters, const DeviceGraph& graph, int iterations, float* d_normals,
+                     float* d_weights, float* d_curvature, std::uint8_t* d_settled, float settle_cos,
+                     const std::function<bool(int, const float*)>& after_each);
+
+}  // namespace cuda
+}  // namespace pcl_dise
