@@ -96,8 +96,8 @@ def _options(k, radius, max_neighbors, iterations, model, threads, settle, orien
         raise ValueError(f"orient must be one of {', '.join(_ORIENT)}, not {orient!r}")
     if backend not in _BACKENDS:
         raise ValueError(f"backend must be one of {', '.join(_BACKENDS)}, not {backend!r}")
-    if settle > 0 and backend != "native":
-        raise ValueError("settle (adaptive mode) runs on the native backend only")
+    if settle > 0 and backend == "torch":
+        raise ValueError("settle (adaptive mode) runs on the native and cuda backends only")
     if int(orient_neighbors) != orient_neighbors or orient_neighbors < 1:
         raise ValueError(f"orient_neighbors must be a positive integer, not {orient_neighbors!r}")
     o.max_neighbors, o.iterations, o.threads, o.settle = int(max_neighbors), int(iterations), int(threads), float(settle)
@@ -231,7 +231,7 @@ def estimate_normals(points, k: int = 64, radius: Optional[float] = None, max_ne
     iterations: DISE iterations after the PCA (0: plain PCA normals).
     model: a .safetensors model file (default: the shipped model for k).
     threads: CPU threads (0: all).
-    settle: adaptive mode, degrees: a point whose normal turns less stops iterating (native only).
+    settle: adaptive mode, degrees: a point whose normal turns less stops iterating (native and cuda).
     orient: "viewpoint" (flip towards the viewpoint, PCL's rule), "none" (the plane fit's own
         sign), "mst" (one consistent side along a minimum spanning tree), "closed" (mst, then the
         outside of closed shapes: solids, not scans).
@@ -374,14 +374,14 @@ def estimate_normals_file(input, output, max_memory: Optional[float] = None, scr
     o = _options(k, radius, options.get("max_neighbors", 0), options.get("iterations", 4), options.get("model"),
                  options.get("threads", 0), options.get("settle", 0.0), options.get("orient", "viewpoint"),
                  options.get("viewpoint"), options.get("backend", "native"))
-    in_memory = o.orient in ("mst", "closed") or o.settle > 0 or o.backend != "native"
-    if in_memory and max_memory is not None:
-        raise ValueError("orient='mst'/'closed', settle and the torch/cuda backends need the cloud in memory: "
-                         "leave out max_memory")
+    needs_memory = o.orient in ("mst", "closed") or o.settle > 0
+    if needs_memory and max_memory is not None:
+        raise ValueError("orient='mst'/'closed' and settle need the cloud in memory: leave out max_memory")
     if max_memory is not None and not float(max_memory) > 0:
         raise ValueError(f"max_memory must be a positive number of MB, not {max_memory!r}")
     callback = _progress(progress)
-    if in_memory:
+    # The torch and cuda backends run a whole cloud at once unless a memory budget asks for tiles.
+    if needs_memory or (o.backend != "native" and max_memory is None):
         cloud = read_cloud(input_path)
         normals, curvature = estimate_normals(cloud.points, k=k, radius=radius, return_curvature=True,
                                               progress=callback, **options)

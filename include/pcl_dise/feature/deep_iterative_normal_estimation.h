@@ -141,9 +141,10 @@ class DeepIterativeNormalEstimation : public Feature<PointInT, PointOutT> {
   void setNumberOfThreads(unsigned int threads) { threads_ = threads; }
   unsigned int getNumberOfThreads() const { return threads_; }  ///< see setNumberOfThreads
 
-  /** Adaptive mode (native backend): a point whose normal turns by less than `degrees` in an
-   *  iteration stops iterating, and its neighbours read its last state. Faster where most of a
-   *  cloud settles early (planar parts); 0, the default, runs every point every iteration. */
+  /** Adaptive mode (native and CUDA backends, one rule: core/adaptive_mode.h): a point whose
+   *  normal turns by less than `degrees` in an iteration stops iterating, and its neighbours read
+   *  its last state. Faster where most of a cloud settles early (planar parts); 0, the default,
+   *  runs every point every iteration. The LibTorch backend refuses it (PCL_ERROR, empty output). */
   void setSettleAngle(double degrees) { settle_degrees_ = degrees; }
   double getSettleAngle() const { return settle_degrees_; }  ///< see setSettleAngle
 
