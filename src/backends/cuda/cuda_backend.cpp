@@ -4,6 +4,7 @@
 // (backend_registry.h).
 #include <cmath>
 #include <limits>
+#include <new>
 
 #include "backend_registry.h"
 #include "cuda_graph.h"
@@ -79,8 +80,21 @@ void runWholeOnCuda(const Model& model, const ForwardInput& input, const Forward
                              result.kernel_weights);
 }
 
+// Thrust's sorts and scans allocate scratch space of their own and throw std::bad_alloc when the
+// device has none left: said as the backend's own out-of-memory error.
+void runWholeOnCudaSaid(const Model& model, const ForwardInput& input, const ForwardOptions& options,
+                        ForwardResult& result) {
+  try {
+    runWholeOnCuda(model, input, options, result);
+  } catch (const std::bad_alloc&) {
+    throw cuda::OutOfDeviceMemory(
+        "cuda backend: out of device memory in a sort or scan (or out of host memory); run the cloud in tiles "
+        "(dise_normals --max-memory)");
+  }
+}
+
 const bool registered =
-    (registerBackend(Backend::Cuda, {runCudaIterations, cudaDeviceAvailable, runWholeOnCuda}), true);
+    (registerBackend(Backend::Cuda, {runCudaIterations, cudaDeviceAvailable, runWholeOnCudaSaid}), true);
 
 }  // namespace
 }  // namespace detail

@@ -26,8 +26,10 @@ inline void allocate(void** data, std::size_t bytes) {
     cudaGetLastError();  // not sticky: clear it, the context stays usable
     std::size_t free_bytes = 0, total_bytes = 0;
     cudaMemGetInfo(&free_bytes, &total_bytes);
-    char text[200];
-    std::snprintf(text, sizeof text, "cuda backend: out of device memory (%.1f MB asked, %.1f MB free of %.1f MB)",
+    char text[240];
+    std::snprintf(text, sizeof text,
+                  "cuda backend: out of device memory (%.1f MB asked, %.1f MB free of %.1f MB); run the cloud in "
+                  "tiles (dise_normals --max-memory)",
                   bytes / 1e6, free_bytes / 1e6, total_bytes / 1e6);
     throw OutOfDeviceMemory(text);
   }

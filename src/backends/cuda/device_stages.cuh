@@ -12,6 +12,9 @@
 namespace pcl_dise {
 namespace cuda {
 
+/** The largest of `count` values on the device (0 for none). */
+std::int64_t largestOnDevice(const std::int64_t* d_values, std::size_t count);
+
 /** A grid over points on the device (grid_knn.h's GridView over device arrays). */
 struct DeviceGrid {
   GridShape shape;

@@ -4,8 +4,9 @@
 // first, then written at offsets from the counts.
 #include <thrust/binary_search.h>
 #include <thrust/execution_policy.h>
-#include <thrust/extrema.h>
+#include <thrust/functional.h>
 #include <thrust/iterator/counting_iterator.h>
+#include <thrust/reduce.h>
 #include <thrust/sequence.h>
 #include <thrust/sort.h>
 
@@ -92,6 +93,10 @@ void withListSize(std::int64_t row, Launch launch) {
 
 }  // namespace
 
+std::int64_t largestOnDevice(const std::int64_t* d_values, std::size_t count) {
+  return thrust::reduce(thrust::device, d_values, d_values + count, std::int64_t(0), thrust::maximum<std::int64_t>());
+}
+
 DeviceGrid buildGrid(const float* d_points, std::int32_t m, const GridShape& shape) {
   DeviceGrid grid{shape, DeviceArray<std::int32_t>(shape.numCells() + 1), DeviceArray<std::int32_t>(m),
                   DeviceArray<float>(3 * std::size_t(m))};
@@ -125,7 +130,7 @@ std::int64_t countWithinOnDevice(const GridView& grid, const DeviceQueries& quer
   if (queries.count == 0) return 0;
   countWithinKernel<<<blocksFor(queries.count), kThreadsPerBlock>>>(grid, queries, radius, radius2, cap, d_counts);
   check(cudaGetLastError(), "launching the radius count");
-  return *thrust::max_element(thrust::device, d_counts, d_counts + queries.count);
+  return largestOnDevice(d_counts, queries.count);
 }
 
 void fillWithinOnDevice(const GridView& grid, const DeviceQueries& queries, float radius, float radius2,

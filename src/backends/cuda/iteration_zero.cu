@@ -3,7 +3,6 @@
 // neighbourhood, rounds until no neighbourhood falls under 3 points, then the pruned
 // neighbourhoods are compacted with their initial weights 1 / (K_i - 1).
 #include <thrust/execution_policy.h>
-#include <thrust/extrema.h>
 #include <thrust/scan.h>
 #include <thrust/sequence.h>
 
@@ -95,7 +94,7 @@ DeviceIterationZero iterationZeroOnDevice(const float* d_points, std::int32_t m,
   }
   // offsets = exclusive prefix sum of the kept counts (kept[m] = 0 closes it).
   check(cudaMemset(kept.data + n, 0, sizeof(std::int64_t)), "clearing a count");
-  if (m > 0) out.largest = *thrust::max_element(thrust::device, kept.data, kept.data + n);
+  out.largest = largestOnDevice(kept.data, n);
   thrust::exclusive_scan(thrust::device, kept.data, kept.data + n + 1, out.offsets.data);
   std::int64_t kept_entries = 0;
   check(cudaMemcpy(&kept_entries, out.offsets.data + n, sizeof(std::int64_t), cudaMemcpyDeviceToHost),
