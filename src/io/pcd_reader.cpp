@@ -1,6 +1,7 @@
 #include "pcl_dise/io/pcd_reader.h"
 #include "file_access.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <fstream>
@@ -251,13 +252,29 @@ PcdCloud parsePcd(const std::string& bytes, const std::string& path, bool all_fi
   }
   // binary: point-major; binary_compressed: field-major (every point's field, field by field).
   const bool point_major = data == "binary";
+  const PcdField* axis_field[3];
+  std::size_t first[3], stride[3];
   for (int axis = 0; axis < 3; ++axis) {
-    const PcdField& f = fields[xyz[axis]];
-    const std::size_t first = point_major ? f.offset : f.offset * points;
-    const std::size_t stride = point_major ? point_size : f.size;
-#pragma omp parallel for
-    for (std::uint64_t i = 0; i < points; ++i) cloud.xyz[i][axis] = valueOf(f, base + first + i * stride);
+    axis_field[axis] = &fields[xyz[axis]];
+    first[axis] = point_major ? axis_field[axis]->offset : axis_field[axis]->offset * points;
+    stride[axis] = point_major ? point_size : axis_field[axis]->size;
   }
+  // One pass over the points, x, y and z together; float coordinates (nearly every PCD file)
+  // decoded without the per-value type switch.
+  const bool floats =
+      std::all_of(axis_field, axis_field + 3, [](const PcdField* f) { return f->type == 'F' && f->size == 4; });
+#pragma omp parallel for schedule(static)
+  for (std::uint64_t i = 0; i < points; ++i)
+    for (int axis = 0; axis < 3; ++axis) {
+      const char* value = base + first[axis] + i * stride[axis];
+      if (floats) {
+        float v;
+        std::memcpy(&v, value, sizeof v);
+        cloud.xyz[i][axis] = v;
+      } else {
+        cloud.xyz[i][axis] = valueOf(*axis_field[axis], value);
+      }
+    }
   for (std::size_t f = 0; f < fields.size(); ++f) {
     if (column[f] < 0) continue;
     const PcdField& field = fields[f];
