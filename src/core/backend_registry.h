@@ -12,12 +12,14 @@ namespace detail {
 
 /** The DISE iterations of a backend (see runNativeIterations) and whether it can run here. */
 struct BackendPlugin {
+  /// The iterations on a graph prepared on the CPU; nullptr where run_whole does it all.
   void (*run_iterations)(const Model& model, PreparedGraph& graph, const ForwardOptions& options,
                          ForwardResult& result);
   bool (*available)();
-  /// The whole forward pass from a search (input.search set, input.neighborhoods nullptr,
-  /// options.iterations > 0) on the backend's device; nullptr where the backend runs the
-  /// iterations only (the search and iteration 0 then run on the CPU).
+  /// The whole forward pass on the backend's device (options.iterations > 0, points > 0), from a search
+  /// (input.search, every point queried) or from neighbourhoods (input.neighborhoods, checked by
+  /// checkForwardInput); nullptr where the backend runs the iterations only (the search and
+  /// iteration 0 then run on the CPU).
   void (*run_whole)(const Model& model, const ForwardInput& input, const ForwardOptions& options,
                     ForwardResult& result) = nullptr;
 };

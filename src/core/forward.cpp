@@ -79,14 +79,25 @@ ForwardResult runForward(const Model& model, const ForwardInput& input, const Fo
     std::string why;
     plugin = detail::loadBackend(backend, &why);
     if (!plugin) throw std::runtime_error(why + " (" + toString(backend) + " backend)");
+    // An empty cloud needs no device: the native iterations give its (empty) result.
+    if (input.num_points == 0) plugin = detail::loadBackend(Backend::Native, nullptr);
   }
-  if (input.neighborhoods) return runOnNeighborhoods(model, input, options, plugin);
+  // A backend that runs it all on its device takes every point's neighbourhoods too (a search of
+  // the caller's, a tile's).
+  const bool whole_on_device = plugin && plugin->run_whole;
+  if (input.neighborhoods) {
+    if (!whole_on_device) return runOnNeighborhoods(model, input, options, plugin);
+    detail::checkForwardInput(input);
+    ForwardResult result;
+    plugin->run_whole(model, input, options, result);
+    return result;
+  }
 
   const NeighborSearch& search = *input.search;
   if (searchedCount(search, input.num_points) > input.num_points)
     throw std::invalid_argument("forward pass: more points searched than given");
   // Every point's neighbourhood (the iterations read them all) on a device that runs it all.
-  if (plugin && plugin->run_whole && input.num_points > 0 && !search.queried) {
+  if (whole_on_device && !search.queried) {
     ForwardResult result;
     plugin->run_whole(model, input, options, result);
     return result;

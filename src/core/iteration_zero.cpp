@@ -14,7 +14,7 @@ namespace pcl_dise {
 
 namespace detail {
 
-PreparedGraph prepareGraph(const ForwardInput& input, int threads) {
+void checkForwardInput(const ForwardInput& input) {
   const Neighborhoods& full = *input.neighborhoods;
   const std::size_t m = input.num_points;
   if (full.numNodes() != m)
@@ -29,9 +29,15 @@ PreparedGraph prepareGraph(const ForwardInput& input, int threads) {
     if (j < 0 || static_cast<std::size_t>(j) >= m)
       throw std::invalid_argument("forward pass: neighbour index " + std::to_string(j) + " out of range [0, " +
                                   std::to_string(m) + ")");
-  if (!std::isfinite(input.edge_scale) || !(input.edge_scale > 0))
+  if (!std::isnan(input.edge_scale) && (!std::isfinite(input.edge_scale) || !(input.edge_scale > 0)))
     throw std::invalid_argument("forward pass: edge scale must be finite and positive");
+}
 
+PreparedGraph prepareGraph(const ForwardInput& input, int threads) {
+  if (std::isnan(input.edge_scale)) throw std::invalid_argument("forward pass: edge scale must be finite and positive");
+  checkForwardInput(input);
+  const Neighborhoods& full = *input.neighborhoods;
+  const std::size_t m = input.num_points;
   PreparedGraph g;
   g.points = input.points;
   g.last_iteration = input.last_iteration;

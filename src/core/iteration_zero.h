@@ -23,6 +23,10 @@ struct PreparedGraph {
   const std::uint8_t* last_iteration = nullptr;  // M or nullptr: ForwardInput::last_iteration
 };
 
+/** Throws std::invalid_argument where input.neighborhoods do not fit input.num_points (sizes,
+ *  offsets, indices out of range) or a given edge scale (not NaN) is not finite and positive. */
+void checkForwardInput(const ForwardInput& input);
+
 PreparedGraph prepareGraph(const ForwardInput& input, int threads);
 
 /** Where the DISE iterations start: iteration-0 normals (M x 3) and curvature (M), NaN for the

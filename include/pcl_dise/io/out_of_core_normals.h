@@ -37,9 +37,9 @@ struct OutOfCoreOptions {
   bool has_viewpoint = false;   ///< flip towards `viewpoint` (file coordinates), else the PCD VIEWPOINT or the origin
   std::array<double, 3> viewpoint{0, 0, 0};  ///< with has_viewpoint: x, y, z in the file's coordinates
   bool flip_towards_viewpoint = true;        ///< false: the plane fit's own sign
-  /// Where each tile's forward pass runs. Backend::Cuda: each tile's iterations on the device
-  /// (its search on the CPU, where its neighbourhoods also prove the halo), so that a cloud larger
-  /// than the device's memory runs in tiles that fit it.
+  /// Where each tile's forward pass runs. Backend::Cuda: each tile's iteration 0 and iterations
+  /// on the device (its search on the CPU, where its neighbourhoods also prove the halo), so that
+  /// a cloud larger than the device's memory runs in tiles that fit it.
   Backend backend = Backend::Native;
   /// The share of the run done on this process (core/progress.h): reading and tiling the input
   /// the first fifth, the tiles up to 0.9, writing the output the rest. false stops the run: it

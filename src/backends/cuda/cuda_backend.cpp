@@ -1,13 +1,13 @@
-// Backend::Cuda: the whole forward pass on the device from a search (runWholeOnCuda), or the
-// iterations alone on a graph prepared on the CPU (runCudaIterations, for a search of the
-// user's). Built into libpcl_dise_cuda_backend, which registers the backend as it loads
-// (backend_registry.h).
+// Backend::Cuda: the whole forward pass on the device, from a search or from neighbourhoods
+// found elsewhere (a user's search method, a tile). Built into libpcl_dise_cuda_backend, which
+// registers the backend as it loads (backend_registry.h).
 #include <cmath>
 #include <limits>
 #include <new>
 
 #include "backend_registry.h"
-#include "cuda_graph.h"
+#include "dise_cuda.h"
+#include "iteration_zero.h"
 #include "pcl_dise/core/adaptive_mode.h"
 
 namespace pcl_dise {
@@ -20,29 +20,19 @@ float settleCosineOrNaN(const ForwardOptions& options) {
   return options.settle_degrees > 0 ? settleCosine(options.settle_degrees) : std::numeric_limits<float>::quiet_NaN();
 }
 
-void runCudaIterations(const Model& model, PreparedGraph& g, const ForwardOptions& options, ForwardResult& result) {
-  const std::vector<float> parameters = packParameters(model);
-  const cuda::Graph graph = toCudaGraph(g);
-  startingState(g, result.normals, result.curvature);
-  result.kernel_weights = std::move(g.initial_weights);
-  cuda::State state{result.normals.data(), result.kernel_weights.data(), result.curvature.data()};
-  std::vector<float> per_iteration(options.keep_iterations ? options.iterations * 3 * g.num_points : 0);
-  cuda::runIterations(parameters.data(), graph, options.iterations, state,
-                      options.keep_iterations ? per_iteration.data() : nullptr, settleCosineOrNaN(options));
-  for (int it = 0; options.keep_iterations && it < options.iterations; ++it)
-    result.iteration_normals.emplace_back(per_iteration.begin() + std::size_t(it) * 3 * g.num_points,
-                                          per_iteration.begin() + std::size_t(it + 1) * 3 * g.num_points);
-}
-
 // The stages of runForward on the device: search, edge scale (its terms there, their exact sum
 // here), iteration 0, the iterations; the normals come back once.
 void runWholeOnCuda(const Model& model, const ForwardInput& input, const ForwardOptions& options,
                     ForwardResult& result) {
-  const NeighborSearch& search = *input.search;
-  const std::size_t m = input.num_points, searched = searchedCount(search, m);
+  const std::size_t m = input.num_points;
+  const NeighborSearch every_point;  // given neighbourhoods: the edge scale's search is over all points
+  const NeighborSearch& search = input.search && !input.neighborhoods ? *input.search : every_point;
+  const std::size_t searched = searchedCount(search, m);
   const double stages = options.iterations + 1.0;
   cuda::DeviceEstimation device(input.points, m, searched, search.tie_order);
-  if (search.k > 0)
+  if (input.neighborhoods)
+    device.useNeighborhoods(input.neighborhoods->offsets.data(), input.neighborhoods->indices.data());
+  else if (search.k > 0)
     device.searchNearest(static_cast<int>(std::min<std::size_t>(search.k, 1025)));
   else
     device.searchWithin(search.radius, static_cast<float>(double(search.radius) * double(search.radius)),
@@ -93,8 +83,7 @@ void runWholeOnCudaSaid(const Model& model, const ForwardInput& input, const For
   }
 }
 
-const bool registered =
-    (registerBackend(Backend::Cuda, {runCudaIterations, cudaDeviceAvailable, runWholeOnCudaSaid}), true);
+const bool registered = (registerBackend(Backend::Cuda, {nullptr, cudaDeviceAvailable, runWholeOnCudaSaid}), true);
 
 }  // namespace
 }  // namespace detail

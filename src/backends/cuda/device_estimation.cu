@@ -146,11 +146,20 @@ void DeviceEstimation::searchWithin(float radius, float radius2, int max_neighbo
   fillWithinOnDevice(grid.view(), s.allQueries(), radius, radius2, s.offsets.data, largest, s.indices.data);
 }
 
+void DeviceEstimation::useNeighborhoods(const std::int64_t* offsets, const std::int32_t* indices) {
+  State& s = *state_;
+  if (s.searched_once) throw std::logic_error("cuda backend: one search per estimation");
+  s.searched_once = true;
+  const std::size_t m = static_cast<std::size_t>(s.m);
+  s.offsets = DeviceArray<std::int64_t>(m + 1, offsets);
+  s.indices = DeviceArray<std::int32_t>(static_cast<std::size_t>(offsets[m]), indices);
+}
+
 std::vector<double> DeviceEstimation::edgeScaleTerms(std::size_t* entries) {
   State& s = *state_;
   if (s.has_zero) throw std::logic_error("cuda backend: the edge-scale terms come before iteration 0");
   const int scale = std::min(kScaleNeighbors, s.searched);
-  if (!s.scale_rows) {  // a radius search: the 17 nearest of the searched points, searched here
+  if (!s.scale_rows) {  // a radius search or given neighbourhoods: the 17 nearest searched here
     s.scale_table = DeviceArray<std::int32_t>(std::size_t(s.searched) * scale);
     const DeviceGrid grid = s.grid();
     DeviceQueries queries = s.allQueries();

@@ -96,6 +96,9 @@ class DeviceEstimation {
   /** Every point's k nearest searched points (itself included where searched), nearest first;
    *  also keeps each searched point's 17 nearest for edgeScaleTerms. k: 1 .. 1024. */
   void searchNearest(int k);
+  /** The neighbourhoods of every point given instead of searched: offsets (M + 1, from 0, not
+   *  decreasing), indices (offsets[M] entries in 0 .. M - 1), as checkForwardInput checks them. */
+  void useNeighborhoods(const std::int64_t* offsets, const std::int32_t* indices);
   /** Every point's searched points closer than the radius (squared distance < radius2, the
    *  square of radius formed in double, then float), nearest first, the nearest max_neighbors
    *  of them (0: all). Throws std::runtime_error where a neighbourhood would exceed 1,024 points. */

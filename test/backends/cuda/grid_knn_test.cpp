@@ -117,6 +117,23 @@ TEST(GridKnn, RadiusQueries) {
   expectRadiusMatchesBruteForce(far, far, 0.08f, 256);
 }
 
+// Query points that are not in the grid (a query cloud apart from the surface), some far outside
+// its box: the k nearest grid points by brute force.
+TEST(GridKnn, QueriesBeyondTheGrid) {
+  const std::vector<float> surface = pcl_dise::bench::wavySurface(2000, 13);
+  const HostGrid grid(surface.data(), surface.size() / 3);
+  const std::vector<float> queries = randomCloud(300, 14, 3.f, 3.f, 1.f);
+  std::vector<std::int32_t> ids(33);
+  std::vector<float> dist2(33), brute(surface.size() / 3);
+  for (std::size_t q = 0; q < queries.size() / 3; ++q) {
+    const float* query = queries.data() + 3 * q;
+    ASSERT_EQ(nearestInGrid(grid.view(), query, 33, ids.data(), dist2.data()), 33);
+    for (std::size_t j = 0; j < brute.size(); ++j) brute[j] = squaredDistance(query, surface.data() + 3 * j);
+    std::sort(brute.begin(), brute.end());
+    for (int j = 0; j < 33; ++j) EXPECT_EQ(dist2[j], brute[j]) << "query " << q << " rank " << j;
+  }
+}
+
 TEST(GridKnn, RadiusTiesKeepTheSmallerIdFirst) {
   const std::vector<float> p{0, 0, 0, 1, 0, 0, -1, 0, 0, 0, 1, 0, 0, 0, 3};
   const HostGrid grid(p.data(), 5);

@@ -1,7 +1,8 @@
 // The whole estimation on the GPU (runForward from a search with Backend::Cuda: search, edge
 // scale, iteration 0 and iterations on the device) against the native backend on the CPU: k
 // nearest (k + 1 >= 17 and < 17), radius with and without a cap, a searched subset in a tie order
-// with extra query points, the adaptive mode, kept iterations; the edge scale to the bit; running
+// with extra query points, neighbourhoods given instead of a search, the adaptive mode, kept
+// iterations; the edge scale to the bit; running
 // out of device memory is an exception that leaves the device usable. Plain C++ (no PCL, no
 // GoogleTest), so that it runs where the GPU is; exit code 77 (skipped) without a GPU.
 #include <cuda_runtime.h>
@@ -18,6 +19,7 @@
 #include "pcl_dise/core/angle_error.h"
 #include "pcl_dise/core/edge_scale.h"
 #include "pcl_dise/core/forward.h"
+#include "pcl_dise/core/grid_search.h"
 #include "pcl_dise/core/model.h"
 #include "wavy_surface.h"
 
@@ -117,6 +119,19 @@ int main(int argc, char** argv) {
   subset.num_searched = m;
   subset.tie_order = reversed.data();
   compareBackends("searched subset in tie order, 5,000 query points", model, with_queries, subset);
+
+  // Neighbourhoods found elsewhere (a user's search method, a tile): uploaded, the rest on the GPU.
+  {
+    const pcl_dise::Neighborhoods given = pcl_dise::nearestNeighborGraph(points.data(), m, 33);
+    pcl_dise::ForwardInput input;
+    input.points = points.data();
+    input.num_points = m;
+    input.neighborhoods = &given;
+    const pcl_dise::ForwardOptions options;
+    const pcl_dise::ForwardResult cpu = pcl_dise::runForward(model, input, options, pcl_dise::Backend::Native);
+    const pcl_dise::ForwardResult gpu = pcl_dise::runForward(model, input, options, pcl_dise::Backend::Cuda);
+    compare("given neighbourhoods (k = 32)", gpu, cpu, 0.05);
+  }
 
   // Kept iterations: L + 1 sets, the PCA of iteration 0 first.
   const pcl_dise::ForwardResult kept_gpu = run(model, points, knn, pcl_dise::Backend::Cuda, 0, true);

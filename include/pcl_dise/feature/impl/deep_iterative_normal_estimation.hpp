@@ -12,7 +12,7 @@
 #include <pcl/common/point_tests.h>
 
 #include "pcl_dise/core/centroid_frame.h"
-#include "pcl_dise/core/grid_search.h"
+#include "pcl_dise/core/edge_scale.h"
 #include "pcl_dise/core/plane_fit.h"
 #include "pcl_dise/core/spatial_order.h"
 #include "pcl_dise/core/viewpoint.h"
