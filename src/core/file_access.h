@@ -1,10 +1,13 @@
 #pragma once
 // The one form of a file error and the one way to read a whole file, for every reader of outside
 // files (io/, train/, text_io).
+#include <cstdint>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <system_error>
 
 namespace pcl_dise {
 namespace detail {
@@ -15,19 +18,20 @@ namespace detail {
 }
 
 /** The bytes of the file at `path`; fail(path, "cannot be opened") where it cannot be opened.
- *  A file of known size is read in one piece into a string of that size (one copy, at the speed
- *  of the disk or the page cache); a stream without a size (a pipe) through a string stream. */
+ *  A regular file is read in one piece into a string of its size (one copy, at the speed of the
+ *  disk or the page cache); anything else (a pipe, a device) through a string stream. */
 inline std::string readWholeFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary | std::ios::ate);
+  std::ifstream in(path, std::ios::binary);
   if (!in) fail(path, "cannot be opened");
-  const std::streamoff size = in.tellg();
-  if (size > 0 && in.seekg(0)) {
+  std::error_code error;
+  const bool regular = std::filesystem::is_regular_file(path, error);
+  const std::uintmax_t size = regular ? std::filesystem::file_size(path, error) : 0;
+  if (regular && !error && size > 0) {
     std::string bytes(static_cast<std::size_t>(size), '\0');
-    if (!in.read(&bytes[0], size)) fail(path, "cannot be read (it shrank or failed while being read)");
+    if (!in.read(&bytes[0], static_cast<std::streamsize>(size)))
+      fail(path, "cannot be read (it shrank or failed while being read)");
     return bytes;
   }
-  in.clear();
-  in.seekg(0);
   std::ostringstream bytes;
   bytes << in.rdbuf();
   return bytes.str();

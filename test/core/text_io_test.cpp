@@ -2,8 +2,12 @@
 // anything else.
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
+
 #include <cmath>
+#include <cstdio>
 #include <fstream>
+#include <thread>
 
 #include "pcl_dise/core/text_io.h"
 #include "test_support.h"
@@ -23,6 +27,18 @@ std::string errorOf(const std::string& text) {
     return e.what();
   }
   return "";
+}
+
+// A pipe has no size to read in one piece: it is read as a stream.
+TEST(TextTriples, ReadsFromAPipe) {
+  const std::string path = pcl_dise::test::temporaryDir("text_io") + "/pipe.xyz";
+  std::remove(path.c_str());
+  ASSERT_EQ(mkfifo(path.c_str(), 0600), 0);
+  std::thread writer([&] { std::ofstream(path) << "1 2 3\n4 5 6\n"; });
+  const auto rows = pcl_dise::readTextTriplesInDouble(path);
+  writer.join();
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[1][2], 6.0);
 }
 
 TEST(TextTriples, ReadsNumbersInEveryFormStrtofAccepts) {
