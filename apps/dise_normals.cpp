@@ -58,6 +58,7 @@ int run(const Options& o) {
     dise.setModel(std::make_shared<const pcl_dise::Model>(pcl_dise::loadModel(model)));
   }
   dise.setProgressCallback(display.callback());
+  dise.setStoreKernelWeights(false);  // not written: not kept (nor copied back from a GPU)
 
   pcl::PointCloud<pcl::Normal> normals;
   const auto compute_start = Clock::now();

@@ -172,6 +172,7 @@ class Estimator {
           dise.setViewPoint(cloud->sensor_origin_[0], cloud->sensor_origin_[1], cloud->sensor_origin_[2]);
         if (model_) dise.setModel(model_);
         dise.setStoreIterations(o_.store_iterations);
+        dise.setStoreKernelWeights(weights_of.has_value());
         dise.setProgressCallback(python_progress.function());
         dise.compute(normals);
         cancelled = dise.wasCancelled();

@@ -17,6 +17,20 @@ float edgeScaleFromSum(const ExactSum& terms, std::size_t entries) {
   return static_cast<float>(0.2 / stddev);
 }
 
+float edgeScaleFromTerms(const double* terms, std::size_t count, std::size_t entries) {
+  ExactSum sum;
+  const std::int64_t n = static_cast<std::int64_t>(count);
+#pragma omp parallel if (n > 4096)
+  {
+    ExactSum mine;
+#pragma omp for nowait
+    for (std::int64_t i = 0; i < n; ++i) mine.add(terms[i]);
+#pragma omp critical
+    sum.add(mine);
+  }
+  return edgeScaleFromSum(sum, entries);
+}
+
 float edgeScale(const float* points, const Neighborhoods& knn) {
   // Each thread sums its share; exact sums give the same bits in any order and split.
   ExactSum terms;

@@ -60,10 +60,8 @@ ForwardResult runOnNeighborhoods(const Model& model, const ForwardInput& input, 
   return result;
 }
 
-}  // namespace
-
-ForwardResult runForward(const Model& model, const ForwardInput& input, const ForwardOptions& options,
-                         Backend backend) {
+ForwardResult runForwardKeepingAll(const Model& model, const ForwardInput& input, const ForwardOptions& options,
+                                   Backend backend) {
   if (options.iterations < 0) throw std::invalid_argument("forward pass: iterations must be >= 0");
   if (!(options.settle_degrees >= 0)) throw std::invalid_argument("forward pass: settle_degrees must be >= 0");
   if (options.settle_degrees > 0 && backend == Backend::Torch)
@@ -111,6 +109,18 @@ ForwardResult runForward(const Model& model, const ForwardInput& input, const Fo
                                     nearest_known ? &found : nullptr, options.threads);
   }
   return runOnNeighborhoods(model, searched, options, plugin);
+}
+
+}  // namespace
+
+ForwardResult runForward(const Model& model, const ForwardInput& input, const ForwardOptions& options,
+                         Backend backend) {
+  ForwardResult result = runForwardKeepingAll(model, input, options, backend);
+  if (!options.keep_kernel_weights) {
+    result.kernel_neighborhoods = Neighborhoods();
+    std::vector<float>().swap(result.kernel_weights);
+  }
+  return result;
 }
 
 }  // namespace pcl_dise

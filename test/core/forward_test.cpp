@@ -49,6 +49,16 @@ TEST(EdgeScale, HandComputed) {
   EXPECT_EQ(edgeScale(same.data(), nb), 1.f);  // no spread: a neutral scale instead of infinity
 }
 
+// Terms summed elsewhere (the CUDA backend sums its device's terms so) give the same bits.
+TEST(EdgeScale, FromTermsIsTheSameValue) {
+  const auto cloud = test::boxCloud(6000);
+  const std::vector<float> points = flatten(*cloud);
+  const Neighborhoods knn = nearestNeighborGraph(points.data(), cloud->size(), kEdgeScaleNeighbors);
+  std::vector<double> terms(cloud->size());
+  for (std::size_t i = 0; i < terms.size(); ++i) terms[i] = edgeScaleTerm(points.data(), knn, i);
+  EXPECT_EQ(edgeScaleFromTerms(terms.data(), terms.size(), knn.numEdges()), edgeScale(points.data(), knn));
+}
+
 TEST(Forward, BackendsAgreeWithRandomWeights) {
   if (!backendAvailable(Backend::Torch)) GTEST_SKIP() << "torch backend not built";
   const auto cloud = test::boxCloud(1500);
@@ -169,6 +179,26 @@ TEST(Forward, KernelWeightsAreASoftmaxPerNeighbourhood) {
     // A sphere's normal is radial.
     EXPECT_LT(test::unorientedAngleDeg(&r.normals[3 * i], &points[3 * i]), 10.0);
   }
+}
+
+TEST(Forward, KernelWeightsCanBeLeftOut) {
+  const auto cloud = test::sphereCloud(400);
+  const std::vector<float> points = flatten(*cloud);
+  NeighborSearch search;
+  search.k = 17;
+  ForwardInput in;
+  in.points = points.data();
+  in.num_points = cloud->size();
+  in.search = &search;
+  ForwardOptions opt;
+  opt.iterations = 2;
+  const ForwardResult kept = runForward(randomModel(3), in, opt);
+  opt.keep_kernel_weights = false;
+  const ForwardResult left = runForward(randomModel(3), in, opt);
+  EXPECT_EQ(left.normals, kept.normals);
+  EXPECT_EQ(kept.kernel_neighborhoods.numNodes(), cloud->size());
+  EXPECT_EQ(left.kernel_neighborhoods.numNodes(), 0u);
+  EXPECT_TRUE(left.kernel_weights.empty());
 }
 
 TEST(Forward, PointsWithoutANormalLeaveOtherNeighbourhoods) {

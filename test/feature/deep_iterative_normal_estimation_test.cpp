@@ -237,6 +237,16 @@ TEST(Dise, RadiusNeighbourhoodsHaveTheirTrueSize) {
     sizes.insert(neighbors.size());
   }
   EXPECT_GT(sizes.size(), 3u);  // variable-size, not padded
+  // Not kept on request: the same normals, no weights.
+  dise.setStoreKernelWeights(false);
+  pcl::PointCloud<pcl::Normal> again;
+  dise.compute(again);
+  pcl::Indices neighbors;
+  std::vector<float> weights;
+  EXPECT_FALSE(dise.getKernelWeights(0, neighbors, weights));
+  for (std::size_t i = 0; i < cloud->size(); ++i)  // equal, or NaN in both (too few neighbours)
+    EXPECT_TRUE(again[i].normal_x == out[i].normal_x || (std::isnan(again[i].normal_x) && std::isnan(out[i].normal_x)))
+        << i;
 }
 
 TEST(Dise, InputOrderOnlyBreaksTies) {

@@ -45,6 +45,13 @@ PCL_DISE_HOST_DEVICE double edgeScaleTerm(const float* points, const float* p, c
   return sum;
 }
 
+/** \brief s from terms computed elsewhere (the CUDA backend's, one per point), summed exactly
+ *  in threads: what edgeScale gives on the same neighbourhoods.
+ *  \param[in] terms `count` values of edgeScaleTerm
+ *  \param[in] count the number of terms
+ *  \param[in] entries the neighbours the terms read in all */
+float edgeScaleFromTerms(const double* terms, std::size_t count, std::size_t entries);
+
 /** The neighbours each point's term reads: its 16 nearest plus itself. */
 constexpr std::size_t kEdgeScaleNeighbors = 17;
 

@@ -62,6 +62,9 @@ struct ForwardOptions {
   int iterations = 4;            ///< L, number of DISE iterations after the PCA of iteration 0
   int threads = 0;               ///< 0: all hardware threads
   bool keep_iterations = false;  ///< store every iteration's normals in ForwardResult::iteration_normals
+  /// Keep ForwardResult::kernel_neighborhoods and kernel_weights; false leaves them empty (the
+  /// CUDA backend then copies none back: 8 bytes per neighbour, 5 GB at 10M points and k = 64).
+  bool keep_kernel_weights = true;
   /// Adaptive mode (native and CUDA backends; adaptive_mode.h): a point whose normal turned by
   /// less than this many degrees in an iteration has settled and skips the remaining ones,
   /// keeping its normal, curvature and kernel weights, which its neighbours go on reading. 0:

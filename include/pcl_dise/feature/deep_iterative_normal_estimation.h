@@ -169,6 +169,10 @@ class DeepIterativeNormalEstimation : public Feature<PointInT, PointOutT> {
   /** Keep every iteration's normals at the next compute (for getIterationNormals). */
   void setStoreIterations(bool store) { store_iterations_ = store; }
 
+  /** Keep the kernel weights at the next compute (for getKernelWeights; true, the default).
+   *  false saves 8 bytes per neighbour, and with the CUDA backend their copy from the device. */
+  void setStoreKernelWeights(bool store) { store_kernel_weights_ = store; }
+
   /** Normals after `iteration` (0 = PCA .. L) for the points of the last compute, flipped
    *  towards the viewpoint, curvature NaN. False (with PCL_ERROR) unless setStoreIterations(true)
    *  was set for that compute and iteration is in range. */
@@ -176,7 +180,8 @@ class DeepIterativeNormalEstimation : public Feature<PointInT, PointOutT> {
 
   /** The last iteration's kernel weights of the neighbourhood of output point `output_index`
    *  (the paper's interpretability view): indices into the search surface and their weights,
-   *  which sum to 1. False where that point has no normal or nothing was computed. */
+   *  which sum to 1. False where that point has no normal, nothing was computed, or
+   *  setStoreKernelWeights(false) was set for that compute. */
   bool getKernelWeights(std::size_t output_index, pcl::Indices& surface_indices, std::vector<float>& weights) const;
 
  protected:
@@ -250,6 +255,7 @@ class DeepIterativeNormalEstimation : public Feature<PointInT, PointOutT> {
   pcl_dise::Backend backend_ = pcl_dise::Backend::Native;
   int max_neighbors_ = 0;
   bool store_iterations_ = false;
+  bool store_kernel_weights_ = true;
 
   /// Results of the last compute, for getIterationNormals / getKernelWeights.
   std::vector<std::int32_t> output_nodes_;     ///< node of each output point, -1 for none

@@ -45,9 +45,7 @@ void runWholeOnCuda(const Model& model, const ForwardInput& input, const Forward
   if (std::isnan(edge_scale)) {
     std::size_t entries = 0;
     const std::vector<double> terms = device.edgeScaleTerms(&entries);
-    ExactSum sum;
-    for (double term : terms) sum.add(term);
-    edge_scale = edgeScaleFromSum(sum, entries);
+    edge_scale = edgeScaleFromTerms(terms.data(), terms.size(), entries);
   }
   device.iterationZero();
   result.normals.resize(3 * m);
@@ -70,8 +68,9 @@ void runWholeOnCuda(const Model& model, const ForwardInput& input, const Forward
     result.iteration_normals.emplace_back(per_iteration.begin() + std::size_t(it) * 3 * m,
                                           per_iteration.begin() + std::size_t(it + 1) * 3 * m);
   device.results(result.normals.data(), result.curvature.data());
-  device.kernelNeighborhoods(result.kernel_neighborhoods.offsets, result.kernel_neighborhoods.indices,
-                             result.kernel_weights);
+  if (options.keep_kernel_weights)
+    device.kernelNeighborhoods(result.kernel_neighborhoods.offsets, result.kernel_neighborhoods.indices,
+                               result.kernel_weights);
 }
 
 // Thrust's sorts and scans allocate scratch space of their own and throw std::bad_alloc when the

@@ -150,9 +150,7 @@ int main(int argc, char** argv) {
     device.searchNearest(65);
     std::size_t entries = 0;
     const std::vector<double> terms = device.edgeScaleTerms(&entries);
-    pcl_dise::ExactSum sum;
-    for (double t : terms) sum.add(t);
-    const float gpu_scale = pcl_dise::edgeScaleFromSum(sum, entries);
+    const float gpu_scale = pcl_dise::edgeScaleFromTerms(terms.data(), terms.size(), entries);
     const float cpu_scale = pcl_dise::edgeScale(points.data(), m, 0);
     char line[200];
     std::snprintf(line, sizeof line, "edge scale %.9g on the device, %.9g on the CPU", gpu_scale, cpu_scale);

@@ -303,6 +303,7 @@ bool DeepIterativeNormalEstimation<PointInT, PointOutT>::runForwardPass(pcl_dise
   options.iterations = iterations_;
   options.threads = pcl_dise::detail::resolveThreads(static_cast<int>(threads_));
   options.keep_iterations = store_iterations_;
+  options.keep_kernel_weights = store_kernel_weights_;
   options.settle_degrees = settle_degrees_;
   options.progress = progress_;
   try {

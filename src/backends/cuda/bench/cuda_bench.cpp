@@ -74,9 +74,7 @@ int main(int argc, char** argv) {
     const std::vector<double> terms = device.edgeScaleTerms(&entries);
     stage[0] = secondsSince(t0);
     auto t = Clock::now();
-    pcl_dise::ExactSum sum;
-    for (double term : terms) sum.add(term);
-    const float edge_scale = pcl_dise::edgeScaleFromSum(sum, entries);
+    const float edge_scale = pcl_dise::edgeScaleFromTerms(terms.data(), terms.size(), entries);
     stage[1] = secondsSince(t);
     t = Clock::now();
     device.iterationZero();
