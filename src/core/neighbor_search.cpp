@@ -29,16 +29,20 @@ Neighborhoods searchNeighborhoods(const float* points, std::size_t num_points, c
                                        : GridSearch::forRadius(grid_points, searched, search.radius);
   std::vector<float>().swap(in_tie_order);
 
+  // Only some points asked: their positions gathered, their rows put back (every point asked
+  // is the plain search).
+  const bool some =
+      search.queried && std::find(search.queried, search.queried + num_points, 0) != search.queried + num_points;
   std::vector<float> queries;
   std::vector<std::int32_t> queried;
-  if (search.queried)
+  if (some)
     for (std::size_t n = 0; n < num_points; ++n)
       if (search.queried[n]) {
         queries.insert(queries.end(), points + 3 * n, points + 3 * n + 3);
         queried.push_back(static_cast<std::int32_t>(n));
       }
-  const float* query_points = search.queried ? queries.data() : points;
-  const std::size_t num_queries = search.queried ? queried.size() : num_points;
+  const float* query_points = some ? queries.data() : points;
+  const std::size_t num_queries = some ? queried.size() : num_points;
   Neighborhoods found =
       search.k > 0 ? grid.nearest(query_points, num_queries, search.k, threads)
                    : grid.withinRadius(query_points, num_queries, search.radius, search.max_neighbors, threads);
@@ -48,7 +52,7 @@ Neighborhoods searchNeighborhoods(const float* points, std::size_t num_points, c
 #pragma omp parallel for num_threads(detail::resolveThreads(threads)) schedule(static)
     for (std::int64_t e = 0; e < num_ids; ++e) ids[e] = search.tie_order[ids[e]];
   }
-  if (!search.queried) return found;
+  if (!some) return found;
   std::vector<std::vector<std::int32_t>> rows(num_points);
   for (std::size_t q = 0; q < queried.size(); ++q)
     rows[queried[q]].assign(found.begin(q), found.begin(q) + found.size(q));

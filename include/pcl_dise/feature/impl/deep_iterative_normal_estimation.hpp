@@ -322,13 +322,15 @@ bool DeepIterativeNormalEstimation<PointInT, PointOutT>::runForwardPass(pcl_dise
 template <typename PointInT, typename PointOutT>
 void DeepIterativeNormalEstimation<PointInT, PointOutT>::writeOutput(PointCloudOut& output) const {
   const float nan = std::numeric_limits<float>::quiet_NaN();
-  output.is_dense = true;
-  for (std::size_t idx = 0; idx < output.size(); ++idx) {
+  bool dense = true;
+  const int threads = pcl_dise::detail::resolveThreads(static_cast<int>(threads_));
+#pragma omp parallel for num_threads(threads) schedule(static) reduction(&& : dense)
+  for (std::int64_t idx = 0; idx < static_cast<std::int64_t>(output.size()); ++idx) {
     const std::int32_t node = output_nodes_[idx];
     const float* n = node >= 0 ? &last_result_.normals[3 * node] : nullptr;
     if (!n || !std::isfinite(n[0])) {
       output[idx].normal_x = output[idx].normal_y = output[idx].normal_z = output[idx].curvature = nan;
-      output.is_dense = false;
+      dense = false;
       continue;
     }
     float normal[3] = {n[0], n[1], n[2]};
@@ -338,6 +340,7 @@ void DeepIterativeNormalEstimation<PointInT, PointOutT>::writeOutput(PointCloudO
     output[idx].normal_z = normal[2];
     output[idx].curvature = last_result_.curvature[node];
   }
+  output.is_dense = dense;
 }
 
 template <typename PointInT, typename PointOutT>
