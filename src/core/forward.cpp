@@ -80,21 +80,22 @@ ForwardResult runForwardKeepingAll(const Model& model, const ForwardInput& input
     // An empty cloud needs no device: the native iterations give its (empty) result.
     if (input.num_points == 0) plugin = detail::loadBackend(Backend::Native, nullptr);
   }
-  // A backend that runs it all on its device takes every point's neighbourhoods too (a search of
+  // A backend that runs it all on its device takes neighbourhoods found elsewhere too (a search of
   // the caller's, a tile's).
   const bool whole_on_device = plugin && plugin->run_whole;
-  if (input.neighborhoods) {
-    if (!whole_on_device) return runOnNeighborhoods(model, input, options, plugin);
-    detail::checkForwardInput(input);
+  auto onNeighborhoods = [&](const ForwardInput& with_neighborhoods) {
+    if (!whole_on_device) return runOnNeighborhoods(model, with_neighborhoods, options, plugin);
+    detail::checkForwardInput(with_neighborhoods);
     ForwardResult result;
-    plugin->run_whole(model, input, options, result);
+    plugin->run_whole(model, with_neighborhoods, options, result);
     return result;
-  }
+  };
+  if (input.neighborhoods) return onNeighborhoods(input);
 
   const NeighborSearch& search = *input.search;
   if (searchedCount(search, input.num_points) > input.num_points)
     throw std::invalid_argument("forward pass: more points searched than given");
-  // Every point's neighbourhood (the iterations read them all) on a device that runs it all.
+  // The device searches where every point's neighbourhood is wanted (the iterations read them all).
   if (whole_on_device && !search.queried) {
     ForwardResult result;
     plugin->run_whole(model, input, options, result);
@@ -108,7 +109,7 @@ ForwardResult runForwardKeepingAll(const Model& model, const ForwardInput& input
     searched.edge_scale = edgeScale(input.points, searchedCount(search, input.num_points),
                                     nearest_known ? &found : nullptr, options.threads);
   }
-  return runOnNeighborhoods(model, searched, options, plugin);
+  return onNeighborhoods(searched);
 }
 
 }  // namespace

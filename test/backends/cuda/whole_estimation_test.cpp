@@ -120,6 +120,13 @@ int main(int argc, char** argv) {
   subset.tie_order = reversed.data();
   compareBackends("searched subset in tie order, 5,000 query points", model, with_queries, subset);
 
+  // Only some points asked: the search on the CPU, the rest on the GPU.
+  std::vector<std::uint8_t> every_other(m, 0);
+  for (std::size_t i = 0; i < m; i += 2) every_other[i] = 1;
+  pcl_dise::NeighborSearch some = knn;
+  some.queried = every_other.data();
+  compareBackends("every other point asked", model, points, some);
+
   // Neighbourhoods found elsewhere (a user's search method, a tile): uploaded, the rest on the GPU.
   {
     const pcl_dise::Neighborhoods given = pcl_dise::nearestNeighborGraph(points.data(), m, 33);
