@@ -4,8 +4,6 @@
 #include <cmath>
 #include <limits>
 #include <new>
-#include <stdexcept>
-#include <string>
 
 #include "backend_registry.h"
 #include "dise_cuda.h"
@@ -34,10 +32,8 @@ void runWholeOnCuda(const Model& model, const ForwardInput& input, const Forward
   cuda::DeviceEstimation device(input.points, m, searched, search.tie_order);
   if (input.neighborhoods)
     device.useNeighborhoods(input.neighborhoods->offsets.data(), input.neighborhoods->indices.data());
-  else if (search.k > 1024)
-    throw std::invalid_argument("cuda backend: at most 1024 neighbours per point, not " + std::to_string(search.k));
   else if (search.k > 0)
-    device.searchNearest(static_cast<int>(search.k));
+    device.searchNearest(search.k);
   else
     device.searchWithin(search.radius, static_cast<float>(double(search.radius) * double(search.radius)),
                         static_cast<int>(search.max_neighbors));

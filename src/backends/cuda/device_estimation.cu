@@ -91,14 +91,14 @@ DeviceEstimation::DeviceEstimation(const float* points, std::size_t num_points, 
 
 DeviceEstimation::~DeviceEstimation() = default;
 
-std::size_t DeviceEstimation::numPoints() const { return static_cast<std::size_t>(state_->m); }
-
-void DeviceEstimation::searchNearest(int k) {
+void DeviceEstimation::searchNearest(std::size_t k) {
   State& s = *state_;
-  if (k < 1 || k > 1024) throw std::invalid_argument("cuda backend: k must be in 1..1024, got " + std::to_string(k));
+  if (k < 1 || k > std::size_t(kMaxNeighborhood))
+    throw std::invalid_argument("cuda backend: at most " + std::to_string(kMaxNeighborhood) +
+                                " neighbours per point, not " + std::to_string(k));
   if (s.searched_once) throw std::logic_error("cuda backend: one search per estimation");
   s.searched_once = true;
-  const int row = std::min(k, s.searched);
+  const int row = std::min(static_cast<int>(k), s.searched);
   const int scale = std::min(kScaleNeighbors, s.searched);
   const int stride = std::max(row, scale);  // one search answers both
   const std::size_t m = static_cast<std::size_t>(s.m);
@@ -135,9 +135,10 @@ void DeviceEstimation::searchWithin(float radius, float radius2, int max_neighbo
   check(cudaMemset(counts.data + m, 0, sizeof(std::int64_t)), "clearing a count");
   const std::int64_t largest =
       countWithinOnDevice(grid.view(), s.allQueries(), radius, radius2, max_neighbors, counts.data);
-  if (largest > 1024)
+  if (largest > kMaxNeighborhood)
     throw std::runtime_error("cuda backend: a radius neighbourhood of " + std::to_string(largest) +
-                             " points; at most 1024 are supported (set a neighbour cap)");
+                             " points; at most " + std::to_string(kMaxNeighborhood) +
+                             " are supported (set a neighbour cap)");
   s.offsets = DeviceArray<std::int64_t>(m + 1);
   thrust::exclusive_scan(thrust::device, counts.data, counts.data + m + 1, s.offsets.data);
   std::int64_t entries = 0;

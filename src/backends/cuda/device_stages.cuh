@@ -46,7 +46,7 @@ std::int64_t countWithinOnDevice(const GridView& grid, const DeviceQueries& quer
                                  int cap, std::int64_t* d_counts);
 
 /** Each query's nearest (d_offsets[q + 1] - d_offsets[q]) grid points closer than the radius,
- *  nearest first, into d_indices from d_offsets[q]; largest: the largest row (<= 1024). */
+ *  nearest first, into d_indices from d_offsets[q]; largest: the largest row (<= kMaxNeighborhood). */
 void fillWithinOnDevice(const GridView& grid, const DeviceQueries& queries, float radius, float radius2,
                         const std::int64_t* d_offsets, std::int64_t largest, std::int32_t* d_indices);
 
@@ -75,7 +75,7 @@ struct DeviceGraph {
   const std::int32_t* indices;
   std::size_t num_edges;       ///< entries of indices
   const std::uint8_t* active;  ///< M
-  std::int64_t largest;        ///< the largest neighbourhood (<= 1024)
+  std::int64_t largest;        ///< the largest neighbourhood (<= kMaxNeighborhood)
 };
 
 /** `iterations` DISE iterations on device state updated in place: normals (M x 3), weights (one per

@@ -24,6 +24,10 @@ struct OutOfDeviceMemory : std::runtime_error {
  *  first bias (hidden), second weight (out x hidden), second bias (out). */
 constexpr int kParameterCount = kNumParameters;
 
+/** The most points a neighbourhood holds on the GPU: a search's candidate list and an iteration's
+ *  edges (32 per lane of a warp) live in registers and local memory of this size. */
+constexpr int kMaxNeighborhood = 1024;
+
 /** Iteration 0 done and the neighbourhoods pruned, as pcl_dise's prepareGraph leaves them. */
 struct Graph {
   const float* points = nullptr;          // M x 3
@@ -52,7 +56,7 @@ void runIterations(const float* parameters, const Graph& graph, int iterations, 
 /** The k nearest points of every point (itself included) by a uniform grid on the current CUDA
  *  device (grid_knn.h). points: M x 3, finite; neighbors: M x min(k, M), each row nearest first,
  *  ties by smaller index. Returns min(k, M). Throws std::invalid_argument for non-finite points
- *  or k outside 1..1024, std::runtime_error on CUDA errors. */
+ *  or k outside 1 .. kMaxNeighborhood, std::runtime_error on CUDA errors. */
 int nearestNeighbors(const float* points, std::size_t num_points, int k, std::int32_t* neighbors);
 
 /** Iteration 0 and the pruned neighbourhoods, as pcl_dise's prepareGraph leaves them. */
@@ -94,8 +98,8 @@ class DeviceEstimation {
   DeviceEstimation& operator=(const DeviceEstimation&) = delete;
 
   /** Every point's k nearest searched points (itself included where searched), nearest first;
-   *  also keeps each searched point's 17 nearest for edgeScaleTerms. k: 1 .. 1024. */
-  void searchNearest(int k);
+   *  also keeps each searched point's 17 nearest for edgeScaleTerms. k: 1 .. kMaxNeighborhood. */
+  void searchNearest(std::size_t k);
   /** The neighbourhoods of every point given instead of searched: offsets (M + 1, from 0, not
    *  decreasing), indices (offsets[M] entries in 0 .. M - 1), as checkForwardInput checks them. */
   void useNeighborhoods(const std::int64_t* offsets, const std::int32_t* indices);
@@ -115,7 +119,6 @@ class DeviceEstimation {
   bool iterate(const float* parameters, float edge_scale, int iterations, float settle_cos, float* iteration_normals,
                const std::function<bool(int)>& after_each);
 
-  std::size_t numPoints() const;  ///< M
   /** The normals (M x 3, NaN where none) and curvature (M) as the last stage left them. */
   void results(float* normals, float* curvature) const;
   /** The pruned neighbourhoods (offsets: M + 1, indices) and their kernel weights. */

@@ -262,9 +262,9 @@ bool iterateOnDevice(const float* d_parameters, const DeviceGraph& graph, int it
                      const std::function<bool(int, const float*)>& after_each) {
   const std::size_t m = graph.num_points;
   if (m == 0 || iterations <= 0) return true;
-  if (graph.largest > 1024)
-    throw std::runtime_error("cuda backend: a neighbourhood of " + std::to_string(graph.largest) +
-                             " points; at most 1024 are supported (cap radius neighbourhoods)");
+  if (graph.largest > kMaxNeighborhood)
+    throw std::runtime_error("cuda backend: a neighbourhood of " + std::to_string(graph.largest) + " points; at most " +
+                             std::to_string(kMaxNeighborhood) + " are supported (cap radius neighbourhoods)");
   // Each iteration reads one pair of buffers and writes the other; inactive points keep theirs.
   DeviceArray<float> normals_b(3 * m), weights_b(graph.num_edges);
   check(cudaMemcpy(normals_b.data, d_normals, 3 * m * sizeof(float), cudaMemcpyDeviceToDevice),
@@ -318,9 +318,6 @@ void runIterations(const float* parameters, const Graph& graph, int iterations, 
   const std::size_t edges = static_cast<std::size_t>(graph.offsets[m]);
   std::int64_t largest = 0;
   for (std::size_t i = 0; i < m; ++i) largest = std::max(largest, graph.offsets[i + 1] - graph.offsets[i]);
-  if (largest > 1024)
-    throw std::runtime_error("cuda backend: a neighbourhood of " + std::to_string(largest) +
-                             " points; at most 1024 are supported (cap radius neighbourhoods)");
   if (!deviceAvailable()) throw std::runtime_error("cuda backend: no CUDA device is available");
 
   const DeviceArray<float> d_parameters(kParameterCount, parameters), d_points(3 * m, graph.points);

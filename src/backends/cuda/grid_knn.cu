@@ -88,7 +88,7 @@ void withListSize(std::int64_t row, Launch launch) {
   else if (row <= 256)
     launch(std::integral_constant<int, 256>());
   else
-    launch(std::integral_constant<int, 1024>());
+    launch(std::integral_constant<int, kMaxNeighborhood>());
 }
 
 }  // namespace
@@ -136,7 +136,9 @@ std::int64_t countWithinOnDevice(const GridView& grid, const DeviceQueries& quer
 void fillWithinOnDevice(const GridView& grid, const DeviceQueries& queries, float radius, float radius2,
                         const std::int64_t* d_offsets, std::int64_t largest, std::int32_t* d_indices) {
   if (queries.count == 0 || largest == 0) return;
-  if (largest > 1024) throw std::runtime_error("cuda backend: radius neighbourhoods of more than 1024 points");
+  if (largest > kMaxNeighborhood)
+    throw std::runtime_error("cuda backend: radius neighbourhoods of more than " + std::to_string(kMaxNeighborhood) +
+                             " points");
   withListSize(largest, [&](auto max_k) {
     fillWithinKernel<decltype(max_k)::value>
         <<<blocksFor(queries.count), kThreadsPerBlock>>>(grid, queries, radius, radius2, d_offsets, d_indices);
@@ -145,8 +147,9 @@ void fillWithinOnDevice(const GridView& grid, const DeviceQueries& queries, floa
 }
 
 int nearestNeighbors(const float* points, std::size_t num_points, int k, std::int32_t* neighbors) {
-  if (k < 1 || k > 1024)
-    throw std::invalid_argument("cuda nearestNeighbors: k must be in 1..1024, got " + std::to_string(k));
+  if (k < 1 || k > kMaxNeighborhood)
+    throw std::invalid_argument("cuda nearestNeighbors: k must be in 1.." + std::to_string(kMaxNeighborhood) +
+                                ", got " + std::to_string(k));
   if (num_points > std::size_t(INT32_MAX) / 3)
     throw std::invalid_argument("cuda nearestNeighbors: too many points (" + std::to_string(num_points) + ")");
   for (std::size_t i = 0; i < 3 * num_points; ++i)
