@@ -17,33 +17,34 @@ float edgeScaleFromSum(const ExactSum& terms, std::size_t entries) {
   return static_cast<float>(0.2 / stddev);
 }
 
-float edgeScaleFromTerms(const double* terms, std::size_t count, std::size_t entries) {
+namespace {
+
+// The sum of term(i) for i in 0 .. count - 1: each thread sums its share; exact sums give the
+// same bits in any order and split.
+template <typename Term>
+ExactSum sumInThreads(std::size_t count, Term term) {
   ExactSum sum;
   const std::int64_t n = static_cast<std::int64_t>(count);
 #pragma omp parallel if (n > 4096)
   {
     ExactSum mine;
 #pragma omp for nowait
-    for (std::int64_t i = 0; i < n; ++i) mine.add(terms[i]);
+    for (std::int64_t i = 0; i < n; ++i) mine.add(term(static_cast<std::size_t>(i)));
 #pragma omp critical
     sum.add(mine);
   }
-  return edgeScaleFromSum(sum, entries);
+  return sum;
+}
+
+}  // namespace
+
+float edgeScaleFromTerms(const double* terms, std::size_t count, std::size_t entries) {
+  return edgeScaleFromSum(sumInThreads(count, [&](std::size_t i) { return terms[i]; }), entries);
 }
 
 float edgeScale(const float* points, const Neighborhoods& knn) {
-  // Each thread sums its share; exact sums give the same bits in any order and split.
-  ExactSum terms;
-  const std::int64_t n = static_cast<std::int64_t>(knn.numNodes());
-#pragma omp parallel if (n > 4096)
-  {
-    ExactSum mine;
-#pragma omp for nowait
-    for (std::int64_t i = 0; i < n; ++i) mine.add(edgeScaleTerm(points, knn, static_cast<std::size_t>(i)));
-#pragma omp critical
-    terms.add(mine);
-  }
-  return edgeScaleFromSum(terms, knn.numEdges());
+  return edgeScaleFromSum(sumInThreads(knn.numNodes(), [&](std::size_t i) { return edgeScaleTerm(points, knn, i); }),
+                          knn.numEdges());
 }
 
 float edgeScale(const float* points, std::size_t num_points, int threads) {
