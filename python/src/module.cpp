@@ -332,8 +332,6 @@ py::dict estimateFile(const std::string& input, const std::string& output, const
       if (o.viewpoint) options.viewpoint = *o.viewpoint;
       options.flip_towards_viewpoint = o.orient == "viewpoint";
       options.backend = pcl_dise::backendFromString(o.backend);
-      if (o.iterations > 0 && !pcl_dise::backendAvailable(options.backend))
-        throw std::runtime_error("backend '" + o.backend + "' is not available in this build or on this machine");
       options.progress = python_progress.function();
       const pcl_dise::Model model =
           o.iterations > 0 ? pcl_dise::loadModel(pcl_dise::modelPathOrDefault(o.model, o.radius > 0 ? 0 : o.k))

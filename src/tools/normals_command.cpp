@@ -128,8 +128,6 @@ int runTiled(const Options& o, Collective& processes, const std::string& tool) {
   if (!o.viewpoint.empty()) options.has_viewpoint = true, options.viewpoint = parseViewpoint(o.viewpoint);
   options.flip_towards_viewpoint = o.orient == "viewpoint";
   options.backend = backendFromString(o.backend);
-  if (o.iterations > 0 && !backendAvailable(options.backend))
-    throw std::runtime_error("backend '" + o.backend + "' is not available in this build or on this machine");
   const std::string model_path = o.modelPath();
   const Model model = o.iterations > 0 ? loadModel(model_path) : Model();
   const auto start = Clock::now();

@@ -67,12 +67,12 @@ double bytesPerLoadedPoint(std::size_t neighbors);
 double bytesPerPointInMemory(std::size_t neighbors);
 
 /** Reads `input` (.xyz, binary .pcd / .ply, .las), writes `output` (.pcd, .ply, .las, .normals)
- *  with every input point in input order. Throws std::runtime_error with a message: unreadable
- *  or truncated input, a budget too small for one tile and its halo, a failed write (no output
- *  file is left behind then). Shared by the ranks of `processes` (a default Collective is one
- *  process): each reads the input, runs its tiles (tile t on rank t % size) and writes their
- *  results into a scratch file they share (the scratch folder must be one they all see), and rank
- *  0 writes the output. The output is the one-process output. */
+ *  with every input point in input order. Throws std::runtime_error with a message: a backend
+ *  this build or machine lacks (before reading), unreadable or truncated input, a budget too small for one tile and its
+ * halo, a failed write (no output file is left behind then). Shared by the ranks of `processes` (a default Collective
+ * is one process): each reads the input, runs its tiles (tile t on rank t % size) and writes their results into a
+ * scratch file they share (the scratch folder must be one they all see), and rank 0 writes the output. The output is
+ * the one-process output. */
 OutOfCoreReport estimateNormalsOutOfCore(const Model& model, const std::string& input, const std::string& output,
                                          const OutOfCoreOptions& options, Collective& processes);
 
