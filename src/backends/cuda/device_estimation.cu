@@ -59,7 +59,15 @@ struct DeviceEstimation::State {
   DeviceIterationZero zero;
   bool has_zero = false;
 
-  DeviceGrid grid() const { return buildGrid(tie_order.count ? searched_points.data : points.data, searched, shape); }
+  // The grid over the searched points, built once for the search and the edge scale's 17 nearest.
+  std::unique_ptr<DeviceGrid> built_grid;
+
+  const DeviceGrid& grid() {
+    if (!built_grid)
+      built_grid.reset(
+          new DeviceGrid(buildGrid(tie_order.count ? searched_points.data : points.data, searched, shape)));
+    return *built_grid;
+  }
   DeviceQueries allQueries() const { return {points.data, m, nullptr, tie_order.count ? tie_order.data : nullptr}; }
 };
 
@@ -103,10 +111,7 @@ void DeviceEstimation::searchNearest(std::size_t k) {
   const int stride = std::max(row, scale);  // one search answers both
   const std::size_t m = static_cast<std::size_t>(s.m);
   DeviceArray<std::int32_t> table(m * stride);
-  {
-    const DeviceGrid grid = s.grid();
-    nearestOnDevice(grid.view(), s.allQueries(), stride, table.data);
-  }
+  nearestOnDevice(s.grid().view(), s.allQueries(), stride, table.data);
   s.offsets = DeviceArray<std::int64_t>(m + 1);
   thrust::sequence(thrust::device, s.offsets.data, s.offsets.data + m + 1, std::int64_t(0), std::int64_t(row));
   if (stride == row) {
@@ -130,7 +135,7 @@ void DeviceEstimation::searchWithin(float radius, float radius2, int max_neighbo
   if (s.searched_once) throw std::logic_error("cuda backend: one search per estimation");
   s.searched_once = true;
   const std::size_t m = static_cast<std::size_t>(s.m);
-  const DeviceGrid grid = s.grid();
+  const DeviceGrid& grid = s.grid();
   DeviceArray<std::int64_t> counts(m + 1);
   check(cudaMemset(counts.data + m, 0, sizeof(std::int64_t)), "clearing a count");
   const std::int64_t largest =
@@ -162,7 +167,7 @@ std::vector<double> DeviceEstimation::edgeScaleTerms(std::size_t* entries) {
   const int scale = std::min(kScaleNeighbors, s.searched);
   if (!s.scale_rows) {  // a radius search or given neighbourhoods: the 17 nearest searched here
     s.scale_table = DeviceArray<std::int32_t>(std::size_t(s.searched) * scale);
-    const DeviceGrid grid = s.grid();
+    const DeviceGrid& grid = s.grid();
     DeviceQueries queries = s.allQueries();
     queries.count = s.searched;
     nearestOnDevice(grid.view(), queries, scale, s.scale_table.data);
@@ -186,7 +191,8 @@ void DeviceEstimation::iterationZero() {
   if (!s.searched_once) throw std::logic_error("cuda backend: iteration 0 needs a search first");
   s.zero = iterationZeroOnDevice(s.points.data, s.m, s.offsets.data, s.indices.data);
   s.has_zero = true;
-  // The pruned neighbourhoods replace the search's: free them for the iterations.
+  // The pruned neighbourhoods replace the search's: free them and the grid for the iterations.
+  s.built_grid.reset();
   s.indices = DeviceArray<std::int32_t>();
   s.offsets = DeviceArray<std::int64_t>();
   s.scale_table = DeviceArray<std::int32_t>();
