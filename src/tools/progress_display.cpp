@@ -2,6 +2,7 @@
 
 #include <csignal>
 #include <cstdio>
+#include <ctime>
 
 #include <unistd.h>
 
@@ -10,10 +11,24 @@ namespace tools {
 namespace {
 
 volatile std::sig_atomic_t g_interrupted = 0;
+timespec g_first_interrupt{};  // written and read only by the handler
 
+double secondsSince(const timespec& then) {
+  timespec now{};
+  clock_gettime(CLOCK_MONOTONIC, &now);  // async-signal-safe
+  return double(now.tv_sec - then.tv_sec) + 1e-9 * double(now.tv_nsec - then.tv_nsec);
+}
+
+// A second Ctrl-C ends the process at once. One signal that comes twice is one Ctrl-C: `timeout`
+// and process supervisors send it to the process and then to its group, microseconds apart.
 void onInterrupt(int signal) {
-  g_interrupted = 1;
-  std::signal(signal, SIG_DFL);  // a second Ctrl-C ends the process at once
+  if (!g_interrupted) {
+    clock_gettime(CLOCK_MONOTONIC, &g_first_interrupt);
+    g_interrupted = 1;
+  } else if (secondsSince(g_first_interrupt) > 0.5) {
+    std::signal(signal, SIG_DFL);
+    std::raise(signal);
+  }
 }
 
 std::string clock(double seconds) {

@@ -397,7 +397,8 @@ TEST(DiseNormals, CtrlCStopsAndLeavesNoOutput) {
   for (const std::string tiles : {"", " --tile-points 20000"}) {
     SCOPED_TRACE(tiles);
     // SIGINT three seconds in (the process long started, even on a busy machine), as Ctrl-C
-    // sends it; far more iterations than those seconds hold.
+    // sends it; far more iterations than those seconds hold. timeout sends it twice, to the tool
+    // and to its group, microseconds apart: that is still one Ctrl-C.
     const std::string command = "timeout --preserve-status -s INT 3 " + binaryDir() + "/apps/dise_normals " + dir +
                                 "/in.xyz " + dir + "/out.las --iterations 200 --quiet" + tiles;
     const CommandResult r = runCommand(command);
