@@ -105,7 +105,7 @@ ForwardResult runForwardKeepingAll(const Model& model, const ForwardInput& input
   ForwardInput searched = input;
   searched.neighborhoods = &found;
   if (std::isnan(input.edge_scale) && options.iterations > 0) {
-    const bool nearest_known = search.k >= kEdgeScaleNeighbors && !search.queried;
+    const bool nearest_known = nearestHoldEdgeScale(search.k) && !search.queried;
     searched.edge_scale = edgeScale(input.points, searchedCount(search, input.num_points),
                                     nearest_known ? &found : nullptr, options.threads);
   }

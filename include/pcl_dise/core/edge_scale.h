@@ -55,6 +55,10 @@ float edgeScaleFromTerms(const double* terms, std::size_t count, std::size_t ent
 /** The neighbours each point's term reads: its 16 nearest plus itself. */
 constexpr std::size_t kEdgeScaleNeighbors = 17;
 
+/** Whether exact k-nearest neighbourhoods of every point, k entries each with the point itself
+ *  (nearest first), hold what the terms read: then they are handed to edgeScale as `nearest`. */
+constexpr bool nearestHoldEdgeScale(std::size_t k_with_self) { return k_with_self >= kEdgeScaleNeighbors; }
+
 /** The same, searching each point's 16 nearest neighbours itself (GridSearch, exact).
  *  points: num_points x 3 row-major, finite; threads <= 0: all hardware threads. */
 float edgeScale(const float* points, std::size_t num_points, int threads = 0);

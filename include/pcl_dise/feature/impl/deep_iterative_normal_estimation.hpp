@@ -287,8 +287,7 @@ pcl_dise::Neighborhoods DeepIterativeNormalEstimation<PointInT, PointOutT>::user
 template <typename PointInT, typename PointOutT>
 float DeepIterativeNormalEstimation<PointInT, PointOutT>::cloudEdgeScale(
     const Nodes& nodes, const std::vector<float>& positions, const pcl_dise::Neighborhoods& neighborhoods) const {
-  // A k-NN search of at least 17 points already holds each surface node's 16 nearest plus itself.
-  const bool nearest_known = k_ > 0 && static_cast<std::size_t>(k_) + 1 >= pcl_dise::kEdgeScaleNeighbors;
+  const bool nearest_known = k_ > 0 && pcl_dise::nearestHoldEdgeScale(static_cast<std::size_t>(k_) + 1);
   return pcl_dise::edgeScale(positions.data(), nodes.surface_count, nearest_known ? &neighborhoods : nullptr,
                              static_cast<int>(threads_));
 }
