@@ -1,8 +1,10 @@
 #include "pcl_dise/core/forward.h"
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 #include <utility>
+#include <vector>
 
 #include "backend_registry.h"
 #include "iteration_zero.h"
@@ -60,6 +62,27 @@ ForwardResult runOnNeighborhoods(const Model& model, const ForwardInput& input, 
   return result;
 }
 
+// The edge scale of a search: over its searched points, from their 17 nearest with ties broken as
+// the search breaks them (as the CUDA backend finds them). A k-NN search of 17 or more has found
+// them already.
+float searchEdgeScale(const float* points, std::size_t num_points, const NeighborSearch& search,
+                      const Neighborhoods& found, int threads) {
+  const std::size_t searched = searchedCount(search, num_points);
+  if (nearestHoldEdgeScale(search.k) && !search.queried) return edgeScale(points, searched, &found, threads);
+  NeighborSearch nearest;
+  nearest.k = kEdgeScaleNeighbors;
+  nearest.num_searched = search.num_searched;
+  nearest.tie_order = search.tie_order;
+  std::vector<std::uint8_t> asked;  // the query points beyond the searched ones need none
+  if (searched < num_points) {
+    asked.assign(num_points, 0);
+    std::fill_n(asked.begin(), searched, std::uint8_t(1));
+    nearest.queried = asked.data();
+  }
+  const Neighborhoods rows = searchNeighborhoods(points, num_points, nearest, threads);
+  return edgeScale(points, searched, &rows, threads);
+}
+
 ForwardResult runForwardKeepingAll(const Model& model, const ForwardInput& input, const ForwardOptions& options,
                                    Backend backend) {
   if (options.iterations < 0) throw std::invalid_argument("forward pass: iterations must be >= 0");
@@ -104,11 +127,8 @@ ForwardResult runForwardKeepingAll(const Model& model, const ForwardInput& input
   const Neighborhoods found = searchNeighborhoods(input.points, input.num_points, search, options.threads);
   ForwardInput searched = input;
   searched.neighborhoods = &found;
-  if (std::isnan(input.edge_scale) && options.iterations > 0) {
-    const bool nearest_known = nearestHoldEdgeScale(search.k) && !search.queried;
-    searched.edge_scale = edgeScale(input.points, searchedCount(search, input.num_points),
-                                    nearest_known ? &found : nullptr, options.threads);
-  }
+  if (std::isnan(input.edge_scale) && options.iterations > 0)
+    searched.edge_scale = searchEdgeScale(input.points, input.num_points, search, found, options.threads);
   return onNeighborhoods(searched);
 }
 

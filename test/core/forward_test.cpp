@@ -290,8 +290,11 @@ TEST(Forward, RunsASearchItself) {
   NeighborSearch subset = nearest;
   subset.num_searched = searched;
   subset.tie_order = reversed.data();
-  for (const NeighborSearch* search : {&nearest, &capped, &subset}) {
-    SCOPED_TRACE(search->tie_order ? "subset" : search->k > 0 ? "nearest" : "radius");
+  NeighborSearch capped_subset = capped;
+  capped_subset.num_searched = searched;
+  capped_subset.tie_order = reversed.data();
+  for (const NeighborSearch* search : {&nearest, &capped, &subset, &capped_subset}) {
+    SCOPED_TRACE((search->tie_order ? "subset, " : "") + std::string(search->k > 0 ? "nearest" : "radius"));
     // The same neighbourhoods by hand: GridSearch over the searched points in tie order.
     const std::size_t count = searchedCount(*search, m);
     std::vector<float> in_tie_order(3 * count);
@@ -309,10 +312,13 @@ TEST(Forward, RunsASearchItself) {
     EXPECT_EQ(found.offsets, expected.offsets);
     EXPECT_EQ(found.indices, expected.indices);
 
-    // The edge scale from the k nearest where they hold 17 (a term sums its row in order: ties
-    // ordered otherwise may round otherwise).
-    ForwardInput by_hand{points.data(), m, &expected,
-                         edgeScale(points.data(), count, search->k >= kEdgeScaleNeighbors ? &expected : nullptr, 0)};
+    // The edge scale from each searched point's 17 nearest, ties broken as the search breaks them
+    // (a term sums its row in order: ties ordered otherwise may round otherwise).
+    Neighborhoods nearest17 = GridSearch::forNearest(in_tie_order.data(), count, kEdgeScaleNeighbors)
+                                  .nearest(points.data(), count, kEdgeScaleNeighbors);
+    if (search->tie_order)
+      for (std::int32_t& id : nearest17.indices) id = search->tie_order[id];
+    ForwardInput by_hand{points.data(), m, &expected, edgeScale(points.data(), count, &nearest17, 0)};
     ForwardInput by_search;
     by_search.points = points.data();
     by_search.num_points = m;
