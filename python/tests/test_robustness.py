@@ -103,3 +103,21 @@ def test_progress_callback_exception_propagates():
 
     with pytest.raises(ZeroDivisionError):
         pcl_dise.estimate_normals(wavy_surface(5000), progress=broken)
+
+
+def test_cuda_backend_matches_native_or_says_it_is_absent(tmp_path):
+    points = wavy_surface(20000)
+    if not pcl_dise.backend_available("cuda"):
+        with pytest.raises(ValueError, match="cuda.*not available"):
+            pcl_dise.estimate_normals(points, backend="cuda")
+        np.savetxt(tmp_path / "in.xyz", points)
+        with pytest.raises(ValueError, match="cuda.*not available"):
+            pcl_dise.estimate_normals_file(str(tmp_path / "in.xyz"), str(tmp_path / "out.ply"), backend="cuda")
+        assert not (tmp_path / "out.ply").exists()
+        return
+    on_gpu = pcl_dise.estimate_normals(points, backend="cuda")
+    on_cpu = pcl_dise.estimate_normals(points, backend="native")
+    cosines = np.abs(np.sum(on_gpu * on_cpu, axis=1))
+    angles = np.degrees(np.arccos(np.clip(cosines, -1, 1)))
+    assert np.percentile(angles, 99) <= 0.05
+    assert (np.sum(on_gpu * on_cpu, axis=1) > 0).all()  # oriented alike
