@@ -1,6 +1,5 @@
 #include "pcl_dise/core/forward.h"
 
-#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 #include <utility>
@@ -69,17 +68,12 @@ float searchEdgeScale(const float* points, std::size_t num_points, const Neighbo
                       const Neighborhoods& found, int threads) {
   const std::size_t searched = searchedCount(search, num_points);
   if (nearestHoldEdgeScale(search.k) && !search.queried) return edgeScale(points, searched, &found, threads);
+  // The searched points are the first ones: searched among and asked, the query points beyond
+  // them left out.
   NeighborSearch nearest;
   nearest.k = kEdgeScaleNeighbors;
-  nearest.num_searched = search.num_searched;
   nearest.tie_order = search.tie_order;
-  std::vector<std::uint8_t> asked;  // the query points beyond the searched ones need none
-  if (searched < num_points) {
-    asked.assign(num_points, 0);
-    std::fill_n(asked.begin(), searched, std::uint8_t(1));
-    nearest.queried = asked.data();
-  }
-  const Neighborhoods rows = searchNeighborhoods(points, num_points, nearest, threads);
+  const Neighborhoods rows = searchNeighborhoods(points, searched, nearest, threads);
   return edgeScale(points, searched, &rows, threads);
 }
 
@@ -106,12 +100,15 @@ ForwardResult runForwardKeepingAll(const Model& model, const ForwardInput& input
   // A backend that runs it all on its device takes neighbourhoods found elsewhere too (a search of
   // the caller's, a tile's).
   const bool whole_on_device = plugin && plugin->run_whole;
+  auto onDevice = [&](const ForwardInput& what) {
+    ForwardResult result;
+    plugin->run_whole(model, what, options, result);
+    return result;
+  };
   auto onNeighborhoods = [&](const ForwardInput& with_neighborhoods) {
     if (!whole_on_device) return runOnNeighborhoods(model, with_neighborhoods, options, plugin);
     detail::checkForwardInput(with_neighborhoods);
-    ForwardResult result;
-    plugin->run_whole(model, with_neighborhoods, options, result);
-    return result;
+    return onDevice(with_neighborhoods);
   };
   if (input.neighborhoods) return onNeighborhoods(input);
 
@@ -119,11 +116,7 @@ ForwardResult runForwardKeepingAll(const Model& model, const ForwardInput& input
   if (searchedCount(search, input.num_points) > input.num_points)
     throw std::invalid_argument("forward pass: more points searched than given");
   // The device searches where every point's neighbourhood is wanted (the iterations read them all).
-  if (whole_on_device && !search.queried) {
-    ForwardResult result;
-    plugin->run_whole(model, input, options, result);
-    return result;
-  }
+  if (whole_on_device && !search.queried) return onDevice(input);
   const Neighborhoods found = searchNeighborhoods(input.points, input.num_points, search, options.threads);
   ForwardInput searched = input;
   searched.neighborhoods = &found;
