@@ -10,6 +10,7 @@
 #include <stdexcept>
 
 #include "pcl_dise/core/text_io.h"
+#include "pcl_dise/io/extension.h"
 #include "pcl_dise/io/las_format.h"
 #include "pcl_dise/io/normals_writer.h"
 #include "pcl_dise/io/pcd_reader.h"
@@ -58,12 +59,12 @@ LocalCloud readCloud(const std::string& path) {
         Eigen::Quaternionf(pcd.viewpoint[3], pcd.viewpoint[4], pcd.viewpoint[5], pcd.viewpoint[6]);
   } else if (ext == ".ply") {
     xyz = readPly(path).vertices;
-  } else if (ext == ".las") {
+  } else if (ext == ".las" || ext == ".laz") {
     LasCloud las = readLas(path);
     xyz = std::move(las.xyz);
     local.las_source = path;
   } else {
-    fail(path, "unknown extension '" + ext + "' (expected .pcd, .ply, .las or .xyz)");
+    fail(path, "unknown extension '" + ext + "' (expected .pcd, .ply, .las, .laz or .xyz)");
   }
   local.offset = finiteOffset(xyz);
   cloud.points.resize(xyz.size());
@@ -110,7 +111,7 @@ void writeNormals(const std::string& path, const LocalCloud& local, const pcl::P
   layout.viewpoint[3] = q.w(), layout.viewpoint[4] = q.x(), layout.viewpoint[5] = q.y(), layout.viewpoint[6] = q.z();
   layout.double_coordinates = local.hasOffset();
   layout.las_source = local.las_source;
-  if (extension(path) == ".las" && layout.las_source.empty()) {
+  if (isLasFamily(path) && layout.las_source.empty()) {
     std::vector<std::array<double, 3>> xyz;
     for (std::size_t i = 0; i < points.size(); ++i) xyz.push_back(fileCoordinates(i));
     chooseQuantization(xyz, layout.las_scale, layout.las_offset);

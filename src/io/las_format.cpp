@@ -1,6 +1,7 @@
 #include "pcl_dise/io/las_format.h"
 #include "file_access.h"
 
+#include "pcl_dise/io/laz_format.h"
 #include "pcl_dise/io/local_frame.h"
 
 #include <algorithm>
@@ -56,9 +57,8 @@ LasHeader parseLasHeader(const std::string& bytes, const std::string& path, std:
   las.point_data = readAt<std::uint32_t>(bytes, kPointDataAt);
   const auto format_byte = readAt<std::uint8_t>(bytes, kPointFormatAt);
   las.record_length = readAt<std::uint16_t>(bytes, kRecordLengthAt);
-  if (format_byte & 0xC0)
-    fail(path, "compressed LAS (LAZ) is not supported; decompress it first (e.g. laszip -i in.laz -o out.las)");
-  las.point_format = format_byte;
+  las.compressed = (format_byte & 0xC0) != 0;  // LASzip sets bit 7 (bit 6 in early files)
+  las.point_format = format_byte & 0x3F;
   if (las.point_format > 10) fail(path, "unknown point data record format " + std::to_string(las.point_format));
   if (las.record_length < kMinRecordLength[las.point_format])
     fail(path, "point records of " + std::to_string(las.record_length) + " bytes are too short for format " +
@@ -72,7 +72,8 @@ LasHeader parseLasHeader(const std::string& bytes, const std::string& path, std:
     const auto count64 = readAt<std::uint64_t>(bytes, kPointCountAt);
     if (count64 != 0) las.count = count64;
   }
-  if (las.point_data > file_size || las.count > (file_size - las.point_data) / las.record_length)
+  if (las.point_data > file_size ||
+      (!las.compressed && las.count > (file_size - las.point_data) / las.record_length))
     fail(path, "the header promises " + std::to_string(las.count) + " points of " + std::to_string(las.record_length) +
                    " bytes from byte " + std::to_string(las.point_data) + ", more than the file holds");
   for (int c = 0; c < 3; ++c) {
@@ -117,6 +118,7 @@ constexpr std::size_t kEvlrHeaderSize = 60;
 constexpr std::size_t kGlobalEncodingAt = 6, kWaveformDataAt = 227, kEvlrStartAt = 235, kEvlrCountAt = 243,
                       kLegacyByReturnAt = 111, kByReturnAt = 255;
 constexpr std::uint16_t kWaveformDataRecordId = 65535;
+constexpr std::size_t kLazBatch = 1 << 16;  // LAZ source records decoded at a time
 // Where formats 4, 5, 9 and 10 hold the wave packet descriptor index (0: no waveform).
 int wavePacketIndexAt(std::uint8_t format) {
   switch (format) {
@@ -181,6 +183,9 @@ std::string extraBytesVlr(const std::string& descriptors) {
 struct LasWriter::Source {
   std::string path;
   std::ifstream in;
+  std::unique_ptr<LazReader> laz;  // a LAZ source's records, decoded a few chunks at a time
+  std::string laz_records;
+  std::size_t laz_at = 0;
   LasHeader header;
   std::string header_bytes;  // the public header block, 375 bytes (LAS 1.4 fields zero where older)
   std::string vlrs;          // every VLR but the Extra Bytes one, then the extended Extra Bytes VLR
@@ -225,6 +230,8 @@ struct LasWriter::Source {
       if (vlrUser(before_points, at) == "LASF_Spec" &&
           readAt<std::uint16_t>(before_points, at + 18) == kExtraBytesRecordId) {
         descriptors += before_points.substr(at + kVlrHeaderSize, length - kVlrHeaderSize);
+      } else if (vlrUser(before_points, at) == "laszip encoded") {
+        // how the source was compressed: a LAZ output describes its own compression
       } else {
         vlrs += before_points.substr(at, length);
         ++vlr_count;
@@ -244,6 +251,7 @@ struct LasWriter::Source {
       fail(path, "its point records leave no room for four more extra bytes in LAS");
     vlrs += extraBytesVlr(extra_bytes);
     ++vlr_count;
+    if (header.compressed) laz = std::make_unique<LazReader>(path);
     restart();
   }
 
@@ -309,10 +317,25 @@ struct LasWriter::Source {
     in.clear();
     in.seekg(static_cast<std::streamoff>(header.point_data));
     read = 0;
+    if (laz) laz->restart();
+    laz_records.clear();
+    laz_at = 0;
+  }
+
+  bool nextRecord(char* record) {
+    if (!laz) return static_cast<bool>(in.read(record, header.record_length));
+    if (laz_at == laz_records.size()) {
+      laz_records.clear();
+      laz_at = 0;
+      if (laz->read(kLazBatch, laz_records) == 0) return false;
+    }
+    std::memcpy(record, laz_records.data() + laz_at, header.record_length);
+    laz_at += header.record_length;
+    return true;
   }
 
   void next(char* record) {
-    if (read == header.count || !in.read(record, header.record_length))
+    if (read == header.count || !nextRecord(record))
       fail(path, "ends after " + std::to_string(read) + " point records, more points came");
     ++read;
     if (const int index = wavePacketIndexAt(header.point_format); index >= 0) record[index] = 0;
@@ -326,16 +349,23 @@ LasWriter::LasWriter(std::ostream& out, const std::string& path, const std::arra
     lo_[c] = std::numeric_limits<double>::infinity();
     hi_[c] = -lo_[c];
   }
-  const std::size_t point_data = kHeaderSize14 + kVlrHeaderSize + 4 * kExtraBytesDescriptorSize;
+  if (isLazPath(path)) laz_ = std::make_unique<LazChunkWriter>(out_, path, 6, static_cast<std::uint16_t>(record_.size()));
+  const std::size_t point_data =
+      kHeaderSize14 + kVlrHeaderSize + 4 * kExtraBytesDescriptorSize + (laz_ ? laz_->vlr().size() : 0);
   out_.write(std::string(point_data, '\0').data(), point_data);  // the header, once the bounds are known
-  writeAt<std::uint8_t>(record_, 14, 0x11);                      // return 1 of 1
+  if (laz_) laz_->begin();
+  writeAt<std::uint8_t>(record_, 14, 0x11);  // return 1 of 1
 }
 
 LasWriter::LasWriter(std::ostream& out, const std::string& path, const std::string& source)
     : out_(out), path_(path), source_(std::make_unique<Source>(source)) {
   record_.assign(source_->record_length, '\0');
-  const std::size_t point_data = kHeaderSize14 + source_->vlrs.size();
+  if (isLazPath(path))
+    laz_ = std::make_unique<LazChunkWriter>(out_, path, source_->header.point_format,
+                                            static_cast<std::uint16_t>(record_.size()));
+  const std::size_t point_data = kHeaderSize14 + source_->vlrs.size() + (laz_ ? laz_->vlr().size() : 0);
   out_.write(std::string(point_data, '\0').data(), static_cast<std::streamsize>(point_data));
+  if (laz_) laz_->begin();
 }
 
 LasWriter::~LasWriter() = default;
@@ -360,11 +390,13 @@ void LasWriter::add(const std::array<double, 3>& xyz, const NormalWithCurvature&
     }
   }
   std::memcpy(&record_[normal_at], normal.data(), kExtraBytes);
-  out_.write(record_.data(), static_cast<std::streamsize>(record_.size()));
+  if (laz_) laz_->add(record_.data());
+  else out_.write(record_.data(), static_cast<std::streamsize>(record_.size()));
   ++count_;
 }
 
 void LasWriter::finish() {
+  if (laz_) laz_->finish();  // the chunks and their table; EVLRs follow them
   std::string bytes;
   if (source_) {
     const Source& source = *source_;
@@ -404,6 +436,11 @@ void LasWriter::finish() {
     writeAt<std::uint64_t>(bytes, kPointCountAt, count_);
     writeAt<std::uint64_t>(bytes, kByReturnAt, count_);  // all first returns
     bytes += extraBytesVlr(normalDescriptors());
+  }
+  if (laz_) {
+    bytes += laz_->vlr();
+    writeAt<std::uint32_t>(bytes, kVlrCountAt, readAt<std::uint32_t>(bytes, kVlrCountAt) + 1);
+    writeAt<std::uint8_t>(bytes, kPointFormatAt, readAt<std::uint8_t>(bytes, kPointFormatAt) | 0x80);
   }
   writeAt<std::uint8_t>(bytes, kVersionMinorAt, 4);
   std::fill(bytes.begin() + 58, bytes.begin() + 90, '\0');
@@ -553,6 +590,7 @@ std::vector<std::pair<std::string, LasDimension>> lasExtraDimensions(const std::
 }  // namespace
 
 LasCloud parseLas(const std::string& bytes, const std::string& path, bool all_fields) {
+  if (parseLasHeader(bytes, path, bytes.size()).compressed) return parseLas(decompressLaz(bytes, path), path, all_fields);
   const LasHeader header = parseLasHeader(bytes, path, bytes.size());
   LasCloud las;
   las.version_minor = header.version_minor;

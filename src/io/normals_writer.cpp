@@ -44,8 +44,9 @@ std::string plyHeader(const NormalsFileLayout& layout) {
 
 NormalsWriter::NormalsWriter(const std::string& path, const NormalsFileLayout& layout)
     : path_(path), partial_(path + ".partial"), ext_(extension(path)), layout_(layout) {
+  if (ext_ == ".laz") ext_ = ".las";  // the same records, compressed by LasWriter
   if (ext_ != ".normals" && ext_ != ".pcd" && ext_ != ".ply" && ext_ != ".las" && ext_ != ".xyz")
-    fail(path, "unknown output extension '" + ext_ + "' (expected .pcd, .ply, .las, .xyz or .normals)");
+    fail(path, "unknown output extension '" + ext_ + "' (expected .pcd, .ply, .las, .laz, .xyz or .normals)");
   if (layout.width && std::uint64_t(layout.width) * layout.height != layout.points)
     fail(path, "an organized layout of " + std::to_string(layout.width) + " x " + std::to_string(layout.height) +
                    " for " + std::to_string(layout.points) + " points");

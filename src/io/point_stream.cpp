@@ -6,6 +6,7 @@
 
 #include "pcl_dise/io/extension.h"
 #include "pcl_dise/io/las_format.h"
+#include "pcl_dise/io/laz_format.h"
 #include "pcl_dise/io/pcd_reader.h"
 #include "pcl_dise/io/ply_reader.h"
 
@@ -25,8 +26,17 @@ PointStream::PointStream(const std::string& path) : path_(path) {
     text_ = std::make_unique<TextTripleStream>(path);
     return;
   }
+  if (ext == ".laz") {  // decoded a few chunks at a time, in threads
+    laz_ = std::make_unique<LazReader>(path);
+    const LasHeader h = laz_->header();
+    las_ = true;
+    record_size_ = h.record_length;
+    count_ = h.count;
+    decode_ = [h](const char* record) { return lasCoordinates(h, record); };
+    return;
+  }
   if (ext != ".pcd" && ext != ".ply" && ext != ".las")
-    fail(path, "unknown extension '" + ext + "' (expected .pcd, .ply, .las or .xyz)");
+    fail(path, "unknown extension '" + ext + "' (expected .pcd, .ply, .las, .laz or .xyz)");
   in_.open(path, std::ios::binary | std::ios::ate);
   if (!in_) fail(path, "cannot be opened");
   const std::uint64_t file_size = static_cast<std::uint64_t>(in_.tellg());
@@ -95,7 +105,14 @@ PointStream::PointStream(const std::string& path) : path_(path) {
   restart();
 }
 
+PointStream::~PointStream() = default;
+
 void PointStream::restart() {
+  if (laz_) {
+    laz_->restart();
+    next_ = 0;
+    return;
+  }
   if (text_) {
     text_ = std::make_unique<TextTripleStream>(path_);
     return;
@@ -123,9 +140,15 @@ std::size_t PointStream::read(std::size_t max_points, std::vector<std::array<dou
     return got;
   }
   const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(max_points, count_ - next_));
-  buffer_.resize(n * record_size_);
-  in_.read(buffer_.data(), static_cast<std::streamsize>(buffer_.size()));
-  if (!in_) fail(path_, "ends early, at point " + std::to_string(next_) + " of " + std::to_string(count_));
+  if (laz_) {
+    buffer_.clear();
+    if (laz_->read(n, buffer_) != n)
+      fail(path_, "ends early, at point " + std::to_string(next_) + " of " + std::to_string(count_));
+  } else {
+    buffer_.resize(n * record_size_);
+    in_.read(buffer_.data(), static_cast<std::streamsize>(buffer_.size()));
+    if (!in_) fail(path_, "ends early, at point " + std::to_string(next_) + " of " + std::to_string(count_));
+  }
   for (std::size_t i = 0; i < n; ++i) xyz.push_back(decode_(buffer_.data() + i * record_size_));
   next_ += n;
   return n;

@@ -85,7 +85,7 @@ PointTable readPointTable(const std::string& path) {
     table.xyz = std::move(ply.vertices);
     table.fields = std::move(ply.vertex_fields);
     table.format = "ply";
-  } else if (ext == ".las") {
+  } else if (ext == ".las" || ext == ".laz") {
     LasCloud las = readLas(path, true);
     table.xyz = std::move(las.xyz);
     table.fields = std::move(las.fields);
@@ -94,7 +94,7 @@ PointTable readPointTable(const std::string& path) {
     table = readTextColumns(path);
     table.format = "xyz";
   } else {
-    fail(path, "unknown extension '" + ext + "' (expected .pcd, .ply, .las or .xyz)");
+    fail(path, "unknown extension '" + ext + "' (expected .pcd, .ply, .las, .laz or .xyz)");
   }
   table.width = static_cast<std::uint32_t>(table.xyz.size());
   table.height = 1;

@@ -17,5 +17,11 @@ inline std::string extension(const std::string& path) {
   return ext;
 }
 
+/** Whether `path` is LAS or LAZ by its extension: the formats whose records an output keeps. */
+inline bool isLasFamily(const std::string& path) {
+  const std::string ext = extension(path);
+  return ext == ".las" || ext == ".laz";
+}
+
 }  // namespace io
 }  // namespace pcl_dise

@@ -36,40 +36,48 @@ struct LasCloud {
 struct LasHeader {
   std::uint8_t version_minor = 4;         ///< LAS 1.x: x
   std::uint8_t point_format = 6;          ///< point data record format, 0..10
-  std::uint64_t point_data = 0;           ///< the first record's byte
+  std::uint64_t point_data = 0;           ///< the first record's byte (LAZ: the chunk table's offset)
   std::uint64_t count = 0;                ///< the number of records
   std::uint16_t record_length = 0;        ///< bytes of one record
   std::array<double, 3> scale{1, 1, 1};   ///< a coordinate is its int32 record value times scale ...
   std::array<double, 3> offset{0, 0, 0};  ///< ... plus offset
+  bool compressed = false;                ///< LAZ: the records are in compressed chunks (laz_format.h)
 };
 
 /** Parses the header at the start of `bytes` (at least the public header block) of a file of
- *  `file_size` bytes. Throws std::runtime_error naming `path` and what is wrong, as parseLas. */
+ *  `file_size` bytes; a LAZ header is `compressed`, its point format without the compression bits
+ *  (whether the file holds its points is then the chunk table's to say). Throws
+ *  std::runtime_error naming `path` and what is wrong, as parseLas. */
 LasHeader parseLasHeader(const std::string& bytes, const std::string& path, std::uint64_t file_size);
 
 /** The coordinates of the point record at `record` (record_length bytes), in double. */
 std::array<double, 3> lasCoordinates(const LasHeader& header, const char* record);
 
-/** Parses LAS data (the whole file's bytes). Throws std::runtime_error naming `path` and what is
- *  wrong: not a LAS file, a compressed (LAZ) one, an unknown point format, a record too short for
- *  its format, a header, VLRs or point data that do not fit in the file, a zero or non-finite
- *  scale. */
+/** Parses LAS or LAZ data (the whole file's bytes; LAZ is decompressed in threads). Throws
+ *  std::runtime_error naming `path` and what is wrong: not a LAS file, an unknown point format, a
+ *  record too short for its format, a header, VLRs or point data that do not fit in the file, a
+ *  zero or non-finite scale, LAZ that is corrupt or compressed in a way laz_format.h does not
+ *  read. */
 LasCloud parseLas(const std::string& bytes, const std::string& path, bool all_fields = false);
 
 /** parseLas of a file; throws std::runtime_error where it cannot be read. */
 LasCloud readLas(const std::string& path, bool all_fields = false);
 
+class LazChunkWriter;
+
 /** Per point: nx, ny, nz, curvature (NaN where a point has none). */
 using NormalWithCurvature = std::array<float, 4>;
 
 /** Writes LAS 1.4 point by point to a seekable stream: the header, which holds the bounds, is
- *  written by finish(). Throws std::runtime_error naming `path` for a point that LAS cannot hold. */
+ *  written by finish(). Where `path` ends in .laz the records are compressed (LAZ, chunks of
+ *  50,000 points, laz_format.h); everything else is the same. Throws std::runtime_error naming
+ *  `path` for a point that LAS cannot hold. */
 class LasWriter {
  public:
   /** New points: point format 6, coordinates stored with `scale` and `offset` (see writeLas). */
   LasWriter(std::ostream& out, const std::string& path, const std::array<double, 3>& scale,
             const std::array<double, 3>& offset);
-  /** The points of the LAS file `source`, added in its order: each output record is the source's
+  /** The points of the LAS or LAZ file `source`, added in its order: each output record is the source's
    *  record unchanged (its point format, every dimension, its own extra bytes) followed by the
    *  normal and curvature (or with them in place of the source's own NormalX, NormalY, NormalZ and
    *  Curvature floats, where it has them: an output read again); the header (scale, offset, bounds, counts, global
@@ -94,9 +102,10 @@ class LasWriter {
   std::uint64_t count_ = 0;
   std::string record_;
   std::unique_ptr<Source> source_;
+  std::unique_ptr<LazChunkWriter> laz_;  ///< .laz output
 };
 
-/** Writes LAS 1.4, point format 6, with four float extra bytes per point (normal_x, normal_y,
+/** Writes LAS 1.4 (LAZ where `path` ends in .laz), point format 6, with four float extra bytes per point (normal_x, normal_y,
  *  normal_z, curvature; described in an Extra Bytes VLR, as PDAL and LAStools read them).
  *  Coordinates are stored as round((x - offset) / scale): `scale` and `offset` come from the
  *  input where it was LAS (a LAS round trip keeps every coordinate), else from chooseQuantization.

@@ -1,7 +1,7 @@
 #pragma once
 // The points of a cloud file read in file order, a chunk at a time, in double: how the tools go
 // through clouds larger than memory. Streams .xyz, binary .pcd, binary .ply (the vertex element
-// first) and .las; ASCII or compressed PCD and ASCII PLY are refused with a message saying what to
+// first), .las and .laz (a few chunks decoded at a time, in threads); ASCII or compressed PCD and ASCII PLY are refused with a message saying what to
 // do. The whole-file readers (pcd_reader.h, ply_reader.h, las_format.h) share the header rules.
 // Plain C++, no PCL.
 #include <array>
@@ -17,13 +17,16 @@
 namespace pcl_dise {
 namespace io {
 
-/** Any cloud file (.xyz, binary .pcd / .ply, .las) read piece by piece, in double, as often as
+class LazReader;
+
+/** Any cloud file (.xyz, binary .pcd / .ply, .las, .laz) read piece by piece, in double, as often as
  *  needed: the out-of-core path reads its input a few times without holding it. */
 class PointStream {
  public:
   /** Opens `path` and reads its header. Throws std::runtime_error naming the file and the
    *  problem: unreadable, a format that cannot be streamed, a header the file's size belies. */
   explicit PointStream(const std::string& path);
+  ~PointStream();
 
   /** Appends up to max_points points to xyz; returns how many (0: the end). NaN coordinates are
    *  passed on. Throws std::runtime_error where the file ends early or a line is malformed. */
@@ -34,7 +37,7 @@ class PointStream {
   std::uint64_t countPoints();
 
   /** What the header says: an organized PCD's width and height (width 0: not organized), the PCD
-   *  viewpoint; and whether the file is LAS. */
+   *  viewpoint; and whether the file is LAS or LAZ. */
   std::uint32_t width() const { return width_; }
   std::uint32_t height() const { return height_; }                       ///< see width()
   const std::array<double, 7>& viewpoint() const { return viewpoint_; }  ///< see width()
@@ -49,6 +52,8 @@ class PointStream {
   std::string buffer_;
   /// Text (.xyz).
   std::unique_ptr<TextTripleStream> text_;
+  /// LAZ: records from the chunks.
+  std::unique_ptr<LazReader> laz_;
 
   std::uint32_t width_ = 0, height_ = 1;
   std::array<double, 7> viewpoint_{0, 0, 0, 1, 0, 0, 0};
