@@ -206,6 +206,44 @@ TEST(LazFormat, WhatWeWriteReadsBackInEveryPointFormat) {
   }
 }
 
+// laz-perf (the npm package: WebAssembly, decoding only) installed once into the build folder;
+// "" with the reason in `why` where node or npm or the registry cannot be reached.
+std::string lazPerfModules(std::string& why) {
+  const std::string dir = binaryDir() + "/laz-perf";
+  if (std::ifstream(dir + "/node_modules/laz-perf/package.json")) return dir + "/node_modules";
+  const CommandResult r = runCommand("command -v node && command -v npm && mkdir -p " + dir + " && cd " + dir +
+                                     " && timeout 300 npm install --silent --no-audit --no-fund laz-perf");
+  if (r.exit_code != 0) {
+    why = "laz-perf could not be installed with npm (node and npm missing or the npm registry unreachable): " + r.output;
+    return "";
+  }
+  return dir + "/node_modules";
+}
+
+// The records laz-perf decodes from `laz`.
+std::string lazPerfRecords(const std::string& modules, const std::string& laz) {
+  const std::string out = temporaryDir("laz_perf") + "/records.bin";
+  const CommandResult r = runCommand("LAZPERF_DIR=" + modules + " node " + sharedDir() + "/tools/laz_decode.mjs " + laz +
+                                     " " + out);
+  EXPECT_EQ(r.exit_code, 0) << r.output.substr(std::max<std::size_t>(r.output.size(), 2000) - 2000);
+  return readFile(out);
+}
+
+TEST(LazFormat, LazPerfDecodesWhatWeWriteAndWeDecodeWhatItDoes) {
+  if (!sharedFileExists("tools/laz_decode.mjs")) GTEST_SKIP() << "no ../shared/tools/laz_decode.mjs";
+  std::string why;
+  const std::string modules = lazPerfModules(why);
+  if (modules.empty()) GTEST_SKIP() << why;
+  for (int format : {0, 1, 2, 3, 6, 7, 8}) {
+    std::uint16_t length = 0;
+    const std::string records = variedRecords(format, 3, 12345, length);
+    const std::string path = writeLaz(temporaryDir("laz_cross") + "/ours.laz", format, length, records, 5000);
+    EXPECT_TRUE(lazPerfRecords(modules, path) == records) << "laz-perf reads our format " << format << " otherwise";
+  }
+  for (const char* name : {"autzen_trim.laz", "extrabytes.laz", "1.2-with-color.copc.laz", "point-time-1.4.las.laz"})
+    EXPECT_TRUE(lazPerfRecords(modules, lidar(name)) == lazRecords(lidar(name))) << name;
+}
+
 TEST(LazFormat, LasWriterWritesLazFromALasSource) {
   if (!sharedFileExists("data/lidar/rand1_6.las")) GTEST_SKIP() << "no ../shared/data/lidar";
   for (const std::string source : {"autzen_trim.las", "rand1_6.las", "test1_4.las", "autzen_trim_7.las", "extrabytes.laz"}) {
