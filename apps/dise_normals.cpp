@@ -48,7 +48,7 @@ int run(const Options& o) {
   dise.setSettleAngle(o.settle);
   dise.setNumberOfThreads(o.threads);
   dise.setBackend(pcl_dise::backendFromString(o.backend));
-  dise.setFlipTowardsViewPoint(o.orient == "viewpoint");
+  dise.setNormalSign(pcl_dise::normalSignFor(o.orientation()));
   if (!o.viewpoint.empty()) {
     const std::array<double, 3> v = parseViewpoint(o.viewpoint);  // in the file's coordinates
     dise.setViewPoint(static_cast<float>(v[0] - local.offset[0]), static_cast<float>(v[1] - local.offset[1]),
@@ -73,8 +73,8 @@ int run(const Options& o) {
   OrientationChoice choice;
   choice.viewpoint = o.viewpoint;
   choice.threads = o.threads;
-  choice.closed = o.orient == "closed";
-  const bool consistent = o.orient == "mst" || o.orient == "closed";
+  choice.closed = o.orientation() == "closed";
+  const bool consistent = o.orientation() == "mst" || o.orientation() == "closed";
   if (consistent) display.show("orientation", 1.0);
   const std::string orientation = consistent ? orientConsistently(local, choice, normals) : std::string();
   const double seconds = std::chrono::duration<double>(Clock::now() - compute_start).count();
@@ -114,8 +114,8 @@ int run(const Options& o) {
 int main(int argc, char** argv) {
   CLI::App app{
       "Estimates surface normals with DISE (Deep Iterative Surface Normal Estimation).\n"
-      "Input: .pcd, .ply, .las or .xyz. Output by extension: .pcd/.ply (points + normals + curvature),\n"
-      ".las (LAS 1.4, normals and curvature as extra bytes) or .normals (nx ny nz per input point,\n"
+      "Input: .pcd, .ply, .las, .laz or .xyz. Output by extension: .pcd/.ply (points + normals +\n"
+      "curvature), .las/.laz (LAS 1.4, normals and curvature as extra bytes) or .normals (nx ny nz per input point,\n"
       "nan where none)."};
   Options o;
   addNormalsOptions(app, o);

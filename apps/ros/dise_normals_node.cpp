@@ -3,9 +3,10 @@
 // and layout). Parameters follow pcl_ros's NormalEstimation (k_search, radius_search) plus
 // iterations, model, threads, max_neighbors, the viewpoint (viewpoint_x/y/z, in the cloud's
 // frame; PointCloud2 carries no sensor origin, so the frame's origin, where the sensor usually
-// sits, is the default) and orient: viewpoint (flip towards it), mst (consistent orientation
-// along a minimum spanning tree, seeded at the viewpoint where one is set, else at the topmost
-// point facing +z) or none (the plane fit's own sign).
+// sits, is the default) and orient: viewpoint (flip towards it), up (face +z of the cloud's frame:
+// an airborne sensor above the ground), mst (consistent orientation along a minimum spanning tree,
+// seeded at the viewpoint where one is set, else at the topmost point facing +z) or none (the
+// plane fit's own sign).
 #include <memory>
 
 #include <pcl/point_types.h>
@@ -33,8 +34,8 @@ class DiseNormalsNode {
     viewpoint_set_ =
         private_nh.hasParam("viewpoint_x") || private_nh.hasParam("viewpoint_y") || private_nh.hasParam("viewpoint_z");
     private_nh.param("orient", orient_, std::string("viewpoint"));
-    if (orient_ != "viewpoint" && orient_ != "mst" && orient_ != "none")
-      throw std::runtime_error("~orient must be viewpoint, mst or none, not '" + orient_ + "'");
+    if (orient_ != "viewpoint" && orient_ != "up" && orient_ != "mst" && orient_ != "none")
+      throw std::runtime_error("~orient must be viewpoint, up, mst or none, not '" + orient_ + "'");
     std::string model_path;
     private_nh.param("model", model_path, std::string());
     model_path = pcl_dise::modelPathOrDefault(model_path, k_);
@@ -84,7 +85,7 @@ class DiseNormalsNode {
       dise.setIterations(iterations_);
       dise.setNumberOfThreads(static_cast<unsigned>(threads_));
       dise.setViewPoint(float(viewpoint_[0]), float(viewpoint_[1]), float(viewpoint_[2]));
-      dise.setFlipTowardsViewPoint(orient_ == "viewpoint");
+      dise.setNormalSign(pcl_dise::normalSignFor(orient_));
       if (model_) dise.setModel(model_);
       pcl::PointCloud<pcl::Normal> normals;
       dise.compute(normals);

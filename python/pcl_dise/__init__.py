@@ -38,7 +38,7 @@ __all__ = [
     "write_cloud",
 ]
 
-_ORIENT = ("viewpoint", "none", "mst", "closed")
+_ORIENT = ("viewpoint", "up", "none", "mst", "closed")
 _BACKENDS = ("native", "torch", "cuda")
 ProgressCallback = Callable[[float], None]
 
@@ -232,9 +232,9 @@ def estimate_normals(points, k: int = 64, radius: Optional[float] = None, max_ne
     model: a .safetensors model file (default: the shipped model for k).
     threads: CPU threads (0: all).
     settle: adaptive mode, degrees: a point whose normal turns less stops iterating (native and cuda).
-    orient: "viewpoint" (flip towards the viewpoint, PCL's rule), "none" (the plane fit's own
-        sign), "mst" (one consistent side along a minimum spanning tree), "closed" (mst, then the
-        outside of closed shapes: solids, not scans).
+    orient: "viewpoint" (flip towards the viewpoint, PCL's rule), "up" (face +z: aerial LiDAR,
+        the sensor above), "none" (the plane fit's own sign), "mst" (one consistent side along a
+        minimum spanning tree), "closed" (mst, then the outside of closed shapes: solids, not scans).
     viewpoint: x, y, z in the points' coordinates (default: the origin).
     backend: "native" (CPU), "torch" or "cuda" where built.
     return_curvature: also return the (N,) float32 curvature.
@@ -309,10 +309,11 @@ def _path(path, must_exist: bool) -> str:
 
 
 def read_cloud(path) -> Cloud:
-    """Reads a .pcd, .ply, .las or .xyz file: coordinates in float64 and every other field.
+    """Reads a .pcd, .ply, .las, .laz or .xyz file: coordinates in float64 and every other field.
 
+    A .laz file (LASzip-compressed LAS, COPC included) reads as its LAS would (``format`` "las").
     Raises FileNotFoundError for a missing file and OSError for one that cannot be read
-    (malformed, truncated, compressed LAZ, unknown extension).
+    (malformed, truncated, corrupt or waveform LAZ, unknown extension).
     """
     path = _path(path, True)
     r = _native_call(_native.read_cloud, path)
@@ -323,12 +324,12 @@ def read_cloud(path) -> Cloud:
 
 
 def write_cloud(path, points, normals, curvature=None, like: Optional[Union[Cloud, str]] = None) -> None:
-    """Writes points with their normals by extension: .las (LAS 1.4, normals and curvature as
-    extra bytes NormalX, NormalY, NormalZ, Curvature), .ply and .pcd (binary; double coordinates
+    """Writes points with their normals by extension: .las or .laz (LAS 1.4, compressed as LAZ for
+    .laz; normals and curvature as extra bytes NormalX, NormalY, NormalZ, Curvature), .ply and .pcd (binary; double coordinates
     where they are large), .xyz (text "x y z nx ny nz curvature").
 
-    like: the Cloud (or path) the points came from: a LAS output keeps that LAS file's every
-    record, header and VLR, and a PCD output its viewpoint and organized layout. The file appears
+    like: the Cloud (or path) the points came from: a LAS or LAZ output keeps that LAS or LAZ
+    file's every record, header and VLR, and a PCD output its viewpoint and organized layout. The file appears
     only when complete (an error leaves none).
     """
     path = _path(path, False)
@@ -344,7 +345,7 @@ def write_cloud(path, points, normals, curvature=None, like: Optional[Union[Clou
     if source is not None:
         if len(source.points) != len(array):
             raise ValueError(f"like holds {len(source.points)} points, not {len(array)}")
-        if source.format == "las" and path.lower().endswith(".las"):
+        if source.format == "las" and path.lower().endswith((".las", ".laz")):
             if not np.array_equal(source.points, array, equal_nan=True):
                 raise ValueError("a LAS output like its source keeps the source's records: the points must be the source's")
             las_source = source.path
@@ -359,12 +360,16 @@ def estimate_normals_file(input, output, max_memory: Optional[float] = None, scr
     With ``max_memory`` (MB) the cloud is processed in tiles with halos, in bounded memory and
     with the same results bit for bit (a 100-million-point LAS file works); without it, tiles of
     a million points. ``orient="mst"``/``"closed"``, ``settle`` and other backends need the cloud
-    in memory: they run in memory where max_memory is None. A LAS input written to LAS keeps its
-    records. options: those of :func:`estimate_normals`. progress: a callable taking the share
+    in memory: they run in memory where max_memory is None. A LAS or LAZ input written to LAS or
+    LAZ keeps its records. ``orient`` defaults to "up" for a LAS or LAZ input without a
+    ``viewpoint`` (an aerial survey has no sensor pose; its sensor is above), else "viewpoint". options: those of :func:`estimate_normals`. progress: a callable taking the share
     done (0..1), True for a progress bar, None for none, "auto" (the default) for a bar where
     stderr is a terminal. Returns a dict of counts.
     """
     input_path, output_path = _path(input, True), _path(output, False)
+    if options.get("orient") is None:
+        lidar = input_path.lower().endswith((".las", ".laz")) and options.get("viewpoint") is None
+        options["orient"] = "up" if lidar else "viewpoint"
     k = options.pop("k", 64)
     radius = options.pop("radius", None)
     known = ("max_neighbors", "iterations", "model", "threads", "settle", "orient", "viewpoint", "backend")

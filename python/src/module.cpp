@@ -167,7 +167,7 @@ class Estimator {
         dise.setSettleAngle(o_.settle);
         dise.setNumberOfThreads(static_cast<unsigned>(o_.threads));
         dise.setBackend(pcl_dise::backendFromString(o_.backend));
-        dise.setFlipTowardsViewPoint(o_.orient == "viewpoint");
+        dise.setNormalSign(pcl_dise::normalSignFor(o_.orient));
         if (o_.viewpoint)
           dise.setViewPoint(cloud->sensor_origin_[0], cloud->sensor_origin_[1], cloud->sensor_origin_[2]);
         if (model_) dise.setModel(model_);
@@ -330,7 +330,7 @@ py::dict estimateFile(const std::string& input, const std::string& output, const
       options.scratch_folder = scratch;
       options.has_viewpoint = o.viewpoint.has_value();
       if (o.viewpoint) options.viewpoint = *o.viewpoint;
-      options.flip_towards_viewpoint = o.orient == "viewpoint";
+      options.sign = pcl_dise::normalSignFor(o.orient);
       options.backend = pcl_dise::backendFromString(o.backend);
       options.progress = python_progress.function();
       const pcl_dise::Model model =

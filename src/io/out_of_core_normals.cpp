@@ -255,7 +255,7 @@ OutOfCoreReport estimateNormalsOutOfCore(const Model& model, const std::string& 
       writer.add(p, none, nan);
       return;
     }
-    if (options.flip_towards_viewpoint) flipTowardsViewpoint(vp.data(), frame.local(p).data(), normal);
+    signNormal(options.sign, vp.data(), frame.local(p).data(), normal);
     writer.add(p, normal, r[3]);
   });
   writer.finish();

@@ -9,6 +9,8 @@
 #include <stdexcept>
 
 #include "pcl_dise/core/model.h"
+#include "pcl_dise/core/viewpoint.h"
+#include "pcl_dise/io/extension.h"
 #include "pcl_dise/io/point_stream.h"
 #include "progress_display.h"
 #include "run_report.h"
@@ -20,17 +22,26 @@ void Options::check() const {
   if (k < 0 || radius < 0 || iterations < 0 || max_neighbors < 0 || max_memory < 0)
     throw std::runtime_error("--k, --radius, --iterations, --max-neighbors and --max-memory must not be negative");
   if (max_neighbors > 0 && radius <= 0) throw std::runtime_error("--max-neighbors needs --radius");
-  if (orient != "viewpoint" && orient != "mst" && orient != "closed" && orient != "none")
-    throw std::runtime_error("--orient expects viewpoint, mst, closed or none, got '" + orient + "'");
+  try {
+    normalSignFor(orientation());
+  } catch (const std::invalid_argument&) {
+    throw std::runtime_error("--orient expects viewpoint, up, mst, closed or none, got '" + orient + "'");
+  }
   const std::string model_path = modelPath();
   if (iterations > 0 && !std::ifstream(model_path).good()) throw std::runtime_error(missingModelHelp(model_path));
 }
 
 std::string Options::modelPath() const { return modelPathOrDefault(model, neighbors()); }
 
+std::string Options::orientation() const {
+  if (!orient.empty()) return orient;
+  if (!viewpoint.empty()) return "viewpoint";
+  return isLasFamily(input) ? "up" : "viewpoint";
+}
+
 void addNormalsOptions(CLI::App& app, Options& o) {
-  app.add_option("input", o.input, "input cloud (.pcd, .ply, .las, .xyz)")->required();
-  app.add_option("output", o.output, "output file (.pcd, .ply, .las, .normals)")->required();
+  app.add_option("input", o.input, "input cloud (.pcd, .ply, .las, .laz, .xyz)")->required();
+  app.add_option("output", o.output, "output file (.pcd, .ply, .las, .laz, .normals)")->required();
   app.add_option("--model", o.model,
                  "model file (.safetensors; default: the shipped model for --k, k = 64 for --radius)");
   auto* k = app.add_option("--k", o.k, "neighbours per point, the point itself not counted (default 64)");
@@ -44,12 +55,13 @@ void addNormalsOptions(CLI::App& app, Options& o) {
   app.add_option("--threads", o.threads, "threads (0: all)")->capture_default_str();
   app.add_option("--viewpoint", o.viewpoint, "flip normals towards X,Y,Z (default: the cloud's sensor origin)");
   app.add_option("--orient", o.orient,
-                 "viewpoint: flip each normal towards the viewpoint; mst: orient consistently along a minimum "
+                 "viewpoint: flip each normal towards the viewpoint; up: make each normal face +z (aerial "
+                 "LiDAR); mst: orient consistently along a minimum "
                  "spanning tree (closed shapes face outward; seeded at --viewpoint or a PCD VIEWPOINT where one "
                  "is given, else at the topmost point facing +z); closed: mst for clouds of closed shapes, then "
                  "each point takes the side an outside grid shows it (holds under heavy noise; ray parity where "
-                 "walls are too thin for the grid; not for scans); none: the plane fit's own sign")
-      ->capture_default_str();
+                 "walls are too thin for the grid; not for scans); none: the plane fit's own sign. Default: up "
+                 "for .las and .laz input without --viewpoint, else viewpoint");
   app.add_option("--backend", o.backend, "native, torch or cuda")->capture_default_str();
   app.add_option("--max-memory", o.max_memory,
                  "memory budget in MB: a cloud that does not fit is read, computed and written tile by tile, "
@@ -69,7 +81,7 @@ nlohmann::json normalsReport(const Options& o, std::uint64_t points, std::uint64
   s["max_neighbors"] = o.max_neighbors;
   s["iterations"] = o.iterations;
   s["settle"] = o.settle;
-  s["orient"] = o.orient;
+  s["orient"] = o.orientation();
   s["backend"] = o.backend;
   s["threads"] = o.threads;
   s["viewpoint"] = o.viewpoint;
@@ -113,8 +125,8 @@ int runTiled(const Options& o, Collective& processes, const std::string& tool) {
   using Clock = std::chrono::steady_clock;
   if (o.settle > 0)
     throw std::runtime_error("--settle (adaptive mode) does not work with tiles; leave out one of them");
-  if (o.orient == "mst" || o.orient == "closed")
-    throw std::runtime_error("--orient " + o.orient +
+  if (o.orientation() == "mst" || o.orientation() == "closed")
+    throw std::runtime_error("--orient " + o.orientation() +
                              " orients the whole cloud at once and needs it in memory: raise --max-memory or leave "
                              "out --tile-points");
   // From the start, so that Ctrl-C at any moment stops the run cleanly.
@@ -126,7 +138,7 @@ int runTiled(const Options& o, Collective& processes, const std::string& tool) {
   options.memory_budget_mb = o.max_memory;
   options.scratch_folder = o.scratch;
   if (!o.viewpoint.empty()) options.has_viewpoint = true, options.viewpoint = parseViewpoint(o.viewpoint);
-  options.flip_towards_viewpoint = o.orient == "viewpoint";
+  options.sign = normalSignFor(o.orientation());
   options.backend = backendFromString(o.backend);
   const std::string model_path = o.modelPath();
   const Model model = o.iterations > 0 ? loadModel(model_path) : Model();

@@ -15,7 +15,7 @@ namespace io {
 
 struct Options {
   std::string input, output, model, backend = "native", viewpoint, scratch;
-  std::string orient = "viewpoint";  ///< viewpoint, mst or none
+  std::string orient;  ///< --orient: viewpoint, up, mst, closed or none ("": by the input, orientation())
   int k = 0, iterations = 4, max_neighbors = 0;
   double radius = 0.0, settle = 0.0, max_memory = 0.0;
   std::size_t tile_points = 0;
@@ -29,6 +29,9 @@ struct Options {
   int neighbors() const { return (k == 0 && radius == 0.0) ? 64 : k; }
   /** --model, or the shipped model for the neighbourhood. */
   std::string modelPath() const;
+  /** --orient, or where it is not given: "viewpoint" with --viewpoint, else "up" for LAS and LAZ
+   *  input (an aerial survey: no sensor pose, the sensor above), else "viewpoint". */
+  std::string orientation() const;
 };
 
 /** Adds the options (input, output, --k, ..., --max-memory, --quiet, --report) to `app`. */

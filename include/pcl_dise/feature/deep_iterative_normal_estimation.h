@@ -10,6 +10,7 @@
 
 #include "pcl_dise/core/forward.h"
 #include "pcl_dise/core/model.h"
+#include "pcl_dise/core/viewpoint.h"
 
 namespace pcl {
 
@@ -98,8 +99,16 @@ class DeepIterativeNormalEstimation : public Feature<PointInT, PointOutT> {
   /** Whether normals are flipped towards the viewpoint (default true, as pcl::NormalEstimation).
    *  false keeps the plane fit's own sign (docs/algorithm.md), for an orientation step of one's
    *  own (pcl::ConsistentNormalOrientation). */
-  void setFlipTowardsViewPoint(bool flip) { flip_towards_viewpoint_ = flip; }
-  bool getFlipTowardsViewPoint() const { return flip_towards_viewpoint_; }  ///< see setFlipTowardsViewPoint
+  void setFlipTowardsViewPoint(bool flip) {
+    normal_sign_ = flip ? pcl_dise::NormalSign::kTowardsViewpoint : pcl_dise::NormalSign::kPlaneFit;
+  }
+  /// see setFlipTowardsViewPoint
+  bool getFlipTowardsViewPoint() const { return normal_sign_ == pcl_dise::NormalSign::kTowardsViewpoint; }
+  /** How normals get their sign (core/viewpoint.h): towards the viewpoint (the default), up
+   *  (+z: aerial LiDAR, where the sensor is above and a LAS file has no sensor pose) or the
+   *  plane fit's own. setFlipTowardsViewPoint sets the first or the last. */
+  void setNormalSign(pcl_dise::NormalSign sign) { normal_sign_ = sign; }
+  pcl_dise::NormalSign getNormalSign() const { return normal_sign_; }  ///< see setNormalSign
   /** \brief Takes the input's sensor origin as the viewpoint again (the default). */
   void useSensorOriginAsViewPoint() {
     use_sensor_origin_ = true;
@@ -238,11 +247,11 @@ class DeepIterativeNormalEstimation : public Feature<PointInT, PointOutT> {
   /** Neighbourhood of a query point as node indices (k+1 nearest or radius, capped). */
   void searchNeighborhood(const pcl::PointCloud<PointInT>& cloud, pcl::index_t index, pcl::Indices& neighbors,
                           std::vector<float>& distances) const;
-  void flipTowardsViewPoint(std::size_t output_index, float* normal) const;
+  void signNormal(std::size_t output_index, float* normal) const;
 
   float vpx_ = 0.f, vpy_ = 0.f, vpz_ = 0.f;
   bool use_sensor_origin_ = true;
-  bool flip_towards_viewpoint_ = true;
+  pcl_dise::NormalSign normal_sign_ = pcl_dise::NormalSign::kTowardsViewpoint;
   std::string model_path_;         ///< empty: the default model for the k in use
   bool model_in_memory_ = false;   ///< set by setModel
   std::string loaded_model_path_;  ///< the file model_ came from

@@ -11,6 +11,7 @@
 
 #include "pcl_dise/core/model.h"
 #include "pcl_dise/core/tiled_forward.h"
+#include "pcl_dise/core/viewpoint.h"
 
 namespace pcl_dise {
 namespace io {
@@ -36,7 +37,7 @@ struct OutOfCoreOptions {
   std::string scratch_folder;   ///< where the tiles go ("": beside the output)
   bool has_viewpoint = false;   ///< flip towards `viewpoint` (file coordinates), else the PCD VIEWPOINT or the origin
   std::array<double, 3> viewpoint{0, 0, 0};  ///< with has_viewpoint: x, y, z in the file's coordinates
-  bool flip_towards_viewpoint = true;        ///< false: the plane fit's own sign
+  NormalSign sign = NormalSign::kTowardsViewpoint;  ///< how each normal gets its sign (core/viewpoint.h)
   /// Where each tile's forward pass runs. Backend::Cuda: each tile's iteration 0 and iterations
   /// on the device (its search on the CPU, where its neighbourhoods also prove the halo), so that
   /// a cloud larger than the device's memory runs in tiles that fit it.

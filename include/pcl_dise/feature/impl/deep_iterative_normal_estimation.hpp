@@ -333,7 +333,7 @@ void DeepIterativeNormalEstimation<PointInT, PointOutT>::writeOutput(PointCloudO
       continue;
     }
     float normal[3] = {n[0], n[1], n[2]};
-    flipTowardsViewPoint(idx, normal);
+    signNormal(idx, normal);
     output[idx].normal_x = normal[0];
     output[idx].normal_y = normal[1];
     output[idx].normal_z = normal[2];
@@ -343,11 +343,9 @@ void DeepIterativeNormalEstimation<PointInT, PointOutT>::writeOutput(PointCloudO
 }
 
 template <typename PointInT, typename PointOutT>
-void DeepIterativeNormalEstimation<PointInT, PointOutT>::flipTowardsViewPoint(std::size_t output_index,
-                                                                              float* normal) const {
-  if (!flip_towards_viewpoint_) return;
+void DeepIterativeNormalEstimation<PointInT, PointOutT>::signNormal(std::size_t output_index, float* normal) const {
   const float viewpoint[3] = {vpx_, vpy_, vpz_};
-  pcl_dise::flipTowardsViewpoint(viewpoint, (*input_)[(*indices_)[output_index]].data, normal);
+  pcl_dise::signNormal(normal_sign_, viewpoint, (*input_)[(*indices_)[output_index]].data, normal);
 }
 
 template <typename PointInT, typename PointOutT>
@@ -369,7 +367,7 @@ bool DeepIterativeNormalEstimation<PointInT, PointOutT>::getIterationNormals(
     float n[3] = {nan, nan, nan};
     if (node >= 0) std::copy(&stored[iteration][3 * node], &stored[iteration][3 * node] + 3, n);
     if (std::isfinite(n[0]))
-      flipTowardsViewPoint(idx, n);
+      signNormal(idx, n);
     else
       normals.is_dense = false;
     normals[idx] = pcl::Normal(n[0], n[1], n[2], nan);
