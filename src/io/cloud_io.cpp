@@ -72,8 +72,8 @@ LocalCloud readCloud(const std::string& path) {
 #pragma omp parallel for reduction(&& : dense)
   for (std::size_t i = 0; i < xyz.size(); ++i) {
     pcl::PointXYZ& p = cloud.points[i];
-    p = pcl::PointXYZ(static_cast<float>(xyz[i][0] - local.offset[0]), static_cast<float>(xyz[i][1] - local.offset[1]),
-                      static_cast<float>(xyz[i][2] - local.offset[2]));
+    const std::array<float, 3> q = localPoint(xyz[i], local.offset);
+    p = pcl::PointXYZ(q[0], q[1], q[2]);
     dense = dense && std::isfinite(p.x) && std::isfinite(p.y) && std::isfinite(p.z);
   }
   cloud.sensor_origin_ = Eigen::Vector4f(static_cast<float>(viewpoint[0] - local.offset[0]),

@@ -72,8 +72,7 @@ LasHeader parseLasHeader(const std::string& bytes, const std::string& path, std:
     const auto count64 = readAt<std::uint64_t>(bytes, kPointCountAt);
     if (count64 != 0) las.count = count64;
   }
-  if (las.point_data > file_size ||
-      (!las.compressed && las.count > (file_size - las.point_data) / las.record_length))
+  if (las.point_data > file_size || (!las.compressed && las.count > (file_size - las.point_data) / las.record_length))
     fail(path, "the header promises " + std::to_string(las.count) + " points of " + std::to_string(las.record_length) +
                    " bytes from byte " + std::to_string(las.point_data) + ", more than the file holds");
   for (int c = 0; c < 3; ++c) {
@@ -349,7 +348,8 @@ LasWriter::LasWriter(std::ostream& out, const std::string& path, const std::arra
     lo_[c] = std::numeric_limits<double>::infinity();
     hi_[c] = -lo_[c];
   }
-  if (isLazPath(path)) laz_ = std::make_unique<LazChunkWriter>(out_, path, 6, static_cast<std::uint16_t>(record_.size()));
+  if (isLazPath(path))
+    laz_ = std::make_unique<LazChunkWriter>(out_, path, 6, static_cast<std::uint16_t>(record_.size()));
   const std::size_t point_data =
       kHeaderSize14 + kVlrHeaderSize + 4 * kExtraBytesDescriptorSize + (laz_ ? laz_->vlr().size() : 0);
   out_.write(std::string(point_data, '\0').data(), point_data);  // the header, once the bounds are known
@@ -390,8 +390,10 @@ void LasWriter::add(const std::array<double, 3>& xyz, const NormalWithCurvature&
     }
   }
   std::memcpy(&record_[normal_at], normal.data(), kExtraBytes);
-  if (laz_) laz_->add(record_.data());
-  else out_.write(record_.data(), static_cast<std::streamsize>(record_.size()));
+  if (laz_)
+    laz_->add(record_.data());
+  else
+    out_.write(record_.data(), static_cast<std::streamsize>(record_.size()));
   ++count_;
 }
 
@@ -590,7 +592,8 @@ std::vector<std::pair<std::string, LasDimension>> lasExtraDimensions(const std::
 }  // namespace
 
 LasCloud parseLas(const std::string& bytes, const std::string& path, bool all_fields) {
-  if (parseLasHeader(bytes, path, bytes.size()).compressed) return parseLas(decompressLaz(bytes, path), path, all_fields);
+  if (parseLasHeader(bytes, path, bytes.size()).compressed)
+    return parseLas(decompressLaz(bytes, path), path, all_fields);
   const LasHeader header = parseLasHeader(bytes, path, bytes.size());
   LasCloud las;
   las.version_minor = header.version_minor;

@@ -12,9 +12,9 @@
 
 #include <omp.h>
 
-#include "pcl_dise/io/extension.h"
 #include "laz/arithmetic_coder.h"
 #include "laz/laz_chunk.h"
+#include "pcl_dise/io/extension.h"
 
 namespace pcl_dise {
 namespace io {
@@ -64,7 +64,7 @@ bool isLazPath(const std::string& path) { return extension(path) == ".laz"; }
 struct LazReader::State {
   std::string path;
   const std::string* bytes = nullptr;  // the whole file, or
-  std::ifstream in;                     // the file, read chunk by chunk
+  std::ifstream in;                    // the file, read chunk by chunk
   std::uint64_t file_size = 0;
   LasHeader header;
   laz::Schema schema;
@@ -109,11 +109,12 @@ struct LazReader::State {
         if (readAt<std::uint16_t>(p, 2) != 0) fail(path, "unsupported LAZ: a coder other than arithmetic coding");
         schema.chunk_size = readAt<std::uint32_t>(p, 12);
         const auto items = readAt<std::uint16_t>(p, 32);
-        if (kLaszipVlrFixedSize + items * kLaszipItemSize > length) fail(path, "its laszip VLR is too short for its items");
+        if (kLaszipVlrFixedSize + items * kLaszipItemSize > length)
+          fail(path, "its laszip VLR is too short for its items");
         for (std::uint16_t i = 0; i < items; ++i) {
           const char* item = p + kLaszipVlrFixedSize + i * kLaszipItemSize;
-          schema.items.push_back({readAt<std::uint16_t>(item, 0), readAt<std::uint16_t>(item, 2),
-                                  readAt<std::uint16_t>(item, 4)});
+          schema.items.push_back(
+              {readAt<std::uint16_t>(item, 0), readAt<std::uint16_t>(item, 2), readAt<std::uint16_t>(item, 4)});
         }
         try {
           laz::checkSchema(schema);
@@ -131,7 +132,8 @@ struct LazReader::State {
     const std::uint64_t chunks_start = header.point_data + 8;
     auto table_at = readAt<std::int64_t>(readBytes(header.point_data, 8, "the chunk table offset").data(), 0);
     if (table_at == -1)  // written by a writer that could not seek back: the offset is at the end
-      table_at = readAt<std::int64_t>(readBytes(file_size - std::min<std::uint64_t>(file_size, 8), 8, "the chunk table offset").data(), 0);
+      table_at = readAt<std::int64_t>(
+          readBytes(file_size - std::min<std::uint64_t>(file_size, 8), 8, "the chunk table offset").data(), 0);
     if (header.count == 0) return;
     if (table_at < static_cast<std::int64_t>(chunks_start) || static_cast<std::uint64_t>(table_at) + 8 > file_size)
       fail(path, "its chunk table offset " + std::to_string(table_at) +
@@ -147,7 +149,8 @@ struct LazReader::State {
       fail(path, "its chunk table lists " + std::to_string(count) + " chunks, more than its points could fill");
     // The entries: arithmetic-coded, each predicted from the one before.
     const std::uint64_t entries_at = static_cast<std::uint64_t>(table_at) + 8;
-    const std::string entries = readBytes(entries_at, std::min<std::uint64_t>(file_size - entries_at, 16ull * count + 64), "the chunk table");
+    const std::string entries =
+        readBytes(entries_at, std::min<std::uint64_t>(file_size - entries_at, 16ull * count + 64), "the chunk table");
     laz::ArithmeticDecoder decoder;
     decoder.start(reinterpret_cast<const std::uint8_t*>(entries.data()), entries.size());
     laz::IntegerCodec codec(32, 2, true);
@@ -156,9 +159,13 @@ struct LazReader::State {
     std::uint32_t last_points = 0, last_bytes = 0;
     for (std::uint32_t i = 0; i < count; ++i) {
       Chunk& c = chunks[i];
-      if (variable) c.points = last_points = static_cast<std::uint32_t>(codec.code(decoder, static_cast<std::int32_t>(last_points), 0, 0));
-      else c.points = std::min<std::uint64_t>(schema.chunk_size, header.count - points);
-      c.bytes = last_bytes = static_cast<std::uint32_t>(codec.code(decoder, static_cast<std::int32_t>(last_bytes), 0, 1));
+      if (variable)
+        c.points = last_points =
+            static_cast<std::uint32_t>(codec.code(decoder, static_cast<std::int32_t>(last_points), 0, 0));
+      else
+        c.points = std::min<std::uint64_t>(schema.chunk_size, header.count - points);
+      c.bytes = last_bytes =
+          static_cast<std::uint32_t>(codec.code(decoder, static_cast<std::int32_t>(last_bytes), 0, 1));
       c.start = start;
       start += c.bytes;
       points += c.points;
@@ -166,7 +173,8 @@ struct LazReader::State {
       if (start > static_cast<std::uint64_t>(table_at) || c.bytes == 0)
         fail(path, "its chunk " + std::to_string(i) + " lies outside the point data");
       // A point takes at least a few thousandths of a bit: a chunk claiming more is corrupt.
-      if (c.points > c.bytes * 16384) fail(path, "its chunk " + std::to_string(i) + " claims more points than its bytes can hold");
+      if (c.points > c.bytes * 16384)
+        fail(path, "its chunk " + std::to_string(i) + " claims more points than its bytes can hold");
     }
     if (points != header.count)
       fail(path, "its chunks hold " + std::to_string(points) + " points, its header promises " +
@@ -205,7 +213,8 @@ LazReader::LazReader(const std::string& path) : state_(std::make_unique<State>()
   std::string head = state_->readBytes(0, std::min<std::uint64_t>(state_->file_size, 375), "the header");
   if (head.size() > 100) {
     const auto point_data = readAt<std::uint32_t>(head.data(), 96);
-    head = state_->readBytes(0, std::min<std::uint64_t>(state_->file_size, std::max<std::uint64_t>(point_data, head.size())), "the VLRs");
+    head = state_->readBytes(
+        0, std::min<std::uint64_t>(state_->file_size, std::max<std::uint64_t>(point_data, head.size())), "the VLRs");
   }
   state_->open(head);
 }
@@ -289,7 +298,7 @@ std::string LazChunkWriter::vlr() const {
   const laz::Schema& schema = impl_->schema;
   std::string payload;
   append<std::uint16_t>(payload, schema.compressor);
-  append<std::uint16_t>(payload, 0);  // arithmetic coder
+  append<std::uint16_t>(payload, 0);      // arithmetic coder
   payload += std::string("\x03\x04", 2);  // as LASzip 3.4 writes
   append<std::uint16_t>(payload, 3);
   append<std::uint32_t>(payload, 0);  // options

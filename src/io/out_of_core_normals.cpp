@@ -105,10 +105,7 @@ struct Frame {
   FiniteBounds bounds;  // in the file's coordinates
   std::array<double, 3> offset{0, 0, 0}, centroid{0, 0, 0};
   Box centred_bounds;
-  std::array<float, 3> local(const std::array<double, 3>& p) const {
-    return {static_cast<float>(p[0] - offset[0]), static_cast<float>(p[1] - offset[1]),
-            static_cast<float>(p[2] - offset[2])};
-  }
+  std::array<float, 3> local(const std::array<double, 3>& p) const { return localPoint(p, offset); }
   std::array<float, 3> centred(const std::array<float, 3>& local) const { return centredOn(local.data(), centroid); }
 };
 

@@ -160,18 +160,23 @@ TEST(DiseNormals, CudaWithoutADeviceIsAClearError) {
 }
 
 TEST(DiseNormals, TilesGiveTheInMemoryNormals) {
-  // A georeferenced terrain with a NaN point, read as .xyz, binary .ply and .las: in tiles of 400
-  // points (each with its halo read from scratch files) the output is the in-memory output, byte for byte.
+  // A georeferenced terrain with a NaN point, read as .xyz, binary .ply and .pcd (double
+  // coordinates), .las and .laz: in tiles of 400 points (each with its halo read from scratch
+  // files) the output is the in-memory output, byte for byte. Its coordinates are not floats after
+  // the offset (centimetres), as in real surveys: the tiles must round them as the in-memory cloud does.
   const std::string dir = temporaryDir("cli_tiles");
   const std::string model = randomModelFile(5);
   std::vector<std::array<double, 3>> far = terrainPoints({512345.0, 5412345.0, 312.0});
+  for (std::size_t i = 0; i < far.size(); ++i) far[i][0] += 0.01 * (i % 7), far[i][1] += 0.01 * (i % 5);
   far.insert(far.begin() + 100, {NAN, NAN, NAN});
   writeXyzFile(dir + "/in.xyz", far);
   ASSERT_EQ(runTool(dir + "/in.xyz " + dir + "/in.ply --k 8 --iterations 0").exit_code, 0);
+  ASSERT_EQ(runTool(dir + "/in.xyz " + dir + "/in.pcd --k 8 --iterations 0").exit_code, 0);
   far.erase(far.begin() + 100);
   writeXyzFile(dir + "/finite.xyz", far);
   ASSERT_EQ(runTool(dir + "/finite.xyz " + dir + "/in.las --k 8 --iterations 0").exit_code, 0);
-  for (const std::string input : {"in.xyz", "in.ply", "in.las"})
+  ASSERT_EQ(runTool(dir + "/finite.xyz " + dir + "/in.laz --k 8 --iterations 0").exit_code, 0);
+  for (const std::string input : {"in.xyz", "in.ply", "in.pcd", "in.las", "in.laz"})
     for (const std::string neighbourhood : {"--k 16", "--radius 1.3 --max-neighbors 20"}) {
       SCOPED_TRACE(input + " " + neighbourhood);
       const std::string args = dir + "/" + input + " " + neighbourhood + " --iterations 2 --model " + model;
@@ -195,6 +200,11 @@ TEST(DiseNormals, TilesGiveTheInMemoryNormals) {
   for (std::size_t i = 0; i < far.size(); ++i)
     ASSERT_EQ(las_out.compare(points_at + 46 * i, 30, las_in, points_at + 46 * i, 30), 0) << i;
   EXPECT_NE(las_out.substr(points_at), las_in.substr(points_at));  // the normals are new
+  // LAZ to LAZ likewise, its records those of LAS to LAS.
+  const std::string laz_args = dir + "/in.laz --k 16 --iterations 2 --model " + model;
+  ASSERT_EQ(runTool(laz_args + " " + dir + "/whole.laz").exit_code, 0);
+  ASSERT_EQ(runTool(laz_args + " " + dir + "/tiled.laz --tile-points 400").exit_code, 0);
+  EXPECT_EQ(readFile(dir + "/tiled.laz"), readFile(dir + "/whole.laz"));
   // --orient none: the plane fit's own sign, in tiles as in memory (not the viewpoint's).
   const std::string xyz = dir + "/in.xyz --k 16 --iterations 2 --model " + model;
   ASSERT_EQ(runTool(xyz + " --orient none " + dir + "/whole_none.ply").exit_code, 0);
@@ -272,13 +282,38 @@ TEST(DiseNormals, OrientsTowardsTheViewpointConsistentlyOrNotAtAll) {
     return n[0] + 2 * n[1] + 3 * n[2] >= 0;  // the plane fit's own sign (docs/algorithm.md)
   };
   EXPECT_EQ(count(" --orient none", sign_rule), 3000u);
+  const auto up = [](const std::array<double, 3>&, const std::array<float, 3>& n) { return n[2] >= 0; };
+  EXPECT_EQ(count(" --orient up", up), 3000u);
 
   const CommandResult tiled = runTool(dir + "/sphere.xyz " + dir + "/t.normals --k 16 --orient mst --tile-points 500");
   EXPECT_NE(tiled.exit_code, 0);
   EXPECT_NE(tiled.output.find("needs it in memory"), std::string::npos) << tiled.output;
   const CommandResult bad = runTool(dir + "/sphere.xyz " + dir + "/t.normals --orient outward");
   EXPECT_NE(bad.exit_code, 0);
-  EXPECT_NE(bad.output.find("--orient expects viewpoint, mst, closed or none"), std::string::npos) << bad.output;
+  EXPECT_NE(bad.output.find("--orient expects viewpoint, up, mst, closed or none"), std::string::npos) << bad.output;
+}
+
+TEST(DiseNormals, AerialLidarFacesUpByDefault) {
+  // An airborne survey (Autzen) as LAS and as LAZ: with no option every normal that is not near
+  // horizontal faces up, as PDAL's filters.normal makes them; --viewpoint or --orient still decide.
+  if (!sharedFileExists("data/lidar/autzen_trim.laz")) GTEST_SKIP() << "no ../shared/data/lidar";
+  const std::string dir = temporaryDir("cli_up");
+  auto shareUp = [&](const std::string& input, const std::string& options) {
+    const CommandResult run =
+        runTool(sharedDir() + "/data/lidar/" + input + " " + dir + "/out.xyz --iterations 0 --k 16" + options);
+    EXPECT_EQ(run.exit_code, 0) << run.output;
+    std::size_t steep = 0, up = 0;
+    std::ifstream in(dir + "/out.xyz");
+    double x, y, z, nx, ny, nz, c;
+    while (in >> x >> y >> z >> nx >> ny >> nz >> c)
+      if (std::abs(nz) > 0.3) ++steep, up += nz > 0;
+    return steep ? double(up) / double(steep) : 0.0;
+  };
+  EXPECT_GE(shareUp("autzen_trim.las", ""), 0.99);
+  EXPECT_GE(shareUp("autzen_trim.laz", ""), 0.99);
+  EXPECT_GE(shareUp("autzen_trim.laz", " --tile-points 30000"), 0.99);
+  EXPECT_LT(shareUp("autzen_trim.las", " --orient viewpoint"), 0.9);  // the origin: far below the survey
+  EXPECT_LT(shareUp("autzen_trim.las", " --viewpoint 0,0,0"), 0.9);
 }
 
 TEST(DiseNormals, OrganizedRgbdScanEndToEnd) {

@@ -46,8 +46,7 @@ std::string lazRecords(const std::string& path, std::uint16_t* record_length = n
   LazReader reader(path);
   if (record_length) *record_length = reader.header().record_length;
   std::string records;
-  while (reader.read(1000, records) > 0) {
-  }
+  while (reader.read(1000, records) > 0) {}
   return records;
 }
 
@@ -62,12 +61,16 @@ std::string errorOf(const std::function<void()>& f) {
 
 TEST(LazFormat, FilesOfOtherSoftwareDecodeToTheirTwins) {
   if (!sharedFileExists("data/lidar/autzen_trim.laz")) GTEST_SKIP() << "no ../shared/data/lidar";
-  const std::pair<const char*, const char*> twins[] = {
-      {"point10.las.laz", "point10.las"},           {"1815.laz", "1815.las"},
-      {"point-time.las.laz", "point-time.las"},     {"point-time-1.4.las.laz", "point-time.las"},
-      {"point-color-time.las.laz", "point-color-time.las"}, {"extrabytes.laz", "extrabytes.las"},
-      {"autzen_trim.laz", "autzen_trim.las"},       {"simple.laz", "simple.las"},
-      {"laszip-generated.laz", "simple.las"},       {"liblas-generated.laz", "simple.las"}};
+  const std::pair<const char*, const char*> twins[] = {{"point10.las.laz", "point10.las"},
+                                                       {"1815.laz", "1815.las"},
+                                                       {"point-time.las.laz", "point-time.las"},
+                                                       {"point-time-1.4.las.laz", "point-time.las"},
+                                                       {"point-color-time.las.laz", "point-color-time.las"},
+                                                       {"extrabytes.laz", "extrabytes.las"},
+                                                       {"autzen_trim.laz", "autzen_trim.las"},
+                                                       {"simple.laz", "simple.las"},
+                                                       {"laszip-generated.laz", "simple.las"},
+                                                       {"liblas-generated.laz", "simple.las"}};
   for (const auto& [laz, las] : twins) {
     std::uint16_t laz_length = 0, las_length = 0;
     const std::string decoded = lazRecords(lidar(laz), &laz_length);
@@ -115,7 +118,8 @@ std::string variedRecords(int format, std::size_t extra, std::size_t n, std::uin
   double time = 1e8;
   for (std::size_t i = 0; i < n; ++i) {
     char* r = &records[i * length];
-    const std::int32_t xyz[3] = {static_cast<std::int32_t>(i * 37 + rng() % 50), static_cast<std::int32_t>(rng() % 100000),
+    const std::int32_t xyz[3] = {static_cast<std::int32_t>(i * 37 + rng() % 50),
+                                 static_cast<std::int32_t>(rng() % 100000),
                                  static_cast<std::int32_t>(1000 + rng() % (i % 500 == 0 ? 2000000000u : 300u))};
     std::memcpy(r, xyz, 12);
     const std::uint16_t intensity = (i % 7 == 0) ? rng() % 65536 : 100;
@@ -134,7 +138,8 @@ std::string variedRecords(int format, std::size_t extra, std::size_t n, std::uin
       const int rgb = format == 2 ? 20 : format == 3 ? 28 : -1;
       if (rgb > 0) {
         const std::uint16_t grey = rng() % 65536;
-        const std::uint16_t colour[3] = {grey, static_cast<std::uint16_t>(i % 4 ? grey : rng()), static_cast<std::uint16_t>(rng() % 300)};
+        const std::uint16_t colour[3] = {grey, static_cast<std::uint16_t>(i % 4 ? grey : rng()),
+                                         static_cast<std::uint16_t>(rng() % 300)};
         std::memcpy(r + rgb, colour, 6);
       }
     } else {
@@ -150,7 +155,8 @@ std::string variedRecords(int format, std::size_t extra, std::size_t n, std::uin
       const double t = time + channel * 100.0;
       std::memcpy(r + 22, &t, 8);
       if (format >= 7) {
-        const std::uint16_t colour[4] = {static_cast<std::uint16_t>(rng()), static_cast<std::uint16_t>(i % 9 ? 5 : rng()), 7,
+        const std::uint16_t colour[4] = {static_cast<std::uint16_t>(rng()),
+                                         static_cast<std::uint16_t>(i % 9 ? 5 : rng()), 7,
                                          static_cast<std::uint16_t>(rng() % 1000)};
         std::memcpy(r + 30, colour, format == 8 ? 8 : 6);
       }
@@ -191,15 +197,14 @@ TEST(LazFormat, WhatWeWriteReadsBackInEveryPointFormat) {
     for (std::size_t extra : {0, 5}) {
       std::uint16_t length = 0;
       const std::string records = variedRecords(format, extra, 12345, length);
-      const std::string path = writeLaz(temporaryDir("laz") + "/f" + std::to_string(format) + ".laz", format, length,
-                                        records, 5000);
+      const std::string path =
+          writeLaz(temporaryDir("laz") + "/f" + std::to_string(format) + ".laz", format, length, records, 5000);
       const std::string back = lazRecords(path);
       ASSERT_EQ(back.size(), records.size()) << "format " << format;
       std::size_t first_difference = 0;
       while (first_difference < back.size() && back[first_difference] == records[first_difference]) ++first_difference;
-      EXPECT_EQ(first_difference, records.size())
-          << "format " << format << " extra " << extra << ": point " << first_difference / length << " byte "
-          << first_difference % length;
+      EXPECT_EQ(first_difference, records.size()) << "format " << format << " extra " << extra << ": point "
+                                                  << first_difference / length << " byte " << first_difference % length;
       // Compressed, and read piece by piece the same.
       EXPECT_LT(readFile(path).size(), records.size()) << "format " << format;
     }
@@ -214,7 +219,8 @@ std::string lazPerfModules(std::string& why) {
   const CommandResult r = runCommand("command -v node && command -v npm && mkdir -p " + dir + " && cd " + dir +
                                      " && timeout 300 npm install --silent --no-audit --no-fund laz-perf");
   if (r.exit_code != 0) {
-    why = "laz-perf could not be installed with npm (node and npm missing or the npm registry unreachable): " + r.output;
+    why =
+        "laz-perf could not be installed with npm (node and npm missing or the npm registry unreachable): " + r.output;
     return "";
   }
   return dir + "/node_modules";
@@ -223,8 +229,8 @@ std::string lazPerfModules(std::string& why) {
 // The records laz-perf decodes from `laz`.
 std::string lazPerfRecords(const std::string& modules, const std::string& laz) {
   const std::string out = temporaryDir("laz_perf") + "/records.bin";
-  const CommandResult r = runCommand("LAZPERF_DIR=" + modules + " node " + sharedDir() + "/tools/laz_decode.mjs " + laz +
-                                     " " + out);
+  const CommandResult r =
+      runCommand("LAZPERF_DIR=" + modules + " node " + sharedDir() + "/tools/laz_decode.mjs " + laz + " " + out);
   EXPECT_EQ(r.exit_code, 0) << r.output.substr(std::max<std::size_t>(r.output.size(), 2000) - 2000);
   return readFile(out);
 }
@@ -246,7 +252,8 @@ TEST(LazFormat, LazPerfDecodesWhatWeWriteAndWeDecodeWhatItDoes) {
 
 TEST(LazFormat, LasWriterWritesLazFromALasSource) {
   if (!sharedFileExists("data/lidar/rand1_6.las")) GTEST_SKIP() << "no ../shared/data/lidar";
-  for (const std::string source : {"autzen_trim.las", "rand1_6.las", "test1_4.las", "autzen_trim_7.las", "extrabytes.laz"}) {
+  for (const std::string source :
+       {"autzen_trim.las", "rand1_6.las", "test1_4.las", "autzen_trim_7.las", "extrabytes.laz"}) {
     const std::string dir = temporaryDir("laz_writer");
     std::vector<std::string> outputs;
     for (const std::string ext : {".las", ".laz"}) {

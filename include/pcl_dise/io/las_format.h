@@ -105,11 +105,11 @@ class LasWriter {
   std::unique_ptr<LazChunkWriter> laz_;  ///< .laz output
 };
 
-/** Writes LAS 1.4 (LAZ where `path` ends in .laz), point format 6, with four float extra bytes per point (normal_x, normal_y,
- *  normal_z, curvature; described in an Extra Bytes VLR, as PDAL and LAStools read them).
- *  Coordinates are stored as round((x - offset) / scale): `scale` and `offset` come from the
- *  input where it was LAS (a LAS round trip keeps every coordinate), else from chooseQuantization.
- *  Throws std::runtime_error where the file cannot be written or a coordinate does not fit. */
+/** Writes LAS 1.4 (LAZ where `path` ends in .laz), point format 6, with four float extra bytes per point (normal_x,
+ * normal_y, normal_z, curvature; described in an Extra Bytes VLR, as PDAL and LAStools read them). Coordinates are
+ * stored as round((x - offset) / scale): `scale` and `offset` come from the input where it was LAS (a LAS round trip
+ * keeps every coordinate), else from chooseQuantization. Throws std::runtime_error where the file cannot be written or
+ * a coordinate does not fit. */
 void writeLas(const std::string& path, const std::vector<std::array<double, 3>>& xyz,
               const std::vector<NormalWithCurvature>& normals, const std::array<double, 3>& scale,
               const std::array<double, 3>& offset);

@@ -44,5 +44,18 @@ inline std::array<double, 3> localOffset(const std::array<double, 3>& lo, const 
   return {std::round(0.5 * (lo[0] + hi[0])), std::round(0.5 * (lo[1] + hi[1])), std::round(0.5 * (lo[2] + hi[2]))};
 }
 
+/** A point in the frame: float(p - offset) per coordinate. The rounding to float is forced through
+ *  memory: GCC 12 at -O3 vectorizes float(p - offset) - c into p - offset - c (no rounding to
+ *  float in between, in some lanes) where the result is used at once, and the tiled path would
+ *  then compute on other bits than the in-memory path, which stores its floats in a cloud.
+ *  \param[in] p x, y, z in the file's coordinates
+ *  \param[in] offset from localOffset
+ *  \return x, y, z as the in-memory cloud holds them */
+inline std::array<float, 3> localPoint(const std::array<double, 3>& p, const std::array<double, 3>& offset) {
+  volatile float rounded[3] = {static_cast<float>(p[0] - offset[0]), static_cast<float>(p[1] - offset[1]),
+                               static_cast<float>(p[2] - offset[2])};
+  return {rounded[0], rounded[1], rounded[2]};
+}
+
 }  // namespace io
 }  // namespace pcl_dise

@@ -36,7 +36,7 @@ struct OutOfCoreOptions {
   double memory_budget_mb = 0;  ///< the most memory to use (0: tiles of forward.tile_points)
   std::string scratch_folder;   ///< where the tiles go ("": beside the output)
   bool has_viewpoint = false;   ///< flip towards `viewpoint` (file coordinates), else the PCD VIEWPOINT or the origin
-  std::array<double, 3> viewpoint{0, 0, 0};  ///< with has_viewpoint: x, y, z in the file's coordinates
+  std::array<double, 3> viewpoint{0, 0, 0};         ///< with has_viewpoint: x, y, z in the file's coordinates
   NormalSign sign = NormalSign::kTowardsViewpoint;  ///< how each normal gets its sign (core/viewpoint.h)
   /// Where each tile's forward pass runs. Backend::Cuda: each tile's iteration 0 and iterations
   /// on the device (its search on the CPU, where its neighbourhoods also prove the halo), so that

@@ -1,9 +1,9 @@
 #pragma once
 // The points of a cloud file read in file order, a chunk at a time, in double: how the tools go
 // through clouds larger than memory. Streams .xyz, binary .pcd, binary .ply (the vertex element
-// first), .las and .laz (a few chunks decoded at a time, in threads); ASCII or compressed PCD and ASCII PLY are refused with a message saying what to
-// do. The whole-file readers (pcd_reader.h, ply_reader.h, las_format.h) share the header rules.
-// Plain C++, no PCL.
+// first), .las and .laz (a few chunks decoded at a time, in threads); ASCII or compressed PCD and ASCII PLY are refused
+// with a message saying what to do. The whole-file readers (pcd_reader.h, ply_reader.h, las_format.h) share the header
+// rules. Plain C++, no PCL.
 #include <array>
 #include <cstdint>
 #include <fstream>

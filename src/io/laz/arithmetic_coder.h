@@ -16,9 +16,9 @@ namespace laz {
 
 constexpr std::uint32_t kMinLength = 0x01000000u;  // renormalise below this interval length
 constexpr std::uint32_t kMaxLength = 0xFFFFFFFFu;
-constexpr int kBitLengthShift = 13;                // bit models: probabilities in 13 bits
+constexpr int kBitLengthShift = 13;  // bit models: probabilities in 13 bits
 constexpr std::uint32_t kBitMaxCount = 1u << kBitLengthShift;
-constexpr int kSymbolLengthShift = 15;             // symbol models: distributions in 15 bits
+constexpr int kSymbolLengthShift = 15;  // symbol models: distributions in 15 bits
 constexpr std::uint32_t kSymbolMaxCount = 1u << kSymbolLengthShift;
 
 /** An adaptive model of one binary decision. */
@@ -145,7 +145,10 @@ class ArithmeticDecoder {
       n = m.table_[t + 1] + 1;
       while (n > sym + 1) {
         const std::uint32_t k = (sym + n) >> 1;
-        if (m.distribution_[k] > dv) n = k; else sym = k;
+        if (m.distribution_[k] > dv)
+          n = k;
+        else
+          sym = k;
       }
       x = m.distribution_[sym] * length_;
       if (sym != m.last_symbol_) y = m.distribution_[sym + 1] * length_;
@@ -328,16 +331,21 @@ class IntegerCodec {
   template <class Coder>
   std::int32_t code(Coder& coder, std::int32_t pred, std::int32_t real, unsigned context) {
     if constexpr (Coder::kEncodes) {
-      std::int32_t corr = static_cast<std::int32_t>(static_cast<std::uint32_t>(real) - static_cast<std::uint32_t>(pred));
-      if (corr < corr_min_) corr = static_cast<std::int32_t>(static_cast<std::uint32_t>(corr) + corr_range_);
-      else if (corr > corr_max_) corr = static_cast<std::int32_t>(static_cast<std::uint32_t>(corr) - corr_range_);
+      std::int32_t corr =
+          static_cast<std::int32_t>(static_cast<std::uint32_t>(real) - static_cast<std::uint32_t>(pred));
+      if (corr < corr_min_)
+        corr = static_cast<std::int32_t>(static_cast<std::uint32_t>(corr) + corr_range_);
+      else if (corr > corr_max_)
+        corr = static_cast<std::int32_t>(static_cast<std::uint32_t>(corr) - corr_range_);
       writeCorrector(coder, corr, k_models_[context]);
       return real;
     } else {
       std::int64_t value = static_cast<std::int64_t>(pred) + readCorrector(coder, k_models_[context]);
       if (corr_range_ != 0) {
-        if (value < 0) value += corr_range_;
-        else if (value >= static_cast<std::int64_t>(corr_range_)) value -= corr_range_;
+        if (value < 0)
+          value += corr_range_;
+        else if (value >= static_cast<std::int64_t>(corr_range_))
+          value -= corr_range_;
       }
       return static_cast<std::int32_t>(static_cast<std::uint32_t>(value));
     }
@@ -345,7 +353,8 @@ class IntegerCodec {
 
  private:
   SymbolModel& corrector(unsigned k) {
-    if (!correctors_[k]) correctors_[k] = std::make_unique<SymbolModel>(1u << (k <= bits_high_ ? k : bits_high_), for_decoding_);
+    if (!correctors_[k])
+      correctors_[k] = std::make_unique<SymbolModel>(1u << (k <= bits_high_ ? k : bits_high_), for_decoding_);
     return *correctors_[k];
   }
 
@@ -362,9 +371,9 @@ class IntegerCodec {
       return;
     }
     if (k_ == 32) return;  // the difference is corr_min: its length says it all
-    const std::uint32_t v =
-        c < 0 ? static_cast<std::uint32_t>(static_cast<std::int64_t>(c) + ((std::int64_t{1} << k_) - 1))  // 0 .. 2^(k-1) - 1
-              : static_cast<std::uint32_t>(c) - 1;  // 2^(k-1) .. 2^k - 1
+    const std::uint32_t v = c < 0 ? static_cast<std::uint32_t>(static_cast<std::int64_t>(c) +
+                                                               ((std::int64_t{1} << k_) - 1))  // 0 .. 2^(k-1) - 1
+                                  : static_cast<std::uint32_t>(c) - 1;                         // 2^(k-1) .. 2^k - 1
     if (k_ <= bits_high_) {
       coder.symbol(corrector(k_), v);
     } else {

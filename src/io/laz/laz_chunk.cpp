@@ -53,24 +53,34 @@ class Median5 {
       if (x < v_[2]) {
         v_[4] = v_[3];
         v_[3] = v_[2];
-        if (x < v_[0]) v_[2] = v_[1], v_[1] = v_[0], v_[0] = x;
-        else if (x < v_[1]) v_[2] = v_[1], v_[1] = x;
-        else v_[2] = x;
+        if (x < v_[0])
+          v_[2] = v_[1], v_[1] = v_[0], v_[0] = x;
+        else if (x < v_[1])
+          v_[2] = v_[1], v_[1] = x;
+        else
+          v_[2] = x;
       } else {
-        if (x < v_[3]) v_[4] = v_[3], v_[3] = x;
-        else v_[4] = x;
+        if (x < v_[3])
+          v_[4] = v_[3], v_[3] = x;
+        else
+          v_[4] = x;
         high_ = false;
       }
     } else {
       if (v_[2] < x) {
         v_[0] = v_[1];
         v_[1] = v_[2];
-        if (v_[4] < x) v_[2] = v_[3], v_[3] = v_[4], v_[4] = x;
-        else if (v_[3] < x) v_[2] = v_[3], v_[3] = x;
-        else v_[2] = x;
+        if (v_[4] < x)
+          v_[2] = v_[3], v_[3] = v_[4], v_[4] = x;
+        else if (v_[3] < x)
+          v_[2] = v_[3], v_[3] = x;
+        else
+          v_[2] = x;
       } else {
-        if (v_[1] < x) v_[0] = v_[1], v_[1] = x;
-        else v_[0] = x;
+        if (v_[1] < x)
+          v_[0] = v_[1], v_[1] = x;
+        else
+          v_[0] = x;
         high_ = true;
       }
     }
@@ -98,10 +108,10 @@ class LazyModels {
 };
 
 // Contexts of the coordinates by return number r of n returns (LASzip's tables).
-constexpr std::uint8_t kReturnMap[8][8] = {
-    {15, 14, 13, 12, 11, 10, 9, 8}, {14, 0, 1, 3, 6, 10, 10, 9}, {13, 1, 2, 4, 7, 11, 11, 10},
-    {12, 3, 4, 5, 8, 12, 12, 11},   {11, 6, 7, 8, 9, 13, 13, 12}, {10, 10, 11, 12, 13, 14, 14, 13},
-    {9, 10, 11, 12, 13, 14, 15, 14}, {8, 9, 10, 11, 12, 13, 14, 15}};
+constexpr std::uint8_t kReturnMap[8][8] = {{15, 14, 13, 12, 11, 10, 9, 8},  {14, 0, 1, 3, 6, 10, 10, 9},
+                                           {13, 1, 2, 4, 7, 11, 11, 10},    {12, 3, 4, 5, 8, 12, 12, 11},
+                                           {11, 6, 7, 8, 9, 13, 13, 12},    {10, 10, 11, 12, 13, 14, 14, 13},
+                                           {9, 10, 11, 12, 13, 14, 15, 14}, {8, 9, 10, 11, 12, 13, 14, 15}};
 constexpr std::uint8_t kReturnLevel[8][8] = {
     {0, 1, 2, 3, 4, 5, 6, 7}, {1, 0, 1, 2, 3, 4, 5, 6}, {2, 1, 0, 1, 2, 3, 4, 5}, {3, 2, 1, 0, 1, 2, 3, 4},
     {4, 3, 2, 1, 0, 1, 2, 3}, {5, 4, 3, 2, 1, 0, 1, 2}, {6, 5, 4, 3, 2, 1, 0, 1}, {7, 6, 5, 4, 3, 2, 1, 0}};
@@ -146,9 +156,12 @@ class GpsTimeCodec {
       if (diff_[last_] == 0) {
         unsigned sym = 0;
         if constexpr (C::kEncodes) {
-          if (unchanged_ && value == time_[last_]) sym = 0;
-          else if (diff64 == diff) sym = unchanged_;
-          else sym = full_zero + otherSequence(value);
+          if (unchanged_ && value == time_[last_])
+            sym = 0;
+          else if (diff64 == diff)
+            sym = unchanged_;
+          else
+            sym = full_zero + otherSequence(value);
         }
         sym = coder.symbol(zero_diff_model_, sym);
         if (unchanged_ && sym == 0) return time_[last_];
@@ -164,9 +177,12 @@ class GpsTimeCodec {
       }
       unsigned sym = 0;
       if constexpr (C::kEncodes) {
-        if (unchanged_ && value == time_[last_]) sym = 511;
-        else if (diff64 == diff) sym = multiplierSymbol(diff);
-        else sym = full_multi + otherSequence(value);
+        if (unchanged_ && value == time_[last_])
+          sym = 511;
+        else if (diff64 == diff)
+          sym = multiplierSymbol(diff);
+        else
+          sym = full_multi + otherSequence(value);
       }
       sym = coder.symbol(multi_model_, sym);
       if (sym < 511) {
@@ -182,8 +198,10 @@ class GpsTimeCodec {
           coded = extreme(ic_.code(coder, wrappingMul(kMulti, diff_[last_]), diff, 4));
         } else {
           const int multi = kMulti - static_cast<int>(sym);
-          if (multi > kMultiMinus) coded = ic_.code(coder, wrappingMul(multi, diff_[last_]), diff, 5);
-          else coded = extreme(ic_.code(coder, wrappingMul(kMultiMinus, diff_[last_]), diff, 6));
+          if (multi > kMultiMinus)
+            coded = ic_.code(coder, wrappingMul(multi, diff_[last_]), diff, 5);
+          else
+            coded = extreme(ic_.code(coder, wrappingMul(kMultiMinus, diff_[last_]), diff, 6));
         }
         time_[last_] += static_cast<std::uint64_t>(static_cast<std::int64_t>(coded));
         return time_[last_];
@@ -222,8 +240,8 @@ class GpsTimeCodec {
   }
   template <class C>
   std::uint64_t startSequence(C& coder, std::uint64_t value) {
-    const std::int32_t high = ic_.code(coder, static_cast<std::int32_t>(time_[last_] >> 32),
-                                       static_cast<std::int32_t>(value >> 32), 8);
+    const std::int32_t high =
+        ic_.code(coder, static_cast<std::int32_t>(time_[last_] >> 32), static_cast<std::int32_t>(value >> 32), 8);
     const std::uint32_t low = coder.int32(static_cast<std::uint32_t>(value));
     next_ = (next_ + 1) & 3;
     last_ = next_;
@@ -246,8 +264,7 @@ class GpsTimeCodec {
 // from red's change, each byte only where it changed.
 
 struct RgbModels {
-  explicit RgbModels(bool d)
-      : used(128, d), diff{{{256, d}, {256, d}, {256, d}, {256, d}, {256, d}, {256, d}}} {}
+  explicit RgbModels(bool d) : used(128, d), diff{{{256, d}, {256, d}, {256, d}, {256, d}, {256, d}, {256, d}}} {}
   SymbolModel used;
   std::array<SymbolModel, 6> diff;
 };
@@ -302,9 +319,16 @@ void codeRgb(C& coder, RgbModels& m, unsigned sym, std::uint16_t* cur, const std
 class Point10Codec {
  public:
   Point10Codec(const std::uint8_t* first, bool d)
-      : changed_(64, d), scan_angle_{{{256, d}, {256, d}}}, bit_byte_(256, 256, d), classification_(256, 256, d),
-        user_data_(256, 256, d), ic_intensity_(16, 4, d), ic_point_source_(16, 1, d), ic_dx_(32, 2, d),
-        ic_dy_(32, 22, d), ic_z_(32, 20, d) {
+      : changed_(64, d),
+        scan_angle_{{{256, d}, {256, d}}},
+        bit_byte_(256, 256, d),
+        classification_(256, 256, d),
+        user_data_(256, 256, d),
+        ic_intensity_(16, 4, d),
+        ic_point_source_(16, 1, d),
+        ic_dx_(32, 2, d),
+        ic_dy_(32, 22, d),
+        ic_z_(32, 20, d) {
     std::memcpy(last_, first, 20);
   }
 
@@ -347,7 +371,8 @@ class Point10Codec {
     store(cur + 4, wrappingAdd(last_y, diff));
     y_median_[m].add(diff);
     k = (ic_dx_.k() + ic_dy_.k()) / 2;
-    last_height_[l] = ic_z_.code(coder, last_height_[l], load<std::int32_t>(cur + 8), (n == 1) + (k < 18 ? k & ~1u : 18));
+    last_height_[l] =
+        ic_z_.code(coder, last_height_[l], load<std::int32_t>(cur + 8), (n == 1) + (k < 18 ? k & ~1u : 18));
     store(cur + 8, last_height_[l]);
     std::memcpy(last_, cur, 20);
     if constexpr (!C::kEncodes) std::memcpy(item, cur, 20);
@@ -401,8 +426,8 @@ class Byte10Codec {
   template <class C>
   void code(C& coder, std::uint8_t* item) {
     for (std::size_t i = 0; i < last_.size(); ++i)
-      item[i] = last_[i] = static_cast<std::uint8_t>(
-          last_[i] + coder.symbol(models_[i], static_cast<std::uint8_t>(item[i] - last_[i])));
+      item[i] = last_[i] =
+          static_cast<std::uint8_t>(last_[i] + coder.symbol(models_[i], static_cast<std::uint8_t>(item[i] - last_[i])));
   }
 
  private:
@@ -517,8 +542,10 @@ class Point14Codec {
 
     if (changed & 4) v.n = xy.symbol(c.number_of_returns[last.n], v.n);
     if ((changed & 3) == 3) {
-      if (gps_change) v.r = xy.symbol(c.return_number[last.r], v.r);
-      else v.r = (last.r + xy.symbol(c.return_number_gps_same, (v.r + 30 - last.r) & 15) + 2) & 15;
+      if (gps_change)
+        v.r = xy.symbol(c.return_number[last.r], v.r);
+      else
+        v.r = (last.r + xy.symbol(c.return_number_gps_same, (v.r + 30 - last.r) & 15) + 2) & 15;
     } else if (changed & 1) {
       v.r = (last.r + 1) & 15;
     } else if (changed & 2) {
@@ -560,7 +587,8 @@ class Point14Codec {
           static_cast<std::uint16_t>(c.intensity.code(layers[4].coder, c.last_intensity[ctx], v.intensity, ctx >> 1));
     }
     if (changed & 8) {
-      v.scan_angle = static_cast<std::uint16_t>(c.scan_angle.code(layers[5].coder, last.scan_angle, v.scan_angle, gps_change));
+      v.scan_angle =
+          static_cast<std::uint16_t>(c.scan_angle.code(layers[5].coder, last.scan_angle, v.scan_angle, gps_change));
       layers[5].changed(true);
     }
     if (layers[6].present) {
@@ -568,7 +596,8 @@ class Point14Codec {
       layers[6].changed(v.user_data != last.user_data);
     }
     if (changed & 32) {
-      v.point_source = static_cast<std::uint16_t>(c.point_source.code(layers[7].coder, last.point_source, v.point_source, 0));
+      v.point_source =
+          static_cast<std::uint16_t>(c.point_source.code(layers[7].coder, last.point_source, v.point_source, 0));
       layers[7].changed(true);
     }
     if (gps_change) {
@@ -585,10 +614,22 @@ class Point14Codec {
  private:
   struct Channel {
     Channel(const Point14& from, bool d)
-        : last(from), changed(8, SymbolModel(128, d)), scanner_channel(3, d), return_number_gps_same(13, d),
-          number_of_returns(16, SymbolModel(16, d)), return_number(16, SymbolModel(16, d)),
-          classification(64, 256, d), flags(64, 64, d), user_data(64, 256, d), dx(32, 2, d), dy(32, 22, d),
-          z(32, 20, d), intensity(16, 4, d), scan_angle(16, 2, d), point_source(16, 1, d), gps(true, from.gps, d) {
+        : last(from),
+          changed(8, SymbolModel(128, d)),
+          scanner_channel(3, d),
+          return_number_gps_same(13, d),
+          number_of_returns(16, SymbolModel(16, d)),
+          return_number(16, SymbolModel(16, d)),
+          classification(64, 256, d),
+          flags(64, 64, d),
+          user_data(64, 256, d),
+          dx(32, 2, d),
+          dy(32, 22, d),
+          z(32, 20, d),
+          intensity(16, 4, d),
+          scan_angle(16, 2, d),
+          point_source(16, 1, d),
+          gps(true, from.gps, d) {
       std::fill(std::begin(last_intensity), std::end(last_intensity), from.intensity);
       std::fill(std::begin(last_z), std::end(last_z), from.z);
     }
@@ -654,7 +695,8 @@ class Rgb14Codec {
       std::memcpy(item, states_.lastState().last, nir_ ? 8 : 6);
       return;
     }
-    auto [state, last] = states_.at(channel, [&](const State& s) { return State(reinterpret_cast<const std::uint8_t*>(s.last), nir_, d_); });
+    auto [state, last] = states_.at(
+        channel, [&](const State& s) { return State(reinterpret_cast<const std::uint8_t*>(s.last), nir_, d_); });
     std::uint16_t cur[4];
     std::memcpy(cur, C::kEncodes ? static_cast<const void*>(item) : last->last, nir_ ? 8 : 6);
     if (layers[0].present) {
@@ -666,8 +708,14 @@ class Rgb14Codec {
       const unsigned lo = cur[3] & 0xFF, hi = cur[3] >> 8, last_lo = last->last[3] & 0xFF, last_hi = last->last[3] >> 8;
       const unsigned sym = layers[1].coder.symbol(state->nir_used, (lo != last_lo) | (hi != last_hi) << 1);
       layers[1].changed(sym != 0);
-      const unsigned new_lo = (sym & 1) ? static_cast<std::uint8_t>(last_lo + layers[1].coder.symbol(state->nir_diff[0], static_cast<std::uint8_t>(lo - last_lo))) : last_lo;
-      const unsigned new_hi = (sym & 2) ? static_cast<std::uint8_t>(last_hi + layers[1].coder.symbol(state->nir_diff[1], static_cast<std::uint8_t>(hi - last_hi))) : last_hi;
+      const unsigned new_lo =
+          (sym & 1) ? static_cast<std::uint8_t>(
+                          last_lo + layers[1].coder.symbol(state->nir_diff[0], static_cast<std::uint8_t>(lo - last_lo)))
+                    : last_lo;
+      const unsigned new_hi =
+          (sym & 2) ? static_cast<std::uint8_t>(
+                          last_hi + layers[1].coder.symbol(state->nir_diff[1], static_cast<std::uint8_t>(hi - last_hi)))
+                    : last_hi;
       cur[3] = static_cast<std::uint16_t>(new_lo | new_hi << 8);
     }
     std::memcpy(last->last, cur, nir_ ? 8 : 6);
@@ -676,8 +724,7 @@ class Rgb14Codec {
 
  private:
   struct State {
-    State(const std::uint8_t* from, bool nir, bool d)
-        : rgb(d), nir_used(4, d), nir_diff{{{256, d}, {256, d}}} {
+    State(const std::uint8_t* from, bool nir, bool d) : rgb(d), nir_used(4, d), nir_diff{{{256, d}, {256, d}}} {
       std::memcpy(last, from, nir ? 8 : 6);
     }
     std::uint16_t last[4] = {0, 0, 0, 0};
@@ -700,7 +747,8 @@ class Byte14Codec {
     for (std::size_t i = 0; i < n_; ++i) {
       if (layers[i].present) {
         const auto value = static_cast<std::uint8_t>(
-            last->last[i] + layers[i].coder.symbol(state->models[i], static_cast<std::uint8_t>(item[i] - last->last[i])));
+            last->last[i] +
+            layers[i].coder.symbol(state->models[i], static_cast<std::uint8_t>(item[i] - last->last[i])));
         layers[i].changed(value != last->last[i]);
         last->last[i] = value;
       }
@@ -724,7 +772,6 @@ class Byte14Codec {
 // ---------------------------------------------------------------------------------------------
 // Chunks.
 
-
 /** The items of a pointwise record, coded in record order by one coder. */
 class PointwiseRecord {
  public:
@@ -732,10 +779,14 @@ class PointwiseRecord {
     std::size_t at = 0;
     for (const Item& item : schema.items) {
       Coded coded{item.type, at, {}, {}, {}, {}};
-      if (item.type == Item::kPoint10) coded.point = std::make_unique<Point10Codec>(first + at, d);
-      else if (item.type == Item::kGpsTime11) coded.gps = std::make_unique<GpsTime11Codec>(first + at, d);
-      else if (item.type == Item::kRgb12) coded.rgb = std::make_unique<Rgb12Codec>(first + at, d);
-      else coded.bytes = std::make_unique<Byte10Codec>(first + at, item.size, d);
+      if (item.type == Item::kPoint10)
+        coded.point = std::make_unique<Point10Codec>(first + at, d);
+      else if (item.type == Item::kGpsTime11)
+        coded.gps = std::make_unique<GpsTime11Codec>(first + at, d);
+      else if (item.type == Item::kRgb12)
+        coded.rgb = std::make_unique<Rgb12Codec>(first + at, d);
+      else
+        coded.bytes = std::make_unique<Byte10Codec>(first + at, item.size, d);
       items_.push_back(std::move(coded));
       at += item.size;
     }
@@ -744,10 +795,14 @@ class PointwiseRecord {
   void code(C& coder, std::uint8_t* record) {
     for (Coded& item : items_) {
       std::uint8_t* p = record + item.at;
-      if (item.point) item.point->code(coder, p);
-      else if (item.gps) item.gps->code(coder, p);
-      else if (item.rgb) item.rgb->code(coder, p);
-      else item.bytes->code(coder, p);
+      if (item.point)
+        item.point->code(coder, p);
+      else if (item.gps)
+        item.gps->code(coder, p);
+      else if (item.rgb)
+        item.rgb->code(coder, p);
+      else
+        item.bytes->code(coder, p);
     }
   }
 
@@ -767,8 +822,7 @@ class PointwiseRecord {
 template <class C>
 class LayeredRecord {
  public:
-  LayeredRecord(const Schema& schema, const std::uint8_t* first, bool d)
-      : point_(first, d) {
+  LayeredRecord(const Schema& schema, const std::uint8_t* first, bool d) : point_(first, d) {
     std::size_t at = 30;
     for (std::size_t i = 1; i < schema.items.size(); ++i) {
       const Item& item = schema.items[i];
@@ -829,7 +883,8 @@ std::size_t Schema::recordLength() const {
 void checkSchema(const Schema& schema) {
   auto fail = [](const std::string& what) { throw std::runtime_error("unsupported LAZ: " + what); };
   if (schema.compressor != 2 && schema.compressor != 3)
-    fail("compressor " + std::to_string(schema.compressor) + " (only LASzip's chunked pointwise (2) and layered (3) ones are read)");
+    fail("compressor " + std::to_string(schema.compressor) +
+         " (only LASzip's chunked pointwise (2) and layered (3) ones are read)");
   if (schema.items.empty()) fail("no items in the laszip VLR");
   if (schema.chunk_size == 0) fail("chunks of 0 points");
   const bool layered = schema.compressor == 3;
@@ -842,9 +897,12 @@ void checkSchema(const Schema& schema) {
       fail("item " + std::to_string(item.type) + " version " + std::to_string(item.version) +
            (item.version == 1 ? " (the old version-1 compressor; recompress it with a current LASzip)" : ""));
     if (v3 != layered) fail("pointwise and layered items mixed with compressor " + std::to_string(schema.compressor));
-    const int expected = item.type == Item::kPoint10 ? 20 : item.type == Item::kGpsTime11 ? 8
+    const int expected = item.type == Item::kPoint10                              ? 20
+                         : item.type == Item::kGpsTime11                          ? 8
                          : item.type == Item::kRgb12 || item.type == Item::kRgb14 ? 6
-                         : item.type == Item::kPoint14 ? 30 : item.type == Item::kRgbNir14 ? 8 : -1;
+                         : item.type == Item::kPoint14                            ? 30
+                         : item.type == Item::kRgbNir14                           ? 8
+                                                                                  : -1;
     if (item.type != Item::kByte && item.type != Item::kByte14 && expected < 0)
       fail("unknown item type " + std::to_string(item.type));
     if (expected > 0 && item.size != expected)
@@ -925,7 +983,6 @@ void decodeChunk(const Schema& schema, const std::uint8_t* data, std::size_t siz
       for (auto* layer : layers)
         if (layer->coder.overrun() > 0) corrupt("a layer ends before its chunk's " + std::to_string(count) + " points");
   }
-
 }
 
 std::string encodeChunk(const Schema& schema, const char* records, std::size_t count) {

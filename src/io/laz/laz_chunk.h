@@ -50,8 +50,7 @@ Schema schemaFor(int point_format, std::size_t extra_bytes, std::uint32_t chunk_
 
 /** Decodes a chunk of `count` points from `size` bytes at `data` into `out` (count records).
  *  Throws std::runtime_error where the data end before the points do or contradict themselves. */
-void decodeChunk(const Schema& schema, const std::uint8_t* data, std::size_t size, std::size_t count,
-                 char* out);
+void decodeChunk(const Schema& schema, const std::uint8_t* data, std::size_t size, std::size_t count, char* out);
 
 /** Encodes `count` records (count * recordLength() bytes) as one chunk; returns its bytes. */
 std::string encodeChunk(const Schema& schema, const char* records, std::size_t count);
