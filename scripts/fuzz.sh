@@ -14,7 +14,7 @@ CC=clang CXX=clang++ cmake -S "$root" -B "$root/build-fuzz" -DCMAKE_BUILD_TYPE=R
   -DPCL_DISE_BUILD_FUZZERS=ON -DBUILD_SHARED_LIBS=OFF -DBUILD_TESTING=OFF -DPCL_DISE_WITH_TORCH=OFF \
   -DPCL_DISE_WITH_CUDA=OFF -DPCL_DISE_WITH_ROS=OFF -DCMAKE_C_FLAGS="$flags" -DCMAKE_CXX_FLAGS="$flags" \
   -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address,undefined" > "$root/build-fuzz/configure.log"
-targets=(safetensors text_triples mesh cloud las)
+targets=(safetensors text_triples mesh cloud las laz)
 cmake --build "$root/build-fuzz" -j"$(nproc)" --target "${targets[@]/%/_fuzzer}" > "$root/build-fuzz/build.log"
 cd "$root/build-fuzz"
 for name in "${targets[@]}"; do
