@@ -13,7 +13,7 @@ shared="${PCL_DISE_SHARED_DIR:-$root/../shared}"
 n="${1:-1000000}"
 runs="${RUNS:-3}"
 dir="$(mktemp -d "${TMPDIR:-/tmp}/bench_laz.XXXXXX")"
-trap 'rm -rf "$dir"' EXIT
+trap '[ -n "${KEEP:-}" ] || rm -rf "$dir"' EXIT
 # The survey repeated: each copy's records shifted east by the survey's width (X is the first int32).
 /usr/bin/python3 - "$shared/data/lidar/autzen_trim.las" "$dir/survey.las" "$n" <<'PY'
 import struct, sys

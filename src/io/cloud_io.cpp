@@ -63,6 +63,7 @@ LocalCloud readCloud(const std::string& path) {
     LasCloud las = readLas(path);
     xyz = std::move(las.xyz);
     local.las_source = path;
+    local.las_source_bytes = std::move(las.decoded);
   } else {
     fail(path, "unknown extension '" + ext + "' (expected .pcd, .ply, .las, .laz or .xyz)");
   }
@@ -111,6 +112,7 @@ void writeNormals(const std::string& path, const LocalCloud& local, const pcl::P
   layout.viewpoint[3] = q.w(), layout.viewpoint[4] = q.x(), layout.viewpoint[5] = q.y(), layout.viewpoint[6] = q.z();
   layout.double_coordinates = local.hasOffset();
   layout.las_source = local.las_source;
+  layout.las_source_bytes = local.las_source_bytes;
   if (isLasFamily(path) && layout.las_source.empty()) {
     std::vector<std::array<double, 3>> xyz;
     for (std::size_t i = 0; i < points.size(); ++i) xyz.push_back(fileCoordinates(i));

@@ -182,7 +182,8 @@ std::string extraBytesVlr(const std::string& descriptors) {
 struct LasWriter::Source {
   std::string path;
   std::ifstream in;
-  std::unique_ptr<LazReader> laz;  // a LAZ source's records, decoded a few chunks at a time
+  std::unique_ptr<LazReader> laz;              // a LAZ source's records, decoded a few chunks at a time, or
+  std::shared_ptr<const std::string> decoded;  // already decoded (LasCloud::decoded)
   std::string laz_records;
   std::size_t laz_at = 0;
   LasHeader header;
@@ -196,7 +197,8 @@ struct LasWriter::Source {
   // NormalY, NormalZ and Curvature floats of a source that has them (an output of ours read again).
   std::size_t normal_at = 0, record_length = 0;
 
-  explicit Source(const std::string& source) : path(source), in(source, std::ios::binary) {
+  Source(const std::string& source, std::shared_ptr<const std::string> source_bytes)
+      : path(source), in(source, std::ios::binary), decoded(std::move(source_bytes)) {
     if (!in) fail(path, "cannot be opened");
     in.seekg(0, std::ios::end);
     const auto file_size = static_cast<std::uint64_t>(in.tellg());
@@ -250,7 +252,9 @@ struct LasWriter::Source {
       fail(path, "its point records leave no room for four more extra bytes in LAS");
     vlrs += extraBytesVlr(extra_bytes);
     ++vlr_count;
-    if (header.compressed) laz = std::make_unique<LazReader>(path);
+    if (decoded && decoded->size() != header.point_data + header.count * header.record_length)
+      fail(path, "its decoded points do not match its header");
+    if (header.compressed && !decoded) laz = std::make_unique<LazReader>(path);
     restart();
   }
 
@@ -322,6 +326,10 @@ struct LasWriter::Source {
   }
 
   bool nextRecord(char* record) {
+    if (decoded) {
+      std::memcpy(record, decoded->data() + header.point_data + read * header.record_length, header.record_length);
+      return true;  // next() stops at header.count
+    }
     if (!laz) return static_cast<bool>(in.read(record, header.record_length));
     if (laz_at == laz_records.size()) {
       laz_records.clear();
@@ -357,8 +365,9 @@ LasWriter::LasWriter(std::ostream& out, const std::string& path, const std::arra
   writeAt<std::uint8_t>(record_, 14, 0x11);  // return 1 of 1
 }
 
-LasWriter::LasWriter(std::ostream& out, const std::string& path, const std::string& source)
-    : out_(out), path_(path), source_(std::make_unique<Source>(source)) {
+LasWriter::LasWriter(std::ostream& out, const std::string& path, const std::string& source,
+                     std::shared_ptr<const std::string> source_bytes)
+    : out_(out), path_(path), source_(std::make_unique<Source>(source, std::move(source_bytes))) {
   record_.assign(source_->record_length, '\0');
   if (isLazPath(path))
     laz_ = std::make_unique<LazChunkWriter>(out_, path, source_->header.point_format,
@@ -592,8 +601,12 @@ std::vector<std::pair<std::string, LasDimension>> lasExtraDimensions(const std::
 }  // namespace
 
 LasCloud parseLas(const std::string& bytes, const std::string& path, bool all_fields) {
-  if (parseLasHeader(bytes, path, bytes.size()).compressed)
-    return parseLas(decompressLaz(bytes, path), path, all_fields);
+  if (parseLasHeader(bytes, path, bytes.size()).compressed) {
+    auto decoded = std::make_shared<const std::string>(decompressLaz(bytes, path));
+    LasCloud las = parseLas(*decoded, path, all_fields);
+    las.decoded = std::move(decoded);
+    return las;
+  }
   const LasHeader header = parseLasHeader(bytes, path, bytes.size());
   LasCloud las;
   las.version_minor = header.version_minor;

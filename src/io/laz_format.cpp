@@ -181,23 +181,22 @@ struct LazReader::State {
                      std::to_string(header.count));
   }
 
-  // Decodes chunks [first, last) in threads into `decoded`.
-  void decode(std::size_t first, std::size_t last) {
+  // Decodes chunks [first, last) in threads, appended to `out`.
+  void decode(std::size_t first, std::size_t last, std::string& out) {
     std::vector<std::string> data(last - first);
-    std::vector<std::size_t> at(last - first + 1, 0);
+    std::vector<std::size_t> at(last - first + 1, out.size());
     for (std::size_t c = first; c < last; ++c) {
       if (!bytes) data[c - first] = readBytes(chunks[c].start, chunks[c].bytes, "a chunk");
       at[c - first + 1] = at[c - first] + static_cast<std::size_t>(chunks[c].points) * header.record_length;
     }
-    decoded.assign(at.back(), '\0');
-    decoded_at = 0;
+    out.resize(at.back());
     inParallel(last - first, [&](std::size_t i) {
       const Chunk& c = chunks[first + i];
       if (c.start > file_size || c.bytes > file_size - c.start) fail(path, "a chunk lies beyond the end of the file");
       const char* p = bytes ? bytes->data() + c.start : data[i].data();
       try {
         laz::decodeChunk(schema, reinterpret_cast<const std::uint8_t*>(p), static_cast<std::size_t>(c.bytes),
-                         static_cast<std::size_t>(c.points), &decoded[at[i]]);
+                         static_cast<std::size_t>(c.points), &out[at[i]]);
       } catch (const std::exception& e) {
         fail(path, std::string(e.what()) + " (chunk " + std::to_string(first + i) + ")");
       }
@@ -233,21 +232,33 @@ const LasHeader& LazReader::header() const { return state_->header; }
 std::size_t LazReader::read(std::size_t max_points, std::string& records) {
   State& s = *state_;
   const std::size_t length = s.header.record_length;
+  // As many chunks at a time as there are threads (twice, to even out their sizes), or all asked for.
+  const std::size_t batch = static_cast<std::size_t>(2 * omp_get_max_threads());
   std::size_t got = 0;
   while (got < max_points) {
-    if (s.decoded_at == s.decoded.size()) {
-      if (s.next_chunk == s.chunks.size()) break;
-      // As many chunks as there are threads (twice, to even out their sizes), or all asked for.
-      const std::size_t want = static_cast<std::size_t>(2 * omp_get_max_threads());
-      const std::size_t last = std::min(s.chunks.size(), s.next_chunk + want);
-      s.decode(s.next_chunk, last);
-      s.next_chunk = last;
+    if (s.decoded_at < s.decoded.size()) {  // the rest of chunks decoded before
+      const std::size_t n = std::min(max_points - got, (s.decoded.size() - s.decoded_at) / length);
+      records.append(s.decoded, s.decoded_at, n * length);
+      s.decoded_at += n * length;
+      got += n;
       continue;
     }
-    const std::size_t n = std::min(max_points - got, (s.decoded.size() - s.decoded_at) / length);
-    records.append(s.decoded, s.decoded_at, n * length);
-    s.decoded_at += n * length;
-    got += n;
+    if (s.next_chunk == s.chunks.size()) break;
+    // Whole chunks wanted go straight into `records`; a chunk wanted in part, into the buffer.
+    std::size_t last = s.next_chunk, points = 0;
+    while (last < s.chunks.size() && last - s.next_chunk < std::max(batch, max_points / s.schema.chunk_size + 1) &&
+           points + s.chunks[last].points <= max_points - got)
+      points += s.chunks[last++].points;
+    if (last > s.next_chunk) {
+      s.decode(s.next_chunk, last, records);
+      got += points;
+    } else {
+      last = std::min(s.chunks.size(), s.next_chunk + batch);
+      s.decoded.clear();
+      s.decoded_at = 0;
+      s.decode(s.next_chunk, last, s.decoded);
+    }
+    s.next_chunk = last;
   }
   return got;
 }

@@ -58,7 +58,7 @@ NormalsWriter::NormalsWriter(const std::string& path, const NormalsFileLayout& l
   if (ext_ == ".pcd") out_ << pcdHeader(layout);
   if (ext_ == ".ply") out_ << plyHeader(layout);
   if (ext_ == ".las" && !layout.las_source.empty()) {
-    las_ = std::make_unique<LasWriter>(out_, path, layout.las_source);
+    las_ = std::make_unique<LasWriter>(out_, path, layout.las_source, layout.las_source_bytes);
   } else if (ext_ == ".las") {
     std::array<double, 3> scale = layout.las_scale, offset = layout.las_offset;
     if (scale[0] == 0) fail(path, "LAS output needs a scale and offset");

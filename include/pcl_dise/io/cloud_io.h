@@ -1,6 +1,7 @@
 #pragma once
 // Reading and writing point clouds and normals for the command-line tools.
 #include <array>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,8 @@ struct LocalCloud {
   std::array<double, 3> viewpoint{0, 0, 0};
   /// A LAS input's path: a LAS output keeps its records, scale, offset, VLRs and EVLRs (empty: not LAS).
   std::string las_source;
+  /// A LAZ input decoded (LasCloud::decoded): its output reads the records from here.
+  std::shared_ptr<const std::string> las_source_bytes;
   bool hasOffset() const { return offset[0] != 0 || offset[1] != 0 || offset[2] != 0; }  ///< offset is not zero
 };
 

@@ -30,6 +30,9 @@ struct LasCloud {
   /// GpsTime, Red, Green, Blue, Infrared), then the extra bytes the Extra Bytes VLR describes by
   /// their own names (raw values: a descriptor's scale and offset are not applied).
   std::vector<PointField> fields;
+  /// A LAZ input's points as uncompressed LAS (header, VLRs, records; no EVLRs), kept so that an
+  /// output keeping its records (LasWriter with `source_bytes`) does not decode it again; null for LAS.
+  std::shared_ptr<const std::string> decoded;
 };
 
 /** A LAS header: where the points are and how to read their coordinates. */
@@ -85,8 +88,10 @@ class LasWriter {
    * (extra bytes the source does not describe become "undocumented" ones). The output is LAS 1.4 whatever the source's
    * version. Waveform packets are not kept: formats 4, 5, 9 and 10 keep their records with the wave packet descriptor
    * index set to 0 (no waveform). Throws std::runtime_error naming `source` where it cannot be read, and from finish()
-   * where fewer or more points came than it holds. */
-  LasWriter(std::ostream& out, const std::string& path, const std::string& source);
+   * where fewer or more points came than it holds. `source_bytes`: a LAZ source already decoded
+   * (LasCloud::decoded), whose records are then read from there instead of decoded again. */
+  LasWriter(std::ostream& out, const std::string& path, const std::string& source,
+            std::shared_ptr<const std::string> source_bytes = nullptr);
   ~LasWriter();
   /** The next point; with a source, `xyz` must be that point's (the record is copied). */
   void add(const std::array<double, 3>& xyz, const NormalWithCurvature& normal);

@@ -29,6 +29,7 @@ struct NormalsFileLayout {
   /// LAS: the LAS file the points came from, in its order (empty: none): its records, VLRs and EVLRs
   /// are kept, the normals added (LasWriter).
   std::string las_source;
+  std::shared_ptr<const std::string> las_source_bytes;  ///< las_source decoded, where it is LAZ (optional)
 };
 
 /** Writes points with their normals point by point (see the file's comment). */
