@@ -10,20 +10,21 @@ from conftest import REPO, wavy_surface
 LAS_SOURCE = REPO / "fuzz" / "corpus" / "las" / "v12_format1.las"
 
 
-@pytest.mark.parametrize("extension", [".pcd", ".ply", ".las", ".xyz"])
+@pytest.mark.parametrize("extension", [".pcd", ".ply", ".las", ".laz", ".xyz"])
 def test_round_trip(tmp_path, extension):
     points = wavy_surface(2000) + np.array([5e5, 5e6, 300.0])
     normals, curvature = pcl_dise.estimate_normals(points, return_curvature=True)
     path = tmp_path / ("cloud" + extension)
     pcl_dise.write_cloud(path, points, normals, curvature)
     cloud = pcl_dise.read_cloud(path)
-    tolerance = 1e-3 if extension == ".las" else 0.0  # LAS stores coordinates quantized (1 mm here)
+    lidar = extension in (".las", ".laz")
+    tolerance = 1e-3 if lidar else 0.0  # LAS stores coordinates quantized (1 mm here)
     np.testing.assert_allclose(cloud.points, points, rtol=0, atol=tolerance)
-    names = {".pcd": "normal_", ".ply": "normal_", ".las": "Normal", ".xyz": "n"}[extension]
-    axes = "XYZ" if extension == ".las" else "xyz"
+    names = {".pcd": "normal_", ".ply": "normal_", ".las": "Normal", ".laz": "Normal", ".xyz": "n"}[extension]
+    axes = "XYZ" if lidar else "xyz"
     read = np.column_stack([cloud.fields[names + c] for c in axes])
     np.testing.assert_array_equal(read.astype(np.float32), normals)
-    assert cloud.format == extension[1:]
+    assert cloud.format == ("las" if lidar else extension[1:])
 
 
 def test_las_like_its_source_keeps_records_and_vlrs(tmp_path):
@@ -44,6 +45,38 @@ def test_las_like_its_source_keeps_records_and_vlrs(tmp_path):
     assert head[vlrs_at:points_at] in out.read_bytes()
     with pytest.raises(ValueError):
         pcl_dise.write_cloud(tmp_path / "moved.las", source.points + 1, normals, like=source)
+
+
+def test_laz_like_its_source_keeps_the_las_records(tmp_path):
+    # A LAS source written as LAZ holds the records the LAS output holds; read back they are the same.
+    source = pcl_dise.read_cloud(LAS_SOURCE)
+    normals = pcl_dise.estimate_normals(source.points, k=8, iterations=0)
+    pcl_dise.write_cloud(tmp_path / "out.las", source.points, normals, like=source)
+    pcl_dise.write_cloud(tmp_path / "out.laz", source.points, normals, like=source)
+    las, laz = pcl_dise.read_cloud(tmp_path / "out.las"), pcl_dise.read_cloud(tmp_path / "out.laz")
+    np.testing.assert_array_equal(laz.points, las.points)
+    assert set(laz.fields) == set(las.fields)
+    for name, values in las.fields.items():
+        np.testing.assert_array_equal(laz.fields[name], values)
+
+
+def test_lidar_files_face_up_by_default(tmp_path):
+    # A terrain far from the origin, as LAS: estimate_normals_file makes its normals face up (the
+    # sensor above) unless told otherwise; an array keeps the viewpoint rule.
+    points = wavy_surface(5000, seed=4) + np.array([5e5, 5e6, -300.0])
+    source = tmp_path / "terrain.laz"
+    pcl_dise.write_cloud(source, points, np.zeros_like(points, dtype=np.float32))
+    for options in ({}, {"max_memory": 200.0}):
+        pcl_dise.estimate_normals_file(source, tmp_path / "up.laz", iterations=0, progress=None, **options)
+        up = pcl_dise.read_cloud(tmp_path / "up.laz").fields["NormalZ"]
+        assert (up > 0).mean() == 1.0
+    pcl_dise.estimate_normals_file(source, tmp_path / "vp.laz", iterations=0, progress=None, orient="viewpoint",
+                                   viewpoint=(5e5, 5e6, -1e4))
+    assert (pcl_dise.read_cloud(tmp_path / "vp.laz").fields["NormalZ"] < 0).mean() == 1.0
+    normals = pcl_dise.estimate_normals(points, iterations=0, orient="up")
+    assert (normals[:, 2] > 0).all()
+    with pytest.raises(ValueError):
+        pcl_dise.estimate_normals(points, orient="down")
 
 
 def test_pcd_fields_and_viewpoint():
