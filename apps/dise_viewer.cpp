@@ -22,6 +22,7 @@
 
 #include "orientation_command.h"
 #include "pcl_dise/core/angle_error.h"
+#include "pcl_dise/core/viewpoint.h"
 #include "pcl_dise/feature/deep_iterative_normal_estimation.h"
 #include "pcl_dise/io/cloud_io.h"
 #include "run_report.h"
@@ -46,7 +47,7 @@ std::string modeName(ColorBy mode) {
 }
 
 struct Options {
-  std::string input, ground_truth, model, color_by = "normal", screenshot, orient = "viewpoint", report;
+  std::string input, ground_truth, model, color_by = "normal", screenshot, orient, report;
   int k = 64, iterations = 4, iteration = -1, every = 0, width = 1024, height = 768;
   long pick = -1;
   double scale = 0, max_error = 30;
@@ -90,11 +91,19 @@ class Scene {
   const pcl::Indices& finitePoints() const { return finite_; }
   /** Whether the cloud comes with the pose of the sensor that took it: a PCD VIEWPOINT other
    *  than the default, or an organized scan (whose sensor sits at its VIEWPOINT, the origin by
-   *  default). */
+   *  default). A LAS or LAZ file states no pose: its survey's sensor flew above it. */
   bool hasSensorPose() const {
-    const bool default_pose = cloud_->sensor_origin_.head<3>().isZero() &&
+    if (isAerialSurvey()) return false;
+    const bool default_pose = local_.viewpoint == std::array<double, 3>{0, 0, 0} &&
                               cloud_->sensor_orientation_.coeffs().isApprox(Eigen::Quaternionf::Identity().coeffs());
     return cloud_->height > 1 || !default_pose;
+  }
+  /** Whether the cloud is a LiDAR file (LAS, LAZ): a survey seen from above. */
+  bool isAerialSurvey() const { return !local_.las_source.empty(); }
+  /** --orient, or where it is not given "up" for LAS and LAZ (dise_normals' default), else "viewpoint". */
+  std::string orientation() const {
+    if (!o_.orient.empty()) return o_.orient;
+    return isAerialSurvey() ? "up" : "viewpoint";
   }
   const Eigen::Vector3f& low() const { return low_; }
   const Eigen::Vector3f& high() const { return high_; }
@@ -156,9 +165,14 @@ class Scene {
     return e;
   }
 
-  // --orient mst: consistently, outward on closed shapes (both methods, so that they compare).
+  // --orient up: facing +z; mst: consistently, outward on closed shapes (both methods, so that they compare).
   void orient(Normals& normals) const {
-    if (o_.orient != "mst") return;
+    if (orientation() == "up") {
+      const float unused[3] = {0, 0, 0};
+      for (auto& n : normals)
+        if (std::isfinite(n.normal_x)) pcl_dise::signNormal(pcl_dise::NormalSign::kUp, unused, unused, n.normal);
+    }
+    if (orientation() != "mst") return;
     pcl_dise::io::OrientationChoice choice;
     choice.threads = o_.threads;
     std::cout << pcl_dise::io::orientConsistently(local_, choice, normals);
@@ -275,7 +289,8 @@ class Viewer {
   int every() const { return every_; }
 
   // A cloud with a sensor pose opens from the sensor's position (its VIEWPOINT), looking at the
-  // scene with the depth-camera convention's up (-y), as pcl_viewer shows a scan; any other cloud
+  // scene with the depth-camera convention's up (-y), as pcl_viewer shows a scan; an aerial survey
+  // (LAS, LAZ) from above the south edge, 60 degrees down, the whole tile in view; any other cloud
   // fits its bounding box from a three-quarter view, z up.
   void frame() {
     const Eigen::Vector3f centre = 0.5f * (scene_.low() + scene_.high());
@@ -303,7 +318,9 @@ class Viewer {
       viewer_->setCameraClipDistances(1e-3 * farthest, 2 * farthest);
       return;
     }
-    const Eigen::Vector3f from = centre + reach * Eigen::Vector3f(1.f, -1.2f, 0.9f).normalized();
+    const Eigen::Vector3f direction =
+        scene_.isAerialSurvey() ? Eigen::Vector3f(0.f, -0.5f, 0.866f) : Eigen::Vector3f(1.f, -1.2f, 0.9f).normalized();
+    const Eigen::Vector3f from = centre + reach * direction;
     viewer_->setCameraPosition(from.x(), from.y(), from.z(), centre.x(), centre.y(), centre.z(), 0, 0, 1);
     viewer_->resetCamera();  // keeps the direction, fits the box
   }
@@ -481,7 +498,9 @@ int run(const Options& o) {
     report["points"] = scene.cloud().size();
     report["finite_points"] = scene.finitePoints().size();
     report["normal_lines_every"] = viewer.every();
-    report["framing"] = scene.hasSensorPose() ? "sensor pose" : "bounding box, three-quarter view";
+    report["framing"] = scene.hasSensorPose()    ? "sensor pose"
+                        : scene.isAerialSurvey() ? "aerial survey, from above at an angle"
+                                                 : "bounding box, three-quarter view";
     report["camera"] = {{"position", {camera.pos[0], camera.pos[1], camera.pos[2]}},
                         {"focal_point", {camera.focal[0], camera.focal[1], camera.focal[2]}},
                         {"up", {camera.view[0], camera.view[1], camera.view[2]}}};
@@ -519,10 +538,10 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_flag("--pca", o.pca, "start with PCA instead of DISE");
   app.add_option("--orient", o.orient,
-                 "viewpoint: normals flipped towards the cloud's sensor origin; mst: oriented consistently "
-                 "(outward on closed shapes)")
-      ->check(CLI::IsMember({"viewpoint", "mst"}))
-      ->capture_default_str();
+                 "viewpoint: normals flipped towards the cloud's sensor origin; up: facing +z (aerial LiDAR); "
+                 "mst: oriented consistently (outward on closed shapes). Default: up for .las and .laz, else "
+                 "viewpoint")
+      ->check(CLI::IsMember({"viewpoint", "up", "mst"}));
   app.add_flag("--side-by-side", o.side_by_side, "PCA on the left, DISE on the right");
   app.add_option("--threads", o.threads, "threads (0: all)");
   app.add_option("--screenshot", o.screenshot, "render to this .png and exit (headless: run under xvfb-run -a)");

@@ -40,6 +40,14 @@ double differingShare(const Image& a, const Image& b) {
   return double(differing) / double(a.rgb.size() / 3);
 }
 
+// Share of pixels whose colour is not the background's (the top-left corner's).
+double coveredShare(const Image& a) {
+  std::size_t covered = 0;
+  for (std::size_t i = 0; i < a.rgb.size(); i += 3)
+    covered += a.rgb[i] != a.rgb[0] || a.rgb[i + 1] != a.rgb[1] || a.rgb[i + 2] != a.rgb[2];
+  return a.rgb.empty() ? 0.0 : double(covered) / double(a.rgb.size() / 3);
+}
+
 class DiseViewer : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -177,4 +185,22 @@ TEST_F(DiseViewer, OpensAScanFromItsSensorPose) {
   const auto [bunny, bunny_framing] =
       cameraOf(std::string(PCL_DISE_SOURCE_DIR) + "/data/clouds/bun0.pcd", dir_, model_);
   EXPECT_EQ(bunny_framing, "bounding box, three-quarter view");
+}
+
+TEST_F(DiseViewer, OpensAnAerialSurveyFromAbove) {
+  // A LAS or LAZ file states no sensor pose: Autzen (State Plane coordinates, 110,000 points) opens
+  // from above its south edge, looking down at its centre, not from the world origin taken as a
+  // sensor a million feet away; the picture shows the survey, not one dot.
+  if (!sharedFileExists("data/lidar/autzen_trim.laz")) GTEST_SKIP() << "no ../shared/data/lidar";
+  for (const std::string name : {"autzen_trim.las", "autzen_trim.laz"}) {
+    const auto [position, framing] = cameraOf(sharedDir() + "/data/lidar/" + name, dir_, model_);
+    EXPECT_EQ(framing, "aerial survey, from above at an angle") << name;
+    ASSERT_EQ(position.size(), 3u);
+    // In the local frame (the file's coordinates minus their offset): above the survey, near it.
+    EXPECT_GT(position[2], 500.0) << name;
+    EXPECT_LT(std::abs(position[0]), 5000.0) << name;
+    EXPECT_LT(std::abs(position[1]), 5000.0) << name;
+    const Image picture = readPng(dir_ + "/camera.png");
+    EXPECT_GT(coveredShare(picture), 0.2) << name << ": the survey should fill much of the picture";
+  }
 }
