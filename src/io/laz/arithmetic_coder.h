@@ -4,6 +4,7 @@
 // difference from a prediction. The decoder and the encoder offer the same calls, each taking the
 // value to write and returning the value read or written, so that every rule of the format is
 // written once, as a template over the coder (point_items.h).
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -140,7 +141,8 @@ class ArithmeticDecoder {
     std::uint32_t n, sym, x, y = length_;
     if (!m.table_.empty()) {
       const std::uint32_t dv = value_ / (length_ >>= kSymbolLengthShift);
-      const std::uint32_t t = dv >> m.table_shift_;
+      // dv < 2^15 in a valid stream; corrupt data (value no longer below length) can push it past the table.
+      const std::uint32_t t = std::min<std::uint32_t>(dv >> m.table_shift_, m.table_size_);
       sym = m.table_[t];
       n = m.table_[t + 1] + 1;
       while (n > sym + 1) {
