@@ -24,6 +24,10 @@ missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
+# Node.js and npm: test_laz_format installs laz-perf (npm) to cross-check our LAZ. Debian's
+# packages where the machine has no node or npm of its own.
+command -v node > /dev/null || missing+=(nodejs)
+command -v npm > /dev/null || missing+=(npm)
 
 if [ ${#missing[@]} -gt 0 ]; then
   SUDO=""
