@@ -108,6 +108,9 @@ def test_progress_callback_exception_propagates():
 def test_cuda_backend_matches_native_or_says_it_is_absent(tmp_path):
     points = wavy_surface(20000)
     if not pcl_dise.backend_available("cuda"):
+        # A machine with an NVIDIA device whose backend is not available is broken, not skipped.
+        assert not (os.path.exists("/dev/nvidiactl") or os.path.exists("/dev/nvidia0")), \
+            "an NVIDIA device is present, yet the cuda backend is not available"
         with pytest.raises(ValueError, match="cuda.*not available"):
             pcl_dise.estimate_normals(points, backend="cuda")
         np.savetxt(tmp_path / "in.xyz", points)

@@ -62,7 +62,7 @@ const BackendPlugin* loadBackend(Backend backend, std::string* why) {
   const int slot = static_cast<int>(backend);
   {
     std::lock_guard<std::mutex> lock(r.mutex);
-    if (r.plugins[slot].run_iterations) return &r.plugins[slot];
+    if (r.plugins[slot].offersAPass()) return &r.plugins[slot];
     if (r.tried[slot]) {
       if (why) *why = "the " + toString(backend) + " backend could not be loaded";
       return nullptr;
@@ -80,7 +80,7 @@ const BackendPlugin* loadBackend(Backend backend, std::string* why) {
     return nullptr;
   }
   std::lock_guard<std::mutex> lock(r.mutex);
-  if (r.plugins[slot].run_iterations) return &r.plugins[slot];
+  if (r.plugins[slot].offersAPass()) return &r.plugins[slot];
   if (why) *why = file + " did not register the " + toString(backend) + " backend";
   return nullptr;
 }

@@ -10,7 +10,8 @@
 namespace pcl_dise {
 namespace detail {
 
-/** The DISE iterations of a backend (see runNativeIterations) and whether it can run here. */
+/** What a backend offers: the DISE iterations (see runNativeIterations), the whole forward pass
+ *  on its device, or both; and whether it can run here. */
 struct BackendPlugin {
   /// The iterations on a graph prepared on the CPU; nullptr where run_whole does it all.
   void (*run_iterations)(const Model& model, PreparedGraph& graph, const ForwardOptions& options,
@@ -22,9 +23,13 @@ struct BackendPlugin {
   /// iteration 0 then run on the CPU).
   void (*run_whole)(const Model& model, const ForwardInput& input, const ForwardOptions& options,
                     ForwardResult& result) = nullptr;
+  /** Whether it offers a pass (iterations, a whole pass or both): the one rule by which a
+   *  registered plugin counts. */
+  bool offersAPass() const { return run_iterations != nullptr || run_whole != nullptr; }
 };
 
-/** Called once by an optional backend's library as it loads. */
+/** Called once by an optional backend's library as it loads; a plugin that offers no pass
+ *  (offersAPass) counts as not registered. */
 void registerBackend(Backend backend, BackendPlugin plugin);
 
 /** The plugin of `backend`, loading its library where it is not registered yet; nullptr (with

@@ -26,9 +26,12 @@ Backend backendFromString(const std::string& name) {
   throw std::invalid_argument("unknown backend '" + name + "' (expected native, torch or cuda)");
 }
 
-bool backendAvailable(Backend backend) {
-  const detail::BackendPlugin* plugin = detail::loadBackend(backend, nullptr);
-  return plugin && plugin->available();
+bool backendAvailable(Backend backend, std::string* why) {
+  const detail::BackendPlugin* plugin = detail::loadBackend(backend, why);
+  if (!plugin) return false;
+  if (plugin->available()) return true;
+  if (why) *why = "the " + toString(backend) + " backend is loaded but finds no device to run on";
+  return false;
 }
 
 namespace {

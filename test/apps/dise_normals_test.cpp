@@ -146,7 +146,10 @@ TEST(DiseNormals, ClearErrors) {
 
 // --backend cuda where no device is: a clear error and no output, in memory and in tiles.
 TEST(DiseNormals, CudaWithoutADeviceIsAClearError) {
-  if (pcl_dise::backendAvailable(pcl_dise::Backend::Cuda)) GTEST_SKIP() << "a CUDA device is present";
+  std::string why;
+  if (pcl_dise::backendAvailable(pcl_dise::Backend::Cuda, &why)) GTEST_SKIP() << "a CUDA device is present";
+  // A machine with a GPU whose backend is not available is broken, not a machine without one.
+  ASSERT_FALSE(nvidiaDevicePresent()) << "an NVIDIA device is present, yet the cuda backend is not available: " << why;
   const std::string dir = temporaryDir("cli_no_device");
   std::ofstream(dir + "/in.xyz") << "0 0 0\n1 0 0\n0 1 0\n1 1 0.1\n0.5 0.5 0\n";
   const std::string model = randomModelFile(4);

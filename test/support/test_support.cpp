@@ -25,6 +25,11 @@ std::string sharedDir() { return PCL_DISE_SHARED_DIR; }
 
 bool sharedFileExists(const std::string& relative) { return std::filesystem::exists(sharedDir() + "/" + relative); }
 
+bool nvidiaDevicePresent() {
+  std::error_code ignored;
+  return std::filesystem::exists("/dev/nvidiactl", ignored) || std::filesystem::exists("/dev/nvidia0", ignored);
+}
+
 std::string binaryDir() { return PCL_DISE_BINARY_DIR; }
 
 std::string sourceDir() { return PCL_DISE_SOURCE_DIR; }

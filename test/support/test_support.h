@@ -14,6 +14,9 @@ namespace test {
 std::string sharedDir();
 /** Whether `relative` exists under sharedDir(). */
 bool sharedFileExists(const std::string& relative);
+/** Whether the machine has an NVIDIA GPU by its driver's device files (whatever our CUDA code
+ *  thinks): where it does, a CUDA backend that is not available is a failure, not a skip. */
+bool nvidiaDevicePresent();
 /** The build tree (tools live in apps/). */
 std::string binaryDir();
 /** The source tree (the repository's own data: data/clouds/, data/models/). */

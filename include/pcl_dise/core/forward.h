@@ -25,8 +25,11 @@ enum class Backend {
 std::string toString(Backend backend);
 /** "native", "torch" or "cuda"; throws std::invalid_argument otherwise. */
 Backend backendFromString(const std::string& name);
-/** Whether this build has the backend and it can run here (Cuda: a device is present). */
-bool backendAvailable(Backend backend);
+/** Whether this build has the backend and it can run here (Cuda: a device is present).
+ *  \param[in] backend the backend
+ *  \param[out] why where not null and the backend is not available: why not (not built, its
+ *  library not loaded, or loaded and no device to run on) */
+bool backendAvailable(Backend backend, std::string* why = nullptr);
 /** The instruction set the native backend's network runs with on this processor: "AVX-512",
  *  "AVX2" or "portable" (chosen at run time; PCL_DISE_SIMD=avx2|portable caps it). */
 std::string nativeInstructionSet();

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <vector>
 
+#include "device_present.h"
 #include "dise_cuda.h"
 #include "iteration_zero.h"
 #include "pcl_dise/core/angle_error.h"
@@ -14,8 +15,9 @@
 
 int main() {
   if (!pcl_dise::cuda::deviceAvailable()) {
-    std::printf("no CUDA device: skipped\n");
-    return 77;
+    std::printf("no usable CUDA device: %s\n",
+                pcl_dise::test::nvidiaDeviceFilesPresent() ? "FAILED (one is present)" : "skipped");
+    return pcl_dise::test::cannotRunExitCode();
   }
   std::vector<float> points = pcl_dise::bench::wavySurface(20000, 5);
   for (int i = 0; i < 40; ++i) points.insert(points.end(), {3.f, 3.f, 3.f});  // degenerate cluster

@@ -8,13 +8,12 @@
 #include <stdexcept>
 #include <vector>
 
+#include "device_present.h"
 #include "dise_cuda.h"
 #include "grid_knn.h"
 #include "wavy_surface.h"
 
 namespace {
-
-constexpr int kSkipped = 77;
 
 float squaredDistance(const float* a, const float* b) {
   const double ex = double(b[0]) - a[0], ey = double(b[1]) - a[1], ez = double(b[2]) - a[2];
@@ -68,8 +67,9 @@ bool checkAgainstHostGrid(const std::vector<float>& points, int k) {
 
 int main() {
   if (!pcl_dise::cuda::deviceAvailable()) {
-    std::printf("no CUDA device: skipped\n");
-    return kSkipped;
+    std::printf("no usable CUDA device: %s\n",
+                pcl_dise::test::nvidiaDeviceFilesPresent() ? "FAILED (one is present)" : "skipped");
+    return pcl_dise::test::cannotRunExitCode();
   }
   bool ok = checkAgainstBruteForce(pcl_dise::bench::wavySurface(3000, 1), 65);
   ok = checkAgainstBruteForce(pcl_dise::bench::wavySurface(40, 2), 65) && ok;  // fewer points than k

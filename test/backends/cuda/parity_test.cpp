@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "cuda_graph.h"
+#include "device_present.h"
 #include "dise_cuda.h"
 #include "pcl_dise/core/grid_search.h"
 #include "pcl_dise/core/model.h"
@@ -76,8 +77,9 @@ int main(int argc, char** argv) {
     return kSkipped;
   }
   if (!pcl_dise::cuda::deviceAvailable()) {
-    std::printf("skipped: no CUDA device\n");
-    return kSkipped;
+    std::printf("no usable CUDA device: %s\n",
+                pcl_dise::test::nvidiaDeviceFilesPresent() ? "FAILED (one is present)" : "skipped");
+    return pcl_dise::test::cannotRunExitCode();
   }
   try {
     const pcl_dise::Model model = pcl_dise::loadModel(weights);

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "device_present.h"
 #include "dise_cuda.h"
 #include "pcl_dise/core/angle_error.h"
 #include "pcl_dise/core/edge_scale.h"
@@ -84,9 +85,11 @@ void compareBackends(const std::string& name, const pcl_dise::Model& model, cons
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (!pcl_dise::cuda::deviceAvailable() || !pcl_dise::backendAvailable(pcl_dise::Backend::Cuda)) {
-    std::printf("no CUDA device: skipped\n");
-    return 77;
+  std::string why;
+  if (!pcl_dise::cuda::deviceAvailable() || !pcl_dise::backendAvailable(pcl_dise::Backend::Cuda, &why)) {
+    std::printf("the cuda backend cannot run (%s): %s\n", why.c_str(),
+                pcl_dise::test::nvidiaDeviceFilesPresent() ? "FAILED (a device is present)" : "skipped");
+    return pcl_dise::test::cannotRunExitCode();
   }
   const std::string model_path = argc > 1 ? argv[1] : pcl_dise::defaultModelPath(64);
   const pcl_dise::Model model = pcl_dise::loadModel(model_path);
