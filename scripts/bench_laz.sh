@@ -4,8 +4,11 @@
 # survey, with laz-perf's decoding of the same .laz (npm, WebAssembly, one thread) as the anchor.
 # The survey is ../shared/data/lidar/autzen_trim.las (110,000 points, format 3: GPS time and
 # colour) repeated side by side to POINTS points; its .laz is written by pcl_dise (chunks of
-# 50,000 points). Runs each command RUNS times (default 3) and takes the fastest. Usage:
-#   scripts/bench_laz.sh [points = 1000000]
+# 50,000 points). Runs each command RUNS times (default 3) and takes the fastest. With a memory
+# budget it also runs the whole estimation (k = 64, L = 4) in tiles under --max-memory BUDGET from
+# .las to .las and from .laz to .laz, once each: seconds, peak resident memory, and whether the two
+# outputs hold the same records. Usage:
+#   scripts/bench_laz.sh [points = 1000000] [budget MB]
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 bin="$root/build/apps"
@@ -68,3 +71,20 @@ echo "| dise_normals --iterations 0 .las -> .las | $las | $(size "$dir/survey.la
 echo "| dise_normals --iterations 0 .laz -> .laz | $laz | $(size "$dir/survey.laz") -> $(size "$dir/out.laz") |"
 echo "| laz-perf decoding the output .laz (node, 1 thread; anchor) | $anchor | $(size "$dir/out.laz") |"
 awk -v a="$las" -v b="$laz" -v n="$n" 'BEGIN{printf "LAZ costs %.2f s per million points more than LAS\n", (b - a) / (n / 1e6)}'
+[ -z "${2:-}" ] && exit 0
+budget="$2"
+tiled() {  # input extension; prints a table row
+  /usr/bin/time -f "%e %M" -o "$dir/t" "$bin/dise_normals" "$dir/survey.$1" "$dir/tiled.$1" --max-memory "$budget" \
+    --quiet > "$dir/log" 2>&1 || { cat "$dir/log"; exit 1; }
+  read -r seconds kb < "$dir/t"
+  echo "| dise_normals --max-memory $budget (tiles, k = 64, L = 4) .$1 -> .$1 | $seconds | peak $(awk "BEGIN{printf \"%.0f\", $kb / 1024}") MB |"
+}
+tiled las
+tiled laz
+PYTHONPATH="$root/build/python" /usr/bin/python3 -c "
+import pcl_dise, numpy as np
+a, b = pcl_dise.read_cloud('$dir/tiled.las'), pcl_dise.read_cloud('$dir/tiled.laz')
+same = np.array_equal(a.points, b.points) and set(a.fields) == set(b.fields) and all(
+    np.array_equal(a.fields[k], b.fields[k], equal_nan=True) for k in a.fields)
+print('tiled outputs: the same records' if same else 'tiled outputs DIFFER')
+"

@@ -1,5 +1,7 @@
 #include "pcl_dise/core/grid_search.h"
 
+#include "pcl_dise/core/grid_margin.h"
+
 #include <algorithm>
 #include <cfloat>
 #include <cmath>
@@ -173,8 +175,7 @@ GridSearch::GridSearch(const float* points, std::size_t num_points, float cell_s
   }
   // Rounding in a point's cell: a block's covered radius is cut by this much, so that a point
   // that rounding put in the next cell is never taken for outside a radius it lies within.
-  margin_ = static_cast<float>(1e-6 * cell_size_ * (std::max({dims_[0], dims_[1], dims_[2]}) + 1) +
-                               8 * FLT_EPSILON * largest_coordinate);
+  margin_ = gridRoundingMargin(cell_size_, std::max({dims_[0], dims_[1], dims_[2]}), largest_coordinate);
 
   const std::size_t cells = std::size_t(dims_[0]) * dims_[1] * dims_[2];
   std::vector<std::int64_t> cell_of(num_points);

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "pcl_dise/core/eigen3x3.h"  // PCL_DISE_HOST_DEVICE
+#include "pcl_dise/core/grid_margin.h"
 
 namespace pcl_dise {
 namespace cuda {
@@ -21,6 +22,7 @@ struct GridShape {
   float origin[3] = {0, 0, 0};
   float cell_size = 1.f;
   int dims[3] = {1, 1, 1};
+  float margin = 0.f;  ///< how far rounding can carry a point across a cell face (core/grid_margin.h)
 
   std::int64_t numCells() const { return std::int64_t(dims[0]) * dims[1] * dims[2]; }
 
@@ -58,10 +60,13 @@ inline GridShape gridShapeFor(const float* points, std::size_t m, std::int64_t m
     (cells > target ? h_lo : h_hi) = h;
   }
   g.cell_size = static_cast<float>(h_hi);
+  double largest_coordinate = 0;
   for (int a = 0; a < 3; ++a) {
     g.origin[a] = lo[a];
     g.dims[a] = static_cast<int>(std::floor(extent[a] / h_hi)) + 1;
+    largest_coordinate = std::max({largest_coordinate, std::fabs(double(lo[a])), std::fabs(double(hi[a]))});
   }
+  g.margin = gridRoundingMargin(g.cell_size, std::max({g.dims[0], g.dims[1], g.dims[2]}), largest_coordinate);
   return g;
 }
 
@@ -142,7 +147,8 @@ PCL_DISE_HOST_DEVICE int nearestInGrid(const GridView& grid, const float* query,
         }
       }
     }
-    const float covered = to_face + s.cell_size * float(r);
+    // The ball rings 0..r cover, less what rounding may have moved across their faces (the CPU's rule).
+    const float covered = std::fmax(to_face + s.cell_size * float(r) - s.margin, 0.f);
     if (found == k && dist2[k - 1] < covered * covered) break;
   }
   return found;

@@ -88,9 +88,11 @@ DeviceIterationZero iterationZeroOnDevice(const float* d_points, std::int32_t m,
     countKept<<<blocksFor(n), kThreadsPerBlock>>>(m, d_offsets, d_indices, out.active.data, kept.data, changed.data);
     check(cudaGetLastError(), "launching the pruning");
     changed.download(&flag, 1);
-    if (flag)
+    if (flag) {
       dropSmall<<<blocksFor(n), kThreadsPerBlock>>>(m, kept.data, out.active.data, out.normals.data,
                                                     out.curvature.data);
+      check(cudaGetLastError(), "launching the dropping of small neighbourhoods");
+    }
   }
   // offsets = exclusive prefix sum of the kept counts (kept[m] = 0 closes it).
   check(cudaMemset(kept.data + n, 0, sizeof(std::int64_t)), "clearing a count");

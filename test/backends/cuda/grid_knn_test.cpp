@@ -50,6 +50,23 @@ std::vector<float> randomCloud(std::size_t m, unsigned seed, float sx, float sy,
 
 TEST(GridKnn, Volume) { expectMatchesBruteForce(randomCloud(1500, 1, 1.f, 1.f, 1.f), 17); }
 
+TEST(GridKnn, LargeCoordinates) {
+  // A survey left at its georeferenced place in floats (5e5, 5e6: a float's step there is 0.03 and
+  // 0.5), where rounding moves points across cell faces most: the stopping rule's margin
+  // (core/grid_margin.h, the CPU's) must keep every k-th neighbour.
+  std::vector<float> points = randomCloud(1500, 9, 400.f, 300.f, 20.f);
+  for (std::size_t i = 0; i < points.size(); i += 3) points[i] += 5e5f, points[i + 1] += 5e6f, points[i + 2] += 300.f;
+  expectMatchesBruteForce(points, 17);
+  expectMatchesBruteForce(points, 65);
+  for (float scale : {5e4f, 5e6f})
+    for (float size : {3.f, 300.f}) {
+      std::vector<float> q = randomCloud(3000, 10, size, size, size * 0.05f);
+      for (std::size_t i = 0; i < q.size(); i += 3) q[i] += scale, q[i + 1] -= scale * 0.7f, q[i + 2] += scale * 0.01f;
+      SCOPED_TRACE(std::to_string(scale) + " " + std::to_string(size));
+      expectMatchesBruteForce(q, 17);
+    }
+}
+
 TEST(GridKnn, WavySurface) { expectMatchesBruteForce(pcl_dise::bench::wavySurface(2000, 2), 65); }
 
 TEST(GridKnn, FlatAndCollinearClouds) {
