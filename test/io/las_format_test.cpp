@@ -15,24 +15,13 @@
 namespace {
 
 using namespace pcl_dise::io;
+using namespace pcl_dise::test;
 
 std::string readBytes(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   std::ostringstream data;
   data << in.rdbuf();
   return data.str();
-}
-
-template <typename T>
-T at(const std::string& bytes, std::size_t offset) {
-  T v;
-  std::memcpy(&v, bytes.data() + offset, sizeof v);
-  return v;
-}
-
-template <typename T>
-void put(std::string& bytes, std::size_t offset, T v) {
-  std::memcpy(&bytes[offset], &v, sizeof v);
 }
 
 std::vector<std::array<double, 3>> georeferencedPoints() {
@@ -53,19 +42,19 @@ std::string lasFormat1(const std::vector<std::array<std::int32_t, 3>>& ints, dou
   const std::size_t header = 227, record = 30;
   std::string bytes(header + ints.size() * record, '\0');
   std::memcpy(&bytes[0], "LASF", 4);
-  put<std::uint8_t>(bytes, 24, 1);
-  put<std::uint8_t>(bytes, 25, 2);
-  put<std::uint16_t>(bytes, 94, header);
-  put<std::uint32_t>(bytes, 96, header);
-  put<std::uint8_t>(bytes, 104, 1);
-  put<std::uint16_t>(bytes, 105, record);
-  put<std::uint32_t>(bytes, 107, static_cast<std::uint32_t>(ints.size()));
+  putAt<std::uint8_t>(bytes, 24, 1);
+  putAt<std::uint8_t>(bytes, 25, 2);
+  putAt<std::uint16_t>(bytes, 94, header);
+  putAt<std::uint32_t>(bytes, 96, header);
+  putAt<std::uint8_t>(bytes, 104, 1);
+  putAt<std::uint16_t>(bytes, 105, record);
+  putAt<std::uint32_t>(bytes, 107, static_cast<std::uint32_t>(ints.size()));
   for (int c = 0; c < 3; ++c) {
-    put<double>(bytes, 131 + 8 * c, scale);
-    put<double>(bytes, 155 + 8 * c, offset);
+    putAt<double>(bytes, 131 + 8 * c, scale);
+    putAt<double>(bytes, 155 + 8 * c, offset);
   }
   for (std::size_t i = 0; i < ints.size(); ++i)
-    for (int c = 0; c < 3; ++c) put<std::int32_t>(bytes, header + i * record + 4 * c, ints[i][c]);
+    for (int c = 0; c < 3; ++c) putAt<std::int32_t>(bytes, header + i * record + 4 * c, ints[i][c]);
   return bytes;
 }
 
@@ -78,11 +67,11 @@ struct Vlr {
 std::string vlrBytes(const Vlr& v, bool extended) {
   std::string bytes(extended ? 60 : 54, '\0');
   std::memcpy(&bytes[2], v.user.data(), v.user.size());
-  put<std::uint16_t>(bytes, 18, v.id);
+  putAt<std::uint16_t>(bytes, 18, v.id);
   if (extended)
-    put<std::uint64_t>(bytes, 20, v.payload.size());
+    putAt<std::uint64_t>(bytes, 20, v.payload.size());
   else
-    put<std::uint16_t>(bytes, 20, static_cast<std::uint16_t>(v.payload.size()));
+    putAt<std::uint16_t>(bytes, 20, static_cast<std::uint16_t>(v.payload.size()));
   return bytes + v.payload;
 }
 
@@ -94,31 +83,31 @@ std::string lasFile(std::uint8_t minor, std::uint8_t format, std::uint16_t recor
   const std::size_t header = minor >= 4 ? 375 : 227;
   std::string bytes(header, '\0');
   std::memcpy(&bytes[0], "LASF", 4);
-  put<std::uint16_t>(bytes, 6, format >= 6 ? 0x10 : 0x0);
-  put<std::uint8_t>(bytes, 24, 1);
-  put<std::uint8_t>(bytes, 25, minor);
-  put<std::uint16_t>(bytes, 94, static_cast<std::uint16_t>(header));
-  put<std::uint32_t>(bytes, 100, static_cast<std::uint32_t>(vlrs.size()));
-  put<std::uint8_t>(bytes, 104, format);
-  put<std::uint16_t>(bytes, 105, record);
-  if (format < 6) put<std::uint32_t>(bytes, 107, static_cast<std::uint32_t>(ints.size()));
-  if (format < 6) put<std::uint32_t>(bytes, 111, static_cast<std::uint32_t>(ints.size()));  // first returns
-  if (minor >= 4) put<std::uint64_t>(bytes, 247, ints.size());
+  putAt<std::uint16_t>(bytes, 6, format >= 6 ? 0x10 : 0x0);
+  putAt<std::uint8_t>(bytes, 24, 1);
+  putAt<std::uint8_t>(bytes, 25, minor);
+  putAt<std::uint16_t>(bytes, 94, static_cast<std::uint16_t>(header));
+  putAt<std::uint32_t>(bytes, 100, static_cast<std::uint32_t>(vlrs.size()));
+  putAt<std::uint8_t>(bytes, 104, format);
+  putAt<std::uint16_t>(bytes, 105, record);
+  if (format < 6) putAt<std::uint32_t>(bytes, 107, static_cast<std::uint32_t>(ints.size()));
+  if (format < 6) putAt<std::uint32_t>(bytes, 111, static_cast<std::uint32_t>(ints.size()));  // first returns
+  if (minor >= 4) putAt<std::uint64_t>(bytes, 247, ints.size());
   for (int c = 0; c < 3; ++c) {
-    put<double>(bytes, 131 + 8 * c, 0.01);
-    put<double>(bytes, 155 + 8 * c, 1e6);
+    putAt<double>(bytes, 131 + 8 * c, 0.01);
+    putAt<double>(bytes, 155 + 8 * c, 1e6);
   }
   for (const Vlr& v : vlrs) bytes += vlrBytes(v, false);
-  put<std::uint32_t>(bytes, 96, static_cast<std::uint32_t>(bytes.size()));
+  putAt<std::uint32_t>(bytes, 96, static_cast<std::uint32_t>(bytes.size()));
   for (std::size_t i = 0; i < ints.size(); ++i) {
     std::string r(record, '\0');
     for (std::size_t b = 12; b < record; ++b) r[b] = static_cast<char>(7 * i + b);
-    for (int c = 0; c < 3; ++c) put<std::int32_t>(r, 4 * c, ints[i][c]);
+    for (int c = 0; c < 3; ++c) putAt<std::int32_t>(r, 4 * c, ints[i][c]);
     bytes += r;
   }
   if (!evlrs.empty()) {
-    put<std::uint64_t>(bytes, 235, bytes.size());
-    put<std::uint32_t>(bytes, 243, static_cast<std::uint32_t>(evlrs.size()));
+    putAt<std::uint64_t>(bytes, 235, bytes.size());
+    putAt<std::uint32_t>(bytes, 243, static_cast<std::uint32_t>(evlrs.size()));
     for (const Vlr& v : evlrs) bytes += vlrBytes(v, true);
   }
   return bytes;
@@ -159,18 +148,18 @@ TEST(LasFormat, WritesAndReadsBackEveryCoordinateAndNormal) {
 
   // The extra bytes: four floats after the 30-byte format 6 record, described by name and type.
   const std::string bytes = readBytes(dir + "/a.las");
-  const std::uint32_t points_at = at<std::uint32_t>(bytes, 96);
-  EXPECT_EQ(at<std::uint16_t>(bytes, 105), 46);
-  EXPECT_EQ(at<std::uint64_t>(bytes, 247), xyz.size());
+  const std::uint32_t points_at = valueAt<std::uint32_t>(bytes, 96);
+  EXPECT_EQ(valueAt<std::uint16_t>(bytes, 105), 46);
+  EXPECT_EQ(valueAt<std::uint64_t>(bytes, 247), xyz.size());
   EXPECT_EQ(bytes.compare(375 + 2, 9, "LASF_Spec"), 0);
-  EXPECT_EQ(at<std::uint16_t>(bytes, 375 + 18), 4);
-  EXPECT_EQ(bytes.compare(375 + 54 + 4, 7, "NormalX"), 0);  // PDAL's names
-  EXPECT_EQ(at<std::uint8_t>(bytes, 375 + 54 + 2), 9);      // float
+  EXPECT_EQ(valueAt<std::uint16_t>(bytes, 375 + 18), 4);
+  EXPECT_EQ(bytes.compare(375 + 54 + 4, 7, "NormalX"), 0);   // PDAL's names
+  EXPECT_EQ(valueAt<std::uint8_t>(bytes, 375 + 54 + 2), 9);  // float
   EXPECT_EQ(bytes.compare(375 + 54 + 3 * 192 + 4, 9, "Curvature"), 0);
-  EXPECT_EQ(at<float>(bytes, points_at + 5 * 46 + 30 + 4), 0.6f);
-  EXPECT_EQ(at<float>(bytes, points_at + 5 * 46 + 30 + 12), 0.01f * 5);
-  EXPECT_TRUE(std::isnan(at<float>(bytes, points_at + 3 * 46 + 30)));
-  EXPECT_EQ(at<double>(bytes, 179), xyz.front()[0] + 0.5 * 49);  // max x
+  EXPECT_EQ(valueAt<float>(bytes, points_at + 5 * 46 + 30 + 4), 0.6f);
+  EXPECT_EQ(valueAt<float>(bytes, points_at + 5 * 46 + 30 + 12), 0.01f * 5);
+  EXPECT_TRUE(std::isnan(valueAt<float>(bytes, points_at + 3 * 46 + 30)));
+  EXPECT_EQ(valueAt<double>(bytes, 179), xyz.front()[0] + 0.5 * 49);  // max x
 }
 
 TEST(LasFormat, ReadsOtherVersionsAndPointFormats) {
@@ -197,39 +186,39 @@ TEST(LasFormat, KeepsEveryRecordVlrAndEvlrOfALasInputInEveryPointFormat) {
     const std::string in =
         lasFile(minor, format, record, ints, {geokeys}, minor == 4 ? std::vector<Vlr>{wkt} : std::vector<Vlr>{});
     const std::string out = keptThrough(dir, in);
-    EXPECT_EQ(at<std::uint8_t>(out, 25), 4);
-    EXPECT_EQ(at<std::uint8_t>(out, 104), format);
-    ASSERT_EQ(at<std::uint16_t>(out, 105), record + 16);
-    EXPECT_EQ(at<std::uint64_t>(out, 247), ints.size());
+    EXPECT_EQ(valueAt<std::uint8_t>(out, 25), 4);
+    EXPECT_EQ(valueAt<std::uint8_t>(out, 104), format);
+    ASSERT_EQ(valueAt<std::uint16_t>(out, 105), record + 16);
+    EXPECT_EQ(valueAt<std::uint64_t>(out, 247), ints.size());
     if (format < 6) {
-      EXPECT_EQ(at<std::uint32_t>(out, 107), ints.size());  // the legacy count stays
+      EXPECT_EQ(valueAt<std::uint32_t>(out, 107), ints.size());  // the legacy count stays
     }
-    EXPECT_EQ(at<double>(out, 155), 1e6);  // the input's scale and offset
+    EXPECT_EQ(valueAt<double>(out, 155), 1e6);  // the input's scale and offset
     // The input's VLR as it was, then the Extra Bytes VLR: its 3 bytes undocumented, then ours.
-    ASSERT_EQ(at<std::uint32_t>(out, 100), 2u);
+    ASSERT_EQ(valueAt<std::uint32_t>(out, 100), 2u);
     const std::string geokeys_vlr = vlrBytes(geokeys, false);
     EXPECT_EQ(out.compare(375, geokeys_vlr.size(), geokeys_vlr), 0);
     const std::size_t extra = 375 + geokeys_vlr.size();
-    EXPECT_EQ(at<std::uint16_t>(out, extra + 18), 4);
-    ASSERT_EQ(at<std::uint16_t>(out, extra + 20), 5 * 192);
-    EXPECT_EQ(at<std::uint8_t>(out, extra + 54 + 2), 0);  // undocumented,
-    EXPECT_EQ(at<std::uint8_t>(out, extra + 54 + 3), 3);  // 3 bytes
+    EXPECT_EQ(valueAt<std::uint16_t>(out, extra + 18), 4);
+    ASSERT_EQ(valueAt<std::uint16_t>(out, extra + 20), 5 * 192);
+    EXPECT_EQ(valueAt<std::uint8_t>(out, extra + 54 + 2), 0);  // undocumented,
+    EXPECT_EQ(valueAt<std::uint8_t>(out, extra + 54 + 3), 3);  // 3 bytes
     EXPECT_EQ(out.compare(extra + 54 + 192 + 4, 7, "NormalX"), 0);
     // Every record as it was, the normal after it (a waveform's descriptor index cleared).
-    const std::size_t points_in = at<std::uint32_t>(in, 96), points_out = at<std::uint32_t>(out, 96);
+    const std::size_t points_in = valueAt<std::uint32_t>(in, 96), points_out = valueAt<std::uint32_t>(out, 96);
     EXPECT_EQ(points_out, extra + 54 + 5 * 192);
     for (std::size_t i = 0; i < ints.size(); ++i) {
       std::string kept = in.substr(points_in + i * record, record);
       if (format == 4) kept[28] = 0;
       EXPECT_EQ(out.substr(points_out + i * (record + 16), record), kept) << i;
-      EXPECT_EQ(at<float>(out, points_out + i * (record + 16) + record + 4), 0.6f);
+      EXPECT_EQ(valueAt<float>(out, points_out + i * (record + 16) + record + 4), 0.6f);
     }
     EXPECT_EQ(readLas(dir + "/out.las").xyz, readLas(dir + "/in.las").xyz);
     // The EVLR (here the CRS as WKT) follows the points.
     if (minor == 4) {
-      EXPECT_EQ(at<std::uint32_t>(out, 243), 1u);
+      EXPECT_EQ(valueAt<std::uint32_t>(out, 243), 1u);
       const std::string wkt_evlr = vlrBytes(wkt, true);
-      EXPECT_EQ(out.compare(at<std::uint64_t>(out, 235), wkt_evlr.size(), wkt_evlr), 0);
+      EXPECT_EQ(out.compare(valueAt<std::uint64_t>(out, 235), wkt_evlr.size(), wkt_evlr), 0);
     }
   }
 }
@@ -237,14 +226,14 @@ TEST(LasFormat, KeepsEveryRecordVlrAndEvlrOfALasInputInEveryPointFormat) {
 TEST(LasFormat, KeepsTheInputsOwnExtraBytesDescriptions) {
   const std::string dir = pcl_dise::test::temporaryDir("las_keep_extra");
   std::string amplitude(192, '\0');
-  put<std::uint8_t>(amplitude, 2, 9);  // float
+  putAt<std::uint8_t>(amplitude, 2, 9);  // float
   std::memcpy(&amplitude[4], "Amplitude", 9);
   const std::string out = keptThrough(dir, lasFile(4, 6, 34, {{1, 2, 3}, {4, 5, 6}}, {Vlr{"LASF_Spec", 4, amplitude}}));
-  ASSERT_EQ(at<std::uint32_t>(out, 100), 1u);  // one Extra Bytes VLR, extended
-  ASSERT_EQ(at<std::uint16_t>(out, 375 + 20), 5 * 192);
+  ASSERT_EQ(valueAt<std::uint32_t>(out, 100), 1u);  // one Extra Bytes VLR, extended
+  ASSERT_EQ(valueAt<std::uint16_t>(out, 375 + 20), 5 * 192);
   EXPECT_EQ(out.compare(375 + 54, 192, amplitude), 0);
   EXPECT_EQ(out.compare(375 + 54 + 192 + 4, 7, "NormalX"), 0);
-  EXPECT_EQ(at<std::uint16_t>(out, 105), 34 + 16);
+  EXPECT_EQ(valueAt<std::uint16_t>(out, 105), 34 + 16);
 }
 
 TEST(LasFormat, AnOutputReadAgainGetsItsNormalsReplaced) {
@@ -255,10 +244,10 @@ TEST(LasFormat, AnOutputReadAgainGetsItsNormalsReplaced) {
            {0.001, 0.001, 0.001}, {512000, 5412000, 300});
   const std::string out = keptThrough(dir, readBytes(dir + "/first.las"));
   EXPECT_EQ(out.size(), readBytes(dir + "/first.las").size());
-  EXPECT_EQ(at<std::uint16_t>(out, 105), 46);
-  EXPECT_EQ(at<std::uint16_t>(out, 375 + 20), 4 * 192);
-  const std::size_t points = at<std::uint32_t>(out, 96);
-  EXPECT_EQ(at<float>(out, points + 46 + 30 + 4), 0.6f);  // someNormals' y, not the first run's 0
+  EXPECT_EQ(valueAt<std::uint16_t>(out, 105), 46);
+  EXPECT_EQ(valueAt<std::uint16_t>(out, 375 + 20), 4 * 192);
+  const std::size_t points = valueAt<std::uint32_t>(out, 96);
+  EXPECT_EQ(valueAt<float>(out, points + 46 + 30 + 4), 0.6f);  // someNormals' y, not the first run's 0
   EXPECT_EQ(readLas(dir + "/out.las").xyz, readLas(dir + "/first.las").xyz);
 }
 
@@ -294,23 +283,23 @@ TEST(LasFormat, BadFilesGiveClearErrors) {
   EXPECT_NE(errorOf("PLY\n").find("not a LAS file"), std::string::npos);
   EXPECT_NE(errorOf(good.substr(0, 200)).find("not a LAS file"), std::string::npos);
   std::string laz = good;
-  put<std::uint8_t>(laz, 104, 1 | 0x80);
+  putAt<std::uint8_t>(laz, 104, 1 | 0x80);
   EXPECT_NE(errorOf(laz).find("LAZ"), std::string::npos);
   std::string format = good;
-  put<std::uint8_t>(format, 104, 11);
+  putAt<std::uint8_t>(format, 104, 11);
   EXPECT_NE(errorOf(format).find("point data record format 11"), std::string::npos);
   std::string short_record = good;
-  put<std::uint16_t>(short_record, 105, 20);
+  putAt<std::uint16_t>(short_record, 105, 20);
   EXPECT_NE(errorOf(short_record).find("too short for format 1"), std::string::npos);
   std::string too_many = good;
-  put<std::uint32_t>(too_many, 107, 4000000000u);
+  putAt<std::uint32_t>(too_many, 107, 4000000000u);
   EXPECT_NE(errorOf(too_many).find("more than the file holds"), std::string::npos);
   EXPECT_NE(errorOf(good.substr(0, good.size() - 1)).find("more than the file holds"), std::string::npos);
   std::string zero_scale = good;
-  put<double>(zero_scale, 139, 0.0);
+  putAt<double>(zero_scale, 139, 0.0);
   EXPECT_NE(errorOf(zero_scale).find("scale"), std::string::npos);
   std::string data_offset = good;
-  put<std::uint32_t>(data_offset, 96, 100);
+  putAt<std::uint32_t>(data_offset, 96, 100);
   EXPECT_NE(errorOf(data_offset).find("point data offset"), std::string::npos);
   EXPECT_EQ(errorOf(good), "no error");
   // LAS holds no NaN coordinates: writing one is refused, naming the point.

@@ -23,17 +23,6 @@ using namespace pcl_dise::test;
 
 std::string lidar(const std::string& name) { return sharedDir() + "/data/lidar/" + name; }
 
-template <typename T>
-T at(const std::string& bytes, std::size_t offset) {
-  T v;
-  std::memcpy(&v, bytes.data() + offset, sizeof v);
-  return v;
-}
-template <typename T>
-void put(std::string& bytes, std::size_t offset, T v) {
-  std::memcpy(&bytes[offset], &v, sizeof v);
-}
-
 // The point records of an uncompressed LAS file.
 std::string lasRecords(const std::string& path, std::uint16_t* record_length = nullptr) {
   const std::string bytes = readFile(path);
@@ -174,16 +163,16 @@ std::string writeLaz(const std::string& path, int format, std::uint16_t length, 
   const std::string vlr = writer.vlr();
   std::string header(375, '\0');
   std::memcpy(&header[0], "LASF", 4);
-  put<std::uint8_t>(header, 24, 1);
-  put<std::uint8_t>(header, 25, 4);
-  put<std::uint16_t>(header, 94, 375);
-  put<std::uint32_t>(header, 96, static_cast<std::uint32_t>(375 + vlr.size()));
-  put<std::uint32_t>(header, 100, 1);
-  put<std::uint8_t>(header, 104, static_cast<std::uint8_t>(format | 0x80));
-  put<std::uint16_t>(header, 105, length);
-  for (int c = 0; c < 3; ++c) put<double>(header, 131 + 8 * c, 0.01);
-  put<std::uint64_t>(header, 247, records.size() / length);
-  if (format <= 5) put<std::uint32_t>(header, 107, static_cast<std::uint32_t>(records.size() / length));
+  putAt<std::uint8_t>(header, 24, 1);
+  putAt<std::uint8_t>(header, 25, 4);
+  putAt<std::uint16_t>(header, 94, 375);
+  putAt<std::uint32_t>(header, 96, static_cast<std::uint32_t>(375 + vlr.size()));
+  putAt<std::uint32_t>(header, 100, 1);
+  putAt<std::uint8_t>(header, 104, static_cast<std::uint8_t>(format | 0x80));
+  putAt<std::uint16_t>(header, 105, length);
+  for (int c = 0; c < 3; ++c) putAt<double>(header, 131 + 8 * c, 0.01);
+  putAt<std::uint64_t>(header, 247, records.size() / length);
+  if (format <= 5) putAt<std::uint32_t>(header, 107, static_cast<std::uint32_t>(records.size() / length));
   out.write(header.data(), header.size());
   out.write(vlr.data(), vlr.size());
   writer.begin();
@@ -291,12 +280,12 @@ TEST(LazFormat, MalformedLazGivesClearErrors) {
   // The chunk table's offset points anywhere.
   for (std::int64_t offset : {std::int64_t{0}, std::int64_t{1} << 40, static_cast<std::int64_t>(h.point_data)}) {
     std::string bad = good;
-    put<std::int64_t>(bad, h.point_data, offset);
+    putAt<std::int64_t>(bad, h.point_data, offset);
     EXPECT_NE(errorOfBytes(bad).find("chunk table"), std::string::npos) << offset;
   }
   // The header promises more points than the chunks hold.
   std::string more = good;
-  put<std::uint32_t>(more, 107, static_cast<std::uint32_t>(h.count + 1));
+  putAt<std::uint32_t>(more, 107, static_cast<std::uint32_t>(h.count + 1));
   EXPECT_NE(errorOfBytes(more).find("chunk"), std::string::npos) << errorOfBytes(more);
   // Chunks overwritten with noise, pointwise (Autzen) and layered (COPC, format 7): decoded
   // garbage or a clear error, never a crash or a read outside the data (the sanitizer build).
@@ -317,10 +306,10 @@ TEST(LazFormat, MalformedLazGivesClearErrors) {
   ASSERT_NE(vlr, std::string::npos);
   const std::size_t payload = vlr - 2 + 54;
   std::string wave = good;
-  put<std::uint16_t>(wave, payload + 34, 9);  // the first item: WAVEPACKET13
+  putAt<std::uint16_t>(wave, payload + 34, 9);  // the first item: WAVEPACKET13
   EXPECT_NE(errorOfBytes(wave).find("waveform"), std::string::npos) << errorOfBytes(wave);
   std::string version1 = good;
-  put<std::uint16_t>(version1, payload + 34 + 4, 1);
+  putAt<std::uint16_t>(version1, payload + 34 + 4, 1);
   EXPECT_NE(errorOfBytes(version1).find("version-1"), std::string::npos) << errorOfBytes(version1);
   // Our writer refuses waveform formats by name.
   std::ostringstream sink;

@@ -1,6 +1,7 @@
 #pragma once
 // Shared helpers for the tests: reference data, synthetic clouds, angle comparisons.
 #include <array>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -12,6 +13,18 @@ namespace test {
 
 /** ../shared beside the checkout (configurable with -DPCL_DISE_SHARED_DIR). */
 std::string sharedDir();
+/** The T stored at byte `offset` of `bytes` (this machine's byte order: little-endian, as LAS). */
+template <typename T>
+T valueAt(const std::string& bytes, std::size_t offset) {
+  T v;
+  std::memcpy(&v, bytes.data() + offset, sizeof v);
+  return v;
+}
+/** Stores `v` at byte `offset` of `bytes`. */
+template <typename T>
+void putAt(std::string& bytes, std::size_t offset, T v) {
+  std::memcpy(&bytes[offset], &v, sizeof v);
+}
 /** Whether `relative` exists under sharedDir(). */
 bool sharedFileExists(const std::string& relative);
 /** Whether the machine has an NVIDIA GPU by its driver's device files (whatever our CUDA code
