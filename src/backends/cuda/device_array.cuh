@@ -16,8 +16,13 @@ namespace pcl_dise {
 namespace cuda {
 
 inline void check(cudaError_t status, const char* what) {
-  if (status != cudaSuccess)
-    throw std::runtime_error(std::string("cuda backend: ") + what + ": " + cudaGetErrorString(status));
+  if (status == cudaSuccess) return;
+  const std::string text = std::string("cuda backend: ") + what + ": " + cudaGetErrorString(status);
+  // A launch that finds too little memory for its threads (the k-NN kernel's lists of up to 1,024
+  // neighbours live in each thread's local memory) is the device running out, as an allocation is.
+  if (status == cudaErrorMemoryAllocation || status == cudaErrorLaunchOutOfResources)
+    throw OutOfDeviceMemory(text + "; run the cloud in tiles (dise_normals --max-memory)");
+  throw std::runtime_error(text);
 }
 
 inline void allocate(void** data, std::size_t bytes) {
