@@ -116,8 +116,9 @@ ForwardResult runForwardKeepingAll(const Model& model, const ForwardInput& input
   if (input.neighborhoods) return onNeighborhoods(input);
 
   const NeighborSearch& search = *input.search;
-  if (searchedCount(search, input.num_points) > input.num_points)
-    throw std::invalid_argument("forward pass: more points searched than given");
+  // Checked before the device's path as before the CPU's.
+  checkSearch(search, input.num_points);
+  detail::checkEdgeScale(input.edge_scale);
   // The device searches where every point's neighbourhood is wanted (the iterations read them all).
   if (whole_on_device && !search.queried) return onDevice(input);
   const Neighborhoods found = searchNeighborhoods(input.points, input.num_points, search, options.threads);

@@ -29,7 +29,11 @@ void checkForwardInput(const ForwardInput& input) {
     if (j < 0 || static_cast<std::size_t>(j) >= m)
       throw std::invalid_argument("forward pass: neighbour index " + std::to_string(j) + " out of range [0, " +
                                   std::to_string(m) + ")");
-  if (!std::isnan(input.edge_scale) && (!std::isfinite(input.edge_scale) || !(input.edge_scale > 0)))
+  checkEdgeScale(input.edge_scale);
+}
+
+void checkEdgeScale(float edge_scale) {
+  if (!std::isnan(edge_scale) && (!std::isfinite(edge_scale) || !(edge_scale > 0)))
     throw std::invalid_argument("forward pass: edge scale must be finite and positive");
 }
 

@@ -26,6 +26,9 @@ struct PreparedGraph {
 /** Throws std::invalid_argument where input.neighborhoods do not fit input.num_points (sizes,
  *  offsets, indices out of range) or a given edge scale (not NaN) is not finite and positive. */
 void checkForwardInput(const ForwardInput& input);
+/** Throws std::invalid_argument where a given edge scale (not NaN: to be measured) is not finite
+ *  and positive. */
+void checkEdgeScale(float edge_scale);
 
 PreparedGraph prepareGraph(const ForwardInput& input, int threads);
 

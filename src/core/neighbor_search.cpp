@@ -1,5 +1,7 @@
 #include "pcl_dise/core/neighbor_search.h"
 
+#include <cmath>
+
 #include <algorithm>
 #include <stdexcept>
 #include <vector>
@@ -9,12 +11,17 @@
 
 namespace pcl_dise {
 
+void checkSearch(const NeighborSearch& search, std::size_t num_points) {
+  if (search.k == 0 && !(search.radius > 0 && std::isfinite(search.radius)))
+    throw std::invalid_argument("neighbourhood search: set k or a positive radius");
+  if (searchedCount(search, num_points) > num_points)
+    throw std::invalid_argument("neighbourhood search: more points searched than given");
+}
+
 Neighborhoods searchNeighborhoods(const float* points, std::size_t num_points, const NeighborSearch& search,
                                   int threads) {
-  if (search.k == 0 && !(search.radius > 0))
-    throw std::invalid_argument("neighbourhood search: set k or a positive radius");
+  checkSearch(search, num_points);
   const std::size_t searched = searchedCount(search, num_points);
-  if (searched > num_points) throw std::invalid_argument("neighbourhood search: more points searched than given");
   // The grid holds the searched points in tie order, so that it breaks ties in distance by that
   // order; its answers are renumbered back.
   std::vector<float> in_tie_order;

@@ -370,6 +370,20 @@ TEST(Forward, RejectsMalformedInput) {
   ForwardInput repeated{points.data(), 2, &good, 1.f};
   repeated.visit_order = twice;
   EXPECT_THROW(runForward(Model{}, repeated, ForwardOptions{}), std::invalid_argument);
+  // A search is checked the same, whichever backend would run it (the CUDA one on its device).
+  NeighborSearch none;  // neither k nor a radius
+  ForwardInput searching{points.data(), 2, nullptr, 1.f};
+  searching.search = &none;
+  EXPECT_THROW(runForward(Model{}, searching, ForwardOptions{}), std::invalid_argument);
+  NeighborSearch nan_radius;
+  nan_radius.radius = NAN;
+  searching.search = &nan_radius;
+  EXPECT_THROW(runForward(Model{}, searching, ForwardOptions{}), std::invalid_argument);
+  NeighborSearch two;
+  two.k = 2;
+  searching.search = &two;
+  searching.edge_scale = -1.f;
+  EXPECT_THROW(runForward(Model{}, searching, ForwardOptions{}), std::invalid_argument);
 }
 
 TEST(Forward, TheCallersVisitOrderGivesTheSameNormals) {

@@ -40,4 +40,11 @@ inline std::size_t searchedCount(const NeighborSearch& search, std::size_t num_p
   return search.num_searched > 0 ? search.num_searched : num_points;
 }
 
+/** \brief Checks a search before it runs, on the CPU or a device alike.
+ *  \param[in] search what to find
+ *  \param[in] num_points M, the points it is run over
+ *  \throws std::invalid_argument for a search without k or a positive finite radius, or one
+ *  among more points than there are */
+void checkSearch(const NeighborSearch& search, std::size_t num_points);
+
 }  // namespace pcl_dise
