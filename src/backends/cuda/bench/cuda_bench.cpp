@@ -24,7 +24,7 @@ double secondsSince(Clock::time_point t) { return std::chrono::duration<double>(
 
 }  // namespace
 
-int main(int argc, char** argv) {
+int run(int argc, char** argv) {
   const std::size_t n = argc > 1 ? std::strtoull(argv[1], nullptr, 10) : 1000000;
   const int iterations = argc > 2 ? std::atoi(argv[2]) : 4, repeats = argc > 3 ? std::atoi(argv[3]) : 3;
   if (!pcl_dise::cuda::deviceAvailable()) {
@@ -94,4 +94,17 @@ int main(int argc, char** argv) {
       "(CPU) %.4f s + iteration 0 (GPU) %.4f s + DISE iterations (GPU) %.4f s + download %.4f s = total %.4f s\n",
       n, iterations, repeats, best[0], best[1], best[2], best[3], best[4], best[5]);
   return 0;
+}
+
+// A size the device cannot hold is a result to report (with the memory asked and free), not a crash.
+int main(int argc, char** argv) {
+  try {
+    return run(argc, argv);
+  } catch (const pcl_dise::cuda::OutOfDeviceMemory& e) {
+    std::printf("%s\n", e.what());
+    return 2;
+  } catch (const std::exception& e) {
+    std::printf("cuda_bench: %s\n", e.what());
+    return 1;
+  }
 }
