@@ -176,7 +176,7 @@ std::string modelPathOrDefault(const std::string& path, int k) {
 
 std::string missingModelHelp(const std::string& path) {
   return "no DISE model at '" + path +
-         "'. Train one with dise_train (see README.md, 'Training a model'), pass a model file "
+         "'. Train one with dise_train (see docs/models.md, 'Training'), pass a model file "
          "explicitly (setModelPath / --model FILE), or point PCL_DISE_MODEL_DIR at a folder holding "
          "dise_k64.safetensors.";
 }

@@ -62,7 +62,7 @@ Model unpackParameters(const std::vector<float>& packed);
 void saveModel(const Model& model, const std::string& path);
 
 /** The default model for k neighbours: dise_k<k>.safetensors where a model was trained for that
- *  k (see README.md, "The models"), else dise_k64.safetensors. The first folder that holds
+ *  k (see docs/models.md, "The models"), else dise_k64.safetensors. The first folder that holds
  *  either wins, in this order: $PCL_DISE_MODEL_DIR if set; then, for the build tree's library,
  *  the source tree's data/models, and for an installed one share/pcl_dise/models of the prefix it
  *  is installed in (found from the library's own location, so an install may move); last the

@@ -36,8 +36,8 @@ namespace pcl {
  *
  *  Georeferenced data: the feature works relative to the cloud's centroid, but a pcl::PointCloud
  *  holds floats, whose step at UTM-sized coordinates (5e6) is 0.5: read such coordinates in
- *  double and subtract an offset before filling the cloud (as dise_normals does; README,
- *  "Georeferenced clouds"); normals do not change under the translation.
+ *  double and subtract an offset before filling the cloud (as dise_normals does;
+ *  docs/command_line.md, "Georeferenced clouds"); normals do not change under the translation.
  *
  *  Every iteration runs over all finite points of the search surface, because each point's
  *  iteration reads its neighbours' previous normals; setIndices only chooses which normals are
