@@ -17,7 +17,10 @@
 #include <sstream>
 #include <thread>
 
-#include <immintrin.h>
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>  // the FMA peak's kernels; other processors report no peak
+#define PCL_DISE_BENCH_X86 1
+#endif
 
 #include <pcl/features/normal_3d_omp.h>
 #include <pcl/io/pcd_io.h>
@@ -126,6 +129,7 @@ double bestOf(int repeat, Run run) {
 // (AVX-512) lanes.
 constexpr int kChains = 12;
 
+#ifdef PCL_DISE_BENCH_X86
 __attribute__((target("avx2,fma"))) double fmaKernelAvx2(long loops) {
   __m256 acc[kChains];
   for (int i = 0; i < kChains; ++i) acc[i] = _mm256_set1_ps(float(i));
@@ -147,8 +151,14 @@ __attribute__((target("avx512f"))) double fmaKernelAvx512(long loops) {
   for (int i = 0; i < kChains; ++i) total += _mm512_cvtss_f32(acc[i]);
   return total;
 }
+#endif
 
+// NaN where the instruction set has no kernel here (the portable path, a processor other than x86).
 double fmaPeakGflops(const std::string& instruction_set, unsigned threads) {
+#ifndef PCL_DISE_BENCH_X86
+  (void)instruction_set, (void)threads;
+  return NAN;
+#else
   const bool avx512 = instruction_set == "AVX-512";
   if (!avx512 && instruction_set != "AVX2") return NAN;
   const long loops = 100000000;
@@ -160,6 +170,7 @@ double fmaPeakGflops(const std::string& instruction_set, unsigned threads) {
   for (auto& t : pool) t.join();
   const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
   return double(threads) * loops * kChains * (avx512 ? 16 : 8) * 2 / seconds / 1e9;
+#endif
 }
 
 // dise_normals_mpi as a whole process under `mpirun -np ranks` (each rank threads / ranks threads), in

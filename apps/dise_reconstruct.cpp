@@ -129,7 +129,8 @@ void renderSideBySide(const pcl::PolygonMesh& pca, const pcl::PolygonMesh& dise,
        {std::tuple(&pca, left, "PCA normals"), std::tuple(&dise, right, "DISE normals")}) {
     viewer.setBackgroundColor(1, 1, 1, viewport);
     viewer.addPolygonMesh(*mesh, label, viewport);
-    viewer.setShapeRenderingProperties(pcl::visualization::PCL_VISUALIZER_COLOR, 0.75, 0.75, 0.8, label, viewport);
+    // addPolygonMesh keeps a mesh among the clouds: its colour is a cloud's rendering property.
+    viewer.setPointCloudRenderingProperties(pcl::visualization::PCL_VISUALIZER_COLOR, 0.75, 0.75, 0.8, label, viewport);
     viewer.addText(std::string(label) + ", " + std::to_string(mesh->polygons.size()) + " faces", 10, 10, 16, 0.1, 0.1,
                    0.1, std::string(label) + "_text", viewport);
   }
