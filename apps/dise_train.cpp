@@ -22,6 +22,7 @@
 #include "pcl_dise/train/training_engine.h"
 #ifdef PCL_DISE_WITH_TORCH
 #include "pcl_dise/train/reusing_cpu_allocator.h"
+#include "torch_engine.h"
 #endif
 
 namespace {

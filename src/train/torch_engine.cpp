@@ -2,7 +2,7 @@
 #include <cmath>
 
 #include "pcl_dise/backends/torch/dise_net.h"
-#include "pcl_dise/train/training_engine.h"
+#include "torch_engine.h"
 
 namespace pcl_dise {
 namespace {

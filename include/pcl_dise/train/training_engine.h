@@ -58,11 +58,5 @@ class TrainingEngine {
 std::uint64_t dropoutSeed(std::uint64_t patch_seed, int iteration);
 
 std::unique_ptr<TrainingEngine> makeNativeEngine(int threads);
-#ifdef PCL_DISE_WITH_TORCH
-/** device: "cpu" or "cuda". */
-std::unique_ptr<TrainingEngine> makeTorchEngine(const std::string& device, int threads);
-/** The RMSprop state of an optimizer.pt written by earlier LibTorch runs. */
-RmsProp readTorchOptimizer(const std::string& path);
-#endif
 
 }  // namespace pcl_dise
