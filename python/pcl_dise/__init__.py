@@ -110,17 +110,6 @@ def _options(k, radius, max_neighbors, iterations, model, threads, settle, orien
     return o
 
 
-def _native_call(function, *args):
-    """Runs a native function, turning the library's errors about files into OSError."""
-    try:
-        return function(*args)
-    except RuntimeError as e:
-        text = str(e)
-        if text.startswith("'") or "cannot be opened" in text or "not a LAS file" in text:
-            raise OSError(text) from None
-        raise
-
-
 class _ProgressBar:
     """One redrawing line on a terminal (stderr), a plain line every few seconds elsewhere."""
 
@@ -316,7 +305,7 @@ def read_cloud(path) -> Cloud:
     (malformed, truncated, corrupt or waveform LAZ, unknown extension).
     """
     path = _path(path, True)
-    r = _native_call(_native.read_cloud, path)
+    r = _native.read_cloud(path)
     fields = {}
     for name, (dtype, values) in r["fields"].items():
         fields[name] = values.astype(np.dtype(dtype))
@@ -350,7 +339,7 @@ def write_cloud(path, points, normals, curvature=None, like: Optional[Union[Clou
                 raise ValueError("a LAS output like its source keeps the source's records: the points must be the source's")
             las_source = source.path
         viewpoint, width, height = tuple(float(v) for v in source.viewpoint), source.width, source.height
-    _native_call(_native.write_cloud, path, array, n, c, las_source, viewpoint, width, height)
+    _native.write_cloud(path, array, n, c, las_source, viewpoint, width, height)
 
 
 def estimate_normals_file(input, output, max_memory: Optional[float] = None, scratch: Optional[str] = None,
@@ -392,8 +381,8 @@ def estimate_normals_file(input, output, max_memory: Optional[float] = None, scr
                                               progress=callback, **options)
         write_cloud(output_path, cloud.points, normals, curvature, like=cloud)
         return {"points": len(cloud.points), "missing": int(np.isnan(normals[:, 0]).sum()), "tiles": 0}
-    return dict(_native_call(_native.estimate_file, input_path, output_path, o, float(max_memory or 0.0),
-                             os.fspath(scratch) if scratch else "", callback))
+    return dict(_native.estimate_file(input_path, output_path, o, float(max_memory or 0.0),
+                                      os.fspath(scratch) if scratch else "", callback))
 
 
 def backend_available(name: str) -> bool:

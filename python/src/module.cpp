@@ -3,6 +3,7 @@
 // checks arguments and shapes; this file releases the GIL while the library computes and turns
 // Ctrl-C and the progress callback's exceptions into Cancelled (core/progress.h).
 #include <cmath>
+#include <exception>
 #include <memory>
 #include <optional>
 #include <string>
@@ -12,6 +13,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include "pcl_dise/core/errors.h"
 #include "pcl_dise/core/model.h"
 #include "pcl_dise/core/progress.h"
 #include "pcl_dise/feature/consistent_normal_orientation.h"
@@ -141,7 +143,7 @@ class Estimator {
     std::vector<py::object> weights;
     std::array<double, 3> offset{};
     bool ok = true, cancelled = false;
-    std::string error;
+    std::exception_ptr error;
     pcl::DeepIterativeNormalEstimation<pcl::PointXYZ, pcl::Normal> dise;
     std::vector<std::pair<pcl::Indices, std::vector<float>>> kernel(weights_of ? weights_of->size() : 0);
     py::array_t<float> normals_out({py::ssize_t(n), py::ssize_t(3)});
@@ -185,7 +187,8 @@ class Estimator {
           orientation.setClosedShapes(o_.orient == "closed");
           if (o_.viewpoint)
             orientation.setViewPoint(cloud->sensor_origin_[0], cloud->sensor_origin_[1], cloud->sensor_origin_[2]);
-          if (!orientation.orient(normals)) ok = false, error = "orientation failed";
+          if (!orientation.orient(normals))
+            ok = false, error = std::make_exception_ptr(std::runtime_error("orientation failed"));
         }
         if (ok && o_.store_iterations)
           for (int it = 0; it <= o_.iterations; ++it) {
@@ -206,13 +209,14 @@ class Estimator {
             curvature_data[i] = normals[i].curvature;
           }
         }
-      } catch (const std::exception& e) {
+      } catch (...) {  // rethrown with the GIL held, its type kept (FileError: OSError)
         ok = false;
-        error = e.what();
+        error = std::current_exception();
       }
     }
     if (cancelled || python_progress.failed()) python_progress.raise();
-    if (!ok) throw std::runtime_error(error.empty() ? "normal estimation failed (see the message above)" : error);
+    if (error) std::rethrow_exception(error);
+    if (!ok) throw std::runtime_error("normal estimation failed (see the message above)");
     py::dict result;
     result["normals"] = normals_out;
     result["curvature"] = curvature_out;
@@ -319,7 +323,7 @@ py::dict estimateFile(const std::string& input, const std::string& output, const
                       double max_memory_mb, const std::string& scratch, py::object progress) {
   PythonProgress python_progress(std::move(progress));
   pcl_dise::io::OutOfCoreReport report;
-  std::string error;
+  std::exception_ptr error;
   bool cancelled = false;
   {
     py::gil_scoped_release release;
@@ -340,12 +344,12 @@ py::dict estimateFile(const std::string& input, const std::string& output, const
       report = pcl_dise::io::estimateNormalsOutOfCore(model, input, output, options, one_process);
     } catch (const pcl_dise::Cancelled&) {
       cancelled = true;
-    } catch (const std::exception& e) {
-      error = e.what();
+    } catch (...) {  // rethrown with the GIL held, its type kept (FileError: OSError)
+      error = std::current_exception();
     }
   }
   if (cancelled || python_progress.failed()) python_progress.raise();
-  if (!error.empty()) throw std::runtime_error(error);
+  if (error) std::rethrow_exception(error);
   py::dict r;
   r["points"] = report.points;
   r["missing"] = report.missing;
@@ -359,6 +363,8 @@ py::dict estimateFile(const std::string& input, const std::string& output, const
 
 PYBIND11_MODULE(_native, m) {
   m.doc() = "The native part of pcl_dise: use the functions of the package pcl_dise.";
+  // A file's problem is an OSError in Python, whatever its message says.
+  py::register_exception<pcl_dise::FileError>(m, "FileError", PyExc_OSError);
   py::class_<EstimateOptions>(m, "EstimateOptions")
       .def(py::init<>())
       .def_readwrite("k", &EstimateOptions::k)

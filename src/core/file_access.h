@@ -9,12 +9,14 @@
 #include <string>
 #include <system_error>
 
+#include "pcl_dise/core/errors.h"
+
 namespace pcl_dise {
 namespace detail {
 
-/** Throws std::runtime_error("'PATH': PROBLEM"). */
+/** Throws FileError("'PATH': PROBLEM"). */
 [[noreturn]] inline void fail(const std::string& path, const std::string& problem) {
-  throw std::runtime_error("'" + path + "': " + problem);
+  throw FileError("'" + path + "': " + problem);
 }
 
 /** The bytes of the file at `path`; fail(path, "cannot be opened") where it cannot be opened.

@@ -1,5 +1,6 @@
 #include "pcl_dise/core/text_io.h"
 #include "file_access.h"
+#include "pcl_dise/core/errors.h"
 
 #include <algorithm>
 #include <charconv>
@@ -113,14 +114,13 @@ std::vector<std::array<Real, 3>> readTriples(const std::string& path, bool exact
   int first_columns = 0;
   for (int i = 0; i < pieces; ++i) {
     if (failed_line[i] > 0)
-      throw std::runtime_error("'" + path + "': line " + std::to_string(lines_before + failed_line[i]) + ": " +
-                               problem[i]);
+      throw FileError("'" + path + "': line " + std::to_string(lines_before + failed_line[i]) + ": " + problem[i]);
     if (!rows[i].empty()) {
       if (first_columns == 0) first_columns = columns[i];
       if (columns[i] != first_columns)  // the piece's first row has another count
-        throw std::runtime_error("'" + path + "': line " + std::to_string(lines_before + first_row_line[i]) + ": " +
-                                 std::to_string(std::abs(columns[i])) + " values, expected " +
-                                 std::to_string(std::abs(first_columns)));
+        throw FileError("'" + path + "': line " + std::to_string(lines_before + first_row_line[i]) + ": " +
+                        std::to_string(std::abs(columns[i])) + " values, expected " +
+                        std::to_string(std::abs(first_columns)));
     }
     lines_before += std::count(text.data() + starts[i], text.data() + starts[i + 1], '\n');
   }
@@ -141,7 +141,7 @@ std::vector<std::array<double, 3>> readTextTriplesInDouble(const std::string& pa
 }
 
 TextTripleStream::TextTripleStream(const std::string& path) : in_(path, std::ios::binary), path_(path) {
-  if (!in_) throw std::runtime_error("'" + path + "': cannot be opened");
+  if (!in_) throw FileError("'" + path + "': cannot be opened");
 }
 
 bool TextTripleStream::next(std::array<double, 3>& row) {
@@ -150,10 +150,10 @@ bool TextTripleStream::next(std::array<double, 3>& row) {
     try {
       if (parseLine(line_.data(), line_.data() + line_.size(), row, columns_) > 0) return true;
     } catch (const LineError& e) {
-      throw std::runtime_error("'" + path_ + "': line " + std::to_string(line_number_) + ": " + e.problem);
+      throw FileError("'" + path_ + "': line " + std::to_string(line_number_) + ": " + e.problem);
     }
   }
-  if (in_.bad()) throw std::runtime_error("'" + path_ + "': cannot be read");
+  if (in_.bad()) throw FileError("'" + path_ + "': cannot be read");
   return false;
 }
 

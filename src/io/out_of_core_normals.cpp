@@ -14,6 +14,7 @@
 
 #include "pcl_dise/core/centroid_frame.h"
 #include "pcl_dise/core/disk_tiled_cloud.h"
+#include "pcl_dise/core/errors.h"
 #include "pcl_dise/core/viewpoint.h"
 #include "pcl_dise/io/local_frame.h"
 #include "pcl_dise/io/normals_writer.h"
@@ -168,7 +169,7 @@ OutOfCoreReport estimateNormalsOutOfCore(const Model& model, const std::string& 
   tell(0.1, "reading");
   report.points = frame.points;
   report.offset = frame.offset;
-  if (frame.points == 0) throw std::runtime_error("'" + input + "' holds no points");
+  if (frame.points == 0) throw FileError("'" + input + "' holds no points");
 
   TiledForwardOptions forward = options.forward;
   const std::size_t neighbors =

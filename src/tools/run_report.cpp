@@ -1,4 +1,5 @@
 #include "run_report.h"
+#include "pcl_dise/core/errors.h"
 
 #include <fstream>
 #include <stdexcept>
@@ -21,7 +22,7 @@ void writeRunReport(const std::string& path, const std::string& tool, nlohmann::
   report["peak_memory_mb"] = peakMemoryMb();
   std::ofstream out(path);
   out << report.dump(2) << "\n";
-  if (!out) throw std::runtime_error("'" + path + "': the report cannot be written");
+  if (!out) throw FileError("'" + path + "': the report cannot be written");
 }
 
 }  // namespace tools
