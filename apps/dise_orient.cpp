@@ -61,12 +61,12 @@ int main(int argc, char** argv) {
       "Orients normals consistently along a minimum spanning tree (closed shapes face outward, open\n"
       "surfaces their seed's side): each connected part is seeded at --seed, else at the point nearest\n"
       "--viewpoint (or a PCD VIEWPOINT other than the origin), else at its topmost point facing +z.\n"
-      "Input: a cloud (.pcd, .ply, .las, .xyz) and its normals (.normals: nx ny nz per point, nan where\n"
+      "Input: a cloud (.pcd, .ply, .las, .laz, .xyz) and its normals (.normals: nx ny nz per point, nan where\n"
       "none). Output by extension, as dise_normals writes it (curvature NaN)."};
   Arguments a;
-  app.add_option("input", a.input, "cloud (.pcd, .ply, .las, .xyz)")->required();
+  app.add_option("input", a.input, "cloud (.pcd, .ply, .las, .laz, .xyz)")->required();
   app.add_option("normals", a.normals, "its normals (.normals)")->required();
-  app.add_option("output", a.output, "output file (.pcd, .ply, .las, .normals)")->required();
+  app.add_option("output", a.output, "output file (.pcd, .ply, .las, .laz, .normals)")->required();
   app.add_option("--k", a.choice.neighbors, "neighbours per point in the propagation graph")->capture_default_str();
   app.add_option("--viewpoint", a.choice.viewpoint, "seed each part at its point nearest X,Y,Z, facing it");
   app.add_option("--seed", a.choice.seed, "this point's normal is taken as oriented; its part follows it");

@@ -185,9 +185,9 @@ int main(int argc, char** argv) {
   CLI::App app{
       "Reconstructs a surface mesh from a point cloud: DISE normals, oriented consistently (outward on\n"
       "closed shapes), Poisson reconstruction (PCL), trimmed where it strays from the points.\n"
-      "Input: .pcd, .ply, .las or .xyz. Output: .ply or .obj."};
+      "Input: .pcd, .ply, .las, .laz or .xyz. Output: .ply or .obj."};
   Arguments a;
-  app.add_option("input", a.input, "cloud (.pcd, .ply, .las, .xyz)")->required();
+  app.add_option("input", a.input, "cloud (.pcd, .ply, .las, .laz, .xyz)")->required();
   app.add_option("output", a.output, "mesh (.ply, .obj)")->required();
   app.add_option("--k", a.k, "DISE neighbours (+ the point itself)")->capture_default_str();
   app.add_option("--iterations", a.iterations, "DISE iterations (0: PCA)")->capture_default_str();
