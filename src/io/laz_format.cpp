@@ -2,7 +2,6 @@
 #include "file_access.h"
 
 #include <algorithm>
-#include <cctype>
 #include <cstring>
 #include <exception>
 #include <fstream>
