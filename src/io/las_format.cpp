@@ -524,50 +524,6 @@ std::vector<LasDimension> lasDimensions(int format) {
   return d;
 }
 
-double lasValue(const char* type, const char* p) {
-  const std::string t = type;
-  if (t == "u1") return static_cast<unsigned char>(*p);
-  if (t == "i1") return static_cast<signed char>(*p);
-  if (t == "u2") {
-    std::uint16_t v;
-    std::memcpy(&v, p, 2);
-    return v;
-  }
-  if (t == "i2") {
-    std::int16_t v;
-    std::memcpy(&v, p, 2);
-    return v;
-  }
-  if (t == "u4") {
-    std::uint32_t v;
-    std::memcpy(&v, p, 4);
-    return v;
-  }
-  if (t == "i4") {
-    std::int32_t v;
-    std::memcpy(&v, p, 4);
-    return v;
-  }
-  if (t == "u8") {
-    std::uint64_t v;
-    std::memcpy(&v, p, 8);
-    return static_cast<double>(v);
-  }
-  if (t == "i8") {
-    std::int64_t v;
-    std::memcpy(&v, p, 8);
-    return static_cast<double>(v);
-  }
-  if (t == "f4") {
-    float v;
-    std::memcpy(&v, p, 4);
-    return v;
-  }
-  double v;
-  std::memcpy(&v, p, 8);
-  return v;
-}
-
 // The extra bytes the Extra Bytes VLR describes, as dimensions from the end of the format's
 // record; undocumented bytes and deprecated arrays are skipped.
 std::vector<std::pair<std::string, LasDimension>> lasExtraDimensions(const std::string& bytes,
@@ -624,9 +580,10 @@ LasCloud parseLas(const std::string& bytes, const std::string& path, bool all_fi
   for (auto& extra : lasExtraDimensions(bytes, header)) dimensions.push_back(std::move(extra));
   for (const auto& [name, d] : dimensions) {
     PointField field{name, d.type, std::vector<double>(count)};
+    const ScalarType type = scalarTypeOfNumpy(d.type);
     for (std::uint64_t i = 0; i < count; ++i) {
       const char* record = bytes.data() + header.point_data + i * header.record_length;
-      double v = lasValue(d.type, record + d.at);
+      double v = scalarValue(type, record + d.at);
       if (d.bits < 8) v = static_cast<double>((static_cast<unsigned>(v) >> d.shift) & ((1u << d.bits) - 1));
       field.values[i] = v;
     }

@@ -18,25 +18,7 @@ using detail::fail;
 // One value of a field from its bytes, in double.
 }  // namespace
 
-double valueOf(const PcdField& f, const char* p) {
-  auto as = [&](auto v) {
-    std::memcpy(&v, p, sizeof v);
-    return static_cast<double>(v);
-  };
-  switch (f.type) {
-    case 'F': return f.size == 4 ? as(float()) : as(double());
-    case 'I':
-      return f.size == 1   ? as(std::int8_t())
-             : f.size == 2 ? as(std::int16_t())
-             : f.size == 4 ? as(std::int32_t())
-                           : as(std::int64_t());
-    default:
-      return f.size == 1   ? as(std::uint8_t())
-             : f.size == 2 ? as(std::uint16_t())
-             : f.size == 4 ? as(std::uint32_t())
-                           : as(std::uint64_t());
-  }
-}
+double valueOf(const PcdField& f, const char* p) { return scalarValue({f.type, f.size}, p); }
 
 namespace {
 

@@ -32,24 +32,10 @@ PlyScalar plyScalar(const std::string& type, const std::string& path) {
 }
 
 double plyValue(PlyScalar scalar, const char* bytes, bool swap) {
-  char raw[8];
-  std::memcpy(raw, bytes, scalar.size);
-  if (swap) std::reverse(raw, raw + scalar.size);
-  auto as = [&](auto v) {
-    std::memcpy(&v, raw, sizeof v);
-    return static_cast<double>(v);
-  };
-  switch (scalar.kind) {
-    case PlyScalar::Int8: return as(std::int8_t());
-    case PlyScalar::Uint8: return as(std::uint8_t());
-    case PlyScalar::Int16: return as(std::int16_t());
-    case PlyScalar::Uint16: return as(std::uint16_t());
-    case PlyScalar::Int32: return as(std::int32_t());
-    case PlyScalar::Uint32: return as(std::uint32_t());
-    case PlyScalar::Float32: return as(float());
-    case PlyScalar::Float64: break;
-  }
-  return as(double());
+  const bool real = scalar.kind == PlyScalar::Float32 || scalar.kind == PlyScalar::Float64;
+  const bool is_signed =
+      scalar.kind == PlyScalar::Int8 || scalar.kind == PlyScalar::Int16 || scalar.kind == PlyScalar::Int32;
+  return scalarValue({real ? 'F' : is_signed ? 'I' : 'U', scalar.size}, bytes, swap);
 }
 
 namespace {
