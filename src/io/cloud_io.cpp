@@ -59,7 +59,7 @@ LocalCloud readCloud(const std::string& path) {
         Eigen::Quaternionf(pcd.viewpoint[3], pcd.viewpoint[4], pcd.viewpoint[5], pcd.viewpoint[6]);
   } else if (ext == ".ply") {
     xyz = readPly(path).vertices;
-  } else if (ext == ".las" || ext == ".laz") {
+  } else if (isLasFamily(path)) {
     LasCloud las = readLas(path);
     xyz = std::move(las.xyz);
     local.las_source = path;

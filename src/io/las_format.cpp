@@ -117,7 +117,6 @@ constexpr std::size_t kEvlrHeaderSize = 60;
 constexpr std::size_t kGlobalEncodingAt = 6, kWaveformDataAt = 227, kEvlrStartAt = 235, kEvlrCountAt = 243,
                       kLegacyByReturnAt = 111, kByReturnAt = 255;
 constexpr std::uint16_t kWaveformDataRecordId = 65535;
-constexpr std::size_t kLazBatch = 1 << 16;  // LAZ source records decoded at a time
 // Where formats 4, 5, 9 and 10 hold the wave packet descriptor index (0: no waveform).
 int wavePacketIndexAt(std::uint8_t format) {
   switch (format) {
@@ -184,8 +183,7 @@ struct LasWriter::Source {
   std::ifstream in;
   std::unique_ptr<LazReader> laz;              // a LAZ source's records, decoded a few chunks at a time, or
   std::shared_ptr<const std::string> decoded;  // already decoded (LasCloud::decoded)
-  std::string laz_records;
-  std::size_t laz_at = 0;
+  std::string laz_record;                      // the record laz handed out last
   LasHeader header;
   std::string header_bytes;  // the public header block, 375 bytes (LAS 1.4 fields zero where older)
   std::string vlrs;          // every VLR but the Extra Bytes one, then the extended Extra Bytes VLR
@@ -321,8 +319,6 @@ struct LasWriter::Source {
     in.seekg(static_cast<std::streamoff>(header.point_data));
     read = 0;
     if (laz) laz->restart();
-    laz_records.clear();
-    laz_at = 0;
   }
 
   bool nextRecord(char* record) {
@@ -331,13 +327,9 @@ struct LasWriter::Source {
       return true;  // next() stops at header.count
     }
     if (!laz) return static_cast<bool>(in.read(record, header.record_length));
-    if (laz_at == laz_records.size()) {
-      laz_records.clear();
-      laz_at = 0;
-      if (laz->read(kLazBatch, laz_records) == 0) return false;
-    }
-    std::memcpy(record, laz_records.data() + laz_at, header.record_length);
-    laz_at += header.record_length;
+    laz_record.clear();  // the reader keeps the rest of its chunks decoded
+    if (laz->read(1, laz_record) == 0) return false;
+    std::memcpy(record, laz_record.data(), header.record_length);
     return true;
   }
 
@@ -557,13 +549,13 @@ std::vector<std::pair<std::string, LasDimension>> lasExtraDimensions(const std::
 }  // namespace
 
 LasCloud parseLas(const std::string& bytes, const std::string& path, bool all_fields) {
-  if (parseLasHeader(bytes, path, bytes.size()).compressed) {
+  const LasHeader header = parseLasHeader(bytes, path, bytes.size());
+  if (header.compressed) {
     auto decoded = std::make_shared<const std::string>(decompressLaz(bytes, path));
     LasCloud las = parseLas(*decoded, path, all_fields);
     las.decoded = std::move(decoded);
     return las;
   }
-  const LasHeader header = parseLasHeader(bytes, path, bytes.size());
   LasCloud las;
   las.version_minor = header.version_minor;
   las.point_format = header.point_format;

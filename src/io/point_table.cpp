@@ -85,7 +85,7 @@ PointTable readPointTable(const std::string& path) {
     table.xyz = std::move(ply.vertices);
     table.fields = std::move(ply.vertex_fields);
     table.format = "ply";
-  } else if (ext == ".las" || ext == ".laz") {
+  } else if (isLasFamily(path)) {
     LasCloud las = readLas(path, true);
     table.xyz = std::move(las.xyz);
     table.fields = std::move(las.fields);
