@@ -12,6 +12,7 @@
 #include <omp.h>
 
 #include "laz/arithmetic_coder.h"
+#include "laz/bytes.h"
 #include "laz/laz_chunk.h"
 #include "pcl_dise/io/extension.h"
 
@@ -25,15 +26,12 @@ constexpr std::size_t kHeaderSizeAt = 94, kVlrCountAt = 100, kPointFormatAt = 10
 constexpr std::uint16_t kLaszipRecordId = 22204;
 constexpr std::size_t kLaszipVlrFixedSize = 34, kLaszipItemSize = 6;
 
+using laz::append;
+
+// The T stored `at` bytes into `bytes`.
 template <typename T>
 T readAt(const char* bytes, std::size_t at) {
-  T value;
-  std::memcpy(&value, bytes + at, sizeof value);
-  return value;
-}
-template <typename T>
-void append(std::string& out, T value) {
-  out.append(reinterpret_cast<const char*>(&value), sizeof value);
+  return laz::load<T>(bytes + at);
 }
 
 /** The chunks of a LAZ file: where each starts, its bytes and its points. */

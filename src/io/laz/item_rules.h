@@ -16,21 +16,11 @@
 #include <vector>
 
 #include "arithmetic_coder.h"
+#include "bytes.h"
 
 namespace pcl_dise {
 namespace io {
 namespace laz {
-
-template <typename T>
-inline T load(const std::uint8_t* p) {
-  T v;
-  std::memcpy(&v, p, sizeof v);
-  return v;
-}
-template <typename T>
-inline void store(std::uint8_t* p, T v) {
-  std::memcpy(p, &v, sizeof v);
-}
 
 [[noreturn]] inline void corrupt(const std::string& what) { throw std::runtime_error("corrupt LAZ data: " + what); }
 

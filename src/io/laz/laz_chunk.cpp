@@ -9,15 +9,6 @@
 namespace pcl_dise {
 namespace io {
 namespace laz {
-namespace {
-
-template <typename T>
-void put(std::string& out, T v) {
-  out.append(reinterpret_cast<const char*>(&v), sizeof v);
-}
-
-}  // namespace
-
 std::size_t Schema::recordLength() const {
   std::size_t length = 0;
   for (const Item& item : items) length += item.size;
@@ -152,14 +143,14 @@ std::string encodeChunk(const Schema& schema, const char* records, std::size_t c
     next(i);
     items.code(record.data());
   }
-  put<std::uint32_t>(out, static_cast<std::uint32_t>(count));
+  append<std::uint32_t>(out, static_cast<std::uint32_t>(count));
   std::vector<Layer<ArithmeticEncoder>*> layers = items.layers();
   // The coordinates and z are stored always, the other layers where a value changed.
   for (std::size_t l = 0; l < layers.size(); ++l) {
     Layer<ArithmeticEncoder>& layer = *layers[l];
     if (l < 2) layer.stored = true;
     if (layer.stored) layer.coder.finish();
-    put<std::uint32_t>(out, layer.stored ? static_cast<std::uint32_t>(layer.coder.bytes().size()) : 0u);
+    append<std::uint32_t>(out, layer.stored ? static_cast<std::uint32_t>(layer.coder.bytes().size()) : 0u);
   }
   for (auto* layer : layers)
     if (layer->stored) out += layer->coder.bytes();
