@@ -32,6 +32,17 @@ __global__ void copyPrefix(const std::int32_t* table, std::int32_t m, int stride
   for (int j = 0; j < row; ++j) out[std::int64_t(i) * row + j] = table[std::int64_t(i) * stride + j];
 }
 
+// The queries in the grid's cell order (a warp's queries read the same cells): the searched
+// points as the grid sorted them, as node numbers, then the points that are only queries.
+__global__ void cellOrder(const std::int32_t* sorted_ids, const std::int32_t* tie_order, std::int32_t searched,
+                          std::int32_t m, std::int32_t* order) {
+  const std::int32_t t = blockIdx.x * blockDim.x + threadIdx.x;
+  if (t < searched)
+    order[t] = tie_order ? tie_order[sorted_ids[t]] : sorted_ids[t];
+  else if (t < m)
+    order[t] = t;
+}
+
 __global__ void scaleTerms(const float* points, std::int32_t searched, const std::int32_t* table, int stride, int count,
                            double* terms) {
   const std::int32_t i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -61,6 +72,7 @@ struct DeviceEstimation::State {
 
   // The grid over the searched points, built once for the search and the edge scale's 17 nearest.
   std::unique_ptr<DeviceGrid> built_grid;
+  DeviceArray<std::int32_t> query_order;  // where the grid's own order is not every query's
 
   const DeviceGrid& grid() {
     if (!built_grid)
@@ -68,7 +80,19 @@ struct DeviceEstimation::State {
           new DeviceGrid(buildGrid(tie_order.count ? searched_points.data : points.data, searched, shape)));
     return *built_grid;
   }
-  DeviceQueries allQueries() const { return {points.data, m, nullptr, tie_order.count ? tie_order.data : nullptr}; }
+  // Every point as a query, visited in cell order; the searched ones first.
+  DeviceQueries allQueries() {
+    const std::int32_t* id_map = tie_order.count ? tie_order.data : nullptr;
+    const DeviceGrid& g = grid();
+    if (!id_map && searched == m) return {points.data, m, g.sorted_ids.data, nullptr};
+    if (!query_order.count && m > 0) {
+      query_order = DeviceArray<std::int32_t>(std::size_t(m));
+      cellOrder<<<blocksFor(std::size_t(m)), kThreadsPerBlock>>>(g.sorted_ids.data, id_map, searched, m,
+                                                                  query_order.data);
+      check(cudaGetLastError(), "launching the query order");
+    }
+    return {points.data, m, query_order.data, id_map};
+  }
 };
 
 DeviceEstimation::DeviceEstimation(const float* points, std::size_t num_points, std::size_t num_searched,
@@ -191,12 +215,16 @@ void DeviceEstimation::iterationZero() {
   if (!s.searched_once) throw std::logic_error("cuda backend: iteration 0 needs a search first");
   s.zero = iterationZeroOnDevice(s.points.data, s.m, s.offsets.data, s.indices.data);
   s.has_zero = true;
-  // The pruned neighbourhoods replace the search's: free them and the grid for the iterations.
+  // The pruned neighbourhoods replace the search's: free them and the grid before the weights are
+  // allocated, so that at most two arrays of one entry per neighbour live at once (at 100M points
+  // and k = 64, 51 GB instead of 77 GB).
   s.built_grid.reset();
+  s.query_order = DeviceArray<std::int32_t>();
   s.indices = DeviceArray<std::int32_t>();
   s.offsets = DeviceArray<std::int64_t>();
   s.scale_table = DeviceArray<std::int32_t>();
   s.scale_rows = nullptr;
+  initialWeightsOnDevice(s.zero, s.m);
   check(cudaDeviceSynchronize(), "running iteration 0");
 }
 

@@ -50,14 +50,14 @@ std::int64_t countWithinOnDevice(const GridView& grid, const DeviceQueries& quer
 void fillWithinOnDevice(const GridView& grid, const DeviceQueries& queries, float radius, float radius2,
                         const std::int64_t* d_offsets, std::int64_t largest, std::int32_t* d_indices);
 
-/** Iteration 0 on the device: normals (M x 3), curvature (M), activity (M) and the pruned
- *  neighbourhoods (offsets M + 1, indices) with their initial weights 1 / (K_i - 1). */
+/** Iteration 0 on the device: normals (M x 3), curvature (M), activity (M), the pruned
+ *  neighbourhoods (offsets M + 1, indices) and, from initialWeightsOnDevice, their initial weights. */
 struct DeviceIterationZero {
   DeviceArray<float> normals, curvature;
   DeviceArray<std::uint8_t> active;
   DeviceArray<std::int64_t> offsets;
   DeviceArray<std::int32_t> indices;
-  DeviceArray<float> weights;
+  DeviceArray<float> weights;  ///< empty until initialWeightsOnDevice
   std::int64_t largest = 0;  ///< the largest pruned neighbourhood
 };
 
@@ -65,6 +65,9 @@ struct DeviceIterationZero {
  *  rounds of iteration_zero.cpp. */
 DeviceIterationZero iterationZeroOnDevice(const float* d_points, std::int32_t m, const std::int64_t* d_offsets,
                                           const std::int32_t* d_indices);
+
+/** zero.weights: 1 / (K_i - 1) for each entry of point i's pruned neighbourhood (m points). */
+void initialWeightsOnDevice(DeviceIterationZero& zero, std::int32_t m);
 
 /** The graph the iterations read, on the device. */
 struct DeviceGraph {
@@ -78,8 +81,8 @@ struct DeviceGraph {
   std::int64_t largest;        ///< the largest neighbourhood (<= kMaxNeighborhood)
 };
 
-/** `iterations` DISE iterations on device state updated in place: normals (M x 3), weights (one per
- *  entry), curvature (M). settled: M flags (zeroed) for the adaptive mode with settle_cos, or
+/** `iterations` DISE iterations on device state updated in place: normals (M x 3, with one more
+ *  M x 3 buffer while they run), weights (one per entry, no second copy), curvature (M). settled: M flags (zeroed) for the adaptive mode with settle_cos, or
  *  nullptr. after_each(it, d_normals) after iteration it (1 .. L) with that iteration's normals
  *  on the device; false stops (returns false). */
 bool iterateOnDevice(const float* d_parameters, const DeviceGraph& graph, int iterations, float* d_normals,

@@ -101,8 +101,8 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32)
     iterationKernel(const float* __restrict__ parameters, const float* __restrict__ points, std::size_t num_points,
                     float edge_scale, const std::int64_t* __restrict__ offsets,
                     const std::int32_t* __restrict__ indices, const std::uint8_t* __restrict__ active,
-                    const float* __restrict__ prev_normals, const float* __restrict__ prev_weights,
-                    float* __restrict__ next_normals, float* __restrict__ next_weights, float* __restrict__ curvature,
+                    const float* __restrict__ prev_normals, float* __restrict__ weights,
+                    float* __restrict__ next_normals, float* __restrict__ curvature,
                     std::uint8_t* __restrict__ settled, float settle_cos) {
   __shared__ float p[kParameterCount];
   __shared__ float warp_bias[kWarpsPerBlock][64];
@@ -123,9 +123,8 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32)
     if (!active[i]) continue;  // the whole warp skips
     const std::int64_t first = offsets[i];
     const int k = static_cast<int>(offsets[i + 1] - first);
-    if (settled && settled[i]) {  // keeps its normal and kernel weights (the buffers alternate)
+    if (settled && settled[i]) {  // keeps its normal (the buffers alternate) and kernel weights
       if (lane < 3) next_normals[3 * i + lane] = prev_normals[3 * i + lane];
-      for (int e = lane; e < k; e += 32) next_weights[first + e] = prev_weights[first + e];
       continue;
     }
     const float* pi = points + 3 * i;
@@ -142,7 +141,7 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32)
       if (edge >= k) continue;
       const std::int32_t j = indices[first + edge];
       edgeFeatures(pi, points + 3 * std::size_t(j), ni, prev_normals + 3 * std::size_t(j), edge_scale,
-                   prev_weights[first + edge], x[r]);
+                   weights[first + edge], x[r]);
       edgeMlp<8>(layer1, layer1.b1, x[r], e[r]);
 #pragma unroll
       for (int c = 0; c < 16; ++c) mean[c] += e[r][c];
@@ -218,7 +217,7 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32)
       const int edge = lane + 32 * r;
       if (edge >= k) continue;
       w[r] /= total;
-      next_weights[first + edge] = w[r];
+      weights[first + edge] = w[r];  // each lane rewrites only the weights it read in stage 1
       const float* pj = points + 3 * std::size_t(indices[first + edge]);
       sum_w += w[r];
       for (int a = 0; a < 3; ++a) m[a] += double(w[r]) * (double(pj[a]) - double(pi[a]));
@@ -265,24 +264,23 @@ bool iterateOnDevice(const float* d_parameters, const DeviceGraph& graph, int it
   if (graph.largest > kMaxNeighborhood)
     throw std::runtime_error("cuda backend: a neighbourhood of " + std::to_string(graph.largest) + " points; at most " +
                              std::to_string(kMaxNeighborhood) + " are supported (cap radius neighbourhoods)");
-  // Each iteration reads one pair of buffers and writes the other; inactive points keep theirs.
-  DeviceArray<float> normals_b(3 * m), weights_b(graph.num_edges);
+  // Each iteration reads one normals buffer and writes the other; inactive points keep theirs. The
+  // kernel weights are updated in place (a warp reads and writes only its own point's row), so the
+  // iterations add no copy of the largest array.
+  DeviceArray<float> normals_b(3 * m);
   check(cudaMemcpy(normals_b.data, d_normals, 3 * m * sizeof(float), cudaMemcpyDeviceToDevice),
         "copying on the device");
-  if (graph.num_edges)
-    check(cudaMemcpy(weights_b.data, d_weights, graph.num_edges * sizeof(float), cudaMemcpyDeviceToDevice),
-          "copying on the device");
   int device = 0, sms = 1;
   check(cudaGetDevice(&device), "querying the device");
   check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), "querying the device");
   const int blocks = static_cast<int>(std::min<std::size_t>((m + kWarpsPerBlock - 1) / kWarpsPerBlock, 16u * sms));
-  float *prev_n = d_normals, *next_n = normals_b.data, *prev_w = d_weights, *next_w = weights_b.data;
+  float *prev_n = d_normals, *next_n = normals_b.data;
   bool going = true;
   for (int it = 1; it <= iterations && going; ++it) {
     auto run = [&](auto r) {
       iterationKernel<decltype(r)::value><<<blocks, kWarpsPerBlock * 32>>>(
-          d_parameters, graph.points, m, graph.edge_scale, graph.offsets, graph.indices, graph.active, prev_n, prev_w,
-          next_n, next_w, d_curvature, d_settled, settle_cos);
+          d_parameters, graph.points, m, graph.edge_scale, graph.offsets, graph.indices, graph.active, prev_n, d_weights,
+          next_n, d_curvature, d_settled, settle_cos);
     };
     if (graph.largest <= 32)
       run(std::integral_constant<int, 1>());
@@ -299,15 +297,10 @@ bool iterateOnDevice(const float* d_parameters, const DeviceGraph& graph, int it
     check(cudaGetLastError(), "launching the iteration kernel");
     check(cudaDeviceSynchronize(), "running the iterations");
     std::swap(prev_n, next_n);
-    std::swap(prev_w, next_w);
     if (after_each) going = after_each(it, prev_n);
   }
-  if (prev_n != d_normals) {
+  if (prev_n != d_normals)
     check(cudaMemcpy(d_normals, prev_n, 3 * m * sizeof(float), cudaMemcpyDeviceToDevice), "copying on the device");
-    if (graph.num_edges)
-      check(cudaMemcpy(d_weights, prev_w, graph.num_edges * sizeof(float), cudaMemcpyDeviceToDevice),
-            "copying on the device");
-  }
   return going;
 }
 

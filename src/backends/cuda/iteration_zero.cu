@@ -1,7 +1,8 @@
 // Iteration 0 on the GPU, by the rules of pcl_dise's prepareGraph (iteration_zero.cpp): plain
 // PCA per point with the shared plane fit, then points without a normal leave every
 // neighbourhood, rounds until no neighbourhood falls under 3 points, then the pruned
-// neighbourhoods are compacted with their initial weights 1 / (K_i - 1).
+// neighbourhoods are compacted; their initial weights 1 / (K_i - 1) are a stage of their own, so
+// that the whole estimation allocates them after freeing the search's neighbourhoods.
 #include <thrust/execution_policy.h>
 #include <thrust/scan.h>
 #include <thrust/sequence.h>
@@ -54,19 +55,20 @@ __global__ void dropSmall(std::int32_t m, const std::int64_t* kept, std::uint8_t
 }
 
 __global__ void compact(std::int32_t m, const std::int64_t* offsets, const std::int32_t* neighbors,
-                        const std::uint8_t* active, const std::int64_t* kept_offsets, std::int32_t* indices,
-                        float* weights) {
+                        const std::uint8_t* active, const std::int64_t* kept_offsets, std::int32_t* indices) {
   const std::int32_t i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= m || !active[i]) return;
   std::int64_t out = kept_offsets[i];
-  const std::int64_t count = kept_offsets[i + 1] - out;
-  for (std::int64_t e = offsets[i]; e < offsets[i + 1]; ++e) {
-    const std::int32_t j = neighbors[e];
-    if (active[j]) {
-      indices[out] = j;
-      weights[out++] = count > 1 ? 1.f / static_cast<float>(count - 1) : 0.f;
-    }
-  }
+  for (std::int64_t e = offsets[i]; e < offsets[i + 1]; ++e)
+    if (active[neighbors[e]]) indices[out++] = neighbors[e];
+}
+
+__global__ void uniformWeights(std::int32_t m, const std::int64_t* offsets, float* weights) {
+  const std::int32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= m) return;
+  const std::int64_t count = offsets[i + 1] - offsets[i];
+  for (std::int64_t e = offsets[i]; e < offsets[i + 1]; ++e)
+    weights[e] = count > 1 ? 1.f / static_cast<float>(count - 1) : 0.f;
 }
 
 }  // namespace
@@ -102,13 +104,19 @@ DeviceIterationZero iterationZeroOnDevice(const float* d_points, std::int32_t m,
   check(cudaMemcpy(&kept_entries, out.offsets.data + n, sizeof(std::int64_t), cudaMemcpyDeviceToHost),
         "copying from the device");
   out.indices = DeviceArray<std::int32_t>(static_cast<std::size_t>(kept_entries));
-  out.weights = DeviceArray<float>(static_cast<std::size_t>(kept_entries));
   if (m > 0) {
     compact<<<blocksFor(n), kThreadsPerBlock>>>(m, d_offsets, d_indices, out.active.data, out.offsets.data,
-                                                out.indices.data, out.weights.data);
+                                                out.indices.data);
     check(cudaGetLastError(), "launching the compaction");
   }
   return out;
+}
+
+void initialWeightsOnDevice(DeviceIterationZero& zero, std::int32_t m) {
+  zero.weights = DeviceArray<float>(zero.indices.count);
+  if (m == 0) return;
+  uniformWeights<<<blocksFor(std::size_t(m)), kThreadsPerBlock>>>(m, zero.offsets.data, zero.weights.data);
+  check(cudaGetLastError(), "launching the initial weights");
 }
 
 IterationZero iterationZero(const float* points, std::size_t num_points, const std::int32_t* neighbors, int row) {
@@ -131,7 +139,8 @@ IterationZero iterationZero(const float* points, std::size_t num_points, const s
   const DeviceArray<std::int32_t> d_neighbors(entries, neighbors);
   DeviceArray<std::int64_t> d_offsets(num_points + 1);  // dense rows: offsets i * row
   thrust::sequence(thrust::device, d_offsets.data, d_offsets.data + num_points + 1, std::int64_t(0), std::int64_t(row));
-  const DeviceIterationZero zero = iterationZeroOnDevice(d_points.data, m, d_offsets.data, d_neighbors.data);
+  DeviceIterationZero zero = iterationZeroOnDevice(d_points.data, m, d_offsets.data, d_neighbors.data);
+  initialWeightsOnDevice(zero, m);
   check(cudaDeviceSynchronize(), "running iteration 0");
   zero.offsets.download(out.offsets.data(), num_points + 1);
   const auto kept_entries = static_cast<std::size_t>(out.offsets[num_points]);
