@@ -10,7 +10,7 @@
 
 #include "normals_command.h"
 #include "orientation_command.h"
-#include "pcl_dise/feature/deep_iterative_normal_estimation.h"
+#include "pcl_dise/feature/normal_pipeline.h"
 #include "pcl_dise/io/cloud_io.h"
 #include "progress_display.h"
 #include "run_report.h"
@@ -21,8 +21,6 @@ using namespace pcl_dise::io;
 
 int run(const Options& o) {
   using Clock = std::chrono::steady_clock;
-  const int k = o.neighbors();
-  const std::string model = o.modelPath();
   if (o.tile_points > 0 || !fitsInMemory(o)) {
     Collective one_process;
     return runTiled(o, one_process, "dise_normals");
@@ -30,56 +28,30 @@ int run(const Options& o) {
 
   const auto start = Clock::now();
   pcl_dise::tools::ProgressDisplay display("dise_normals", o.quiet);
+  const pcl_dise::NormalSettings settings = o.settings();
+  pcl_dise::NormalPipeline pipeline(settings);
   display.show("reading", 0.0);
   const pcl_dise::io::LocalCloud local = pcl_dise::io::readCloud(o.input);
   const auto& cloud = local.cloud;
   if (cloud->empty()) throw std::runtime_error("'" + o.input + "' holds no points");
   const double read_seconds = std::chrono::duration<double>(Clock::now() - start).count();
 
-  pcl::DeepIterativeNormalEstimation<pcl::PointXYZ, pcl::Normal> dise;
-  dise.setInputCloud(cloud);
-  if (k > 0)
-    dise.setKSearch(k);
-  else {
-    dise.setRadiusSearch(o.radius);
-    dise.setMaxNeighbors(o.max_neighbors);
-  }
-  dise.setIterations(o.iterations);
-  dise.setSettleAngle(o.settle);
-  dise.setNumberOfThreads(o.threads);
-  dise.setBackend(pcl_dise::backendFromString(o.backend));
-  dise.setNormalSign(pcl_dise::normalSignFor(o.orientation()));
-  if (!o.viewpoint.empty()) {
-    const std::array<double, 3> v = parseViewpoint(o.viewpoint);  // in the file's coordinates
-    dise.setViewPoint(static_cast<float>(v[0] - local.offset[0]), static_cast<float>(v[1] - local.offset[1]),
-                      static_cast<float>(v[2] - local.offset[2]));
-  }
-  if (o.iterations > 0) {
-    dise.setModel(std::make_shared<const pcl_dise::Model>(pcl_dise::loadModel(model)));
-  }
-  dise.setProgressCallback(display.callback());
-  dise.setStoreKernelWeights(false);  // not written: not kept (nor copied back from a GPU)
+  pipeline.setProgressCallback(display.callback());
+  pipeline.estimator().setStoreKernelWeights(false);  // not written: not kept (nor copied back from a GPU)
 
   pcl::PointCloud<pcl::Normal> normals;
   const auto compute_start = Clock::now();
   display.show("search", 0.0);
-  dise.compute(normals);
-  if (dise.wasCancelled()) {
+  const pcl_dise::NormalsOutcome outcome = pipeline.compute(cloud, normals, local.offset);
+  if (outcome.cancelled) {
     display.finish();
     std::cerr << "dise_normals: stopped (Ctrl-C); no output written\n";
     return 130;
   }
-  if (normals.size() != cloud->size()) throw std::runtime_error("normal estimation failed (see the message above)");
-  OrientationChoice choice;
-  choice.viewpoint = o.viewpoint;
-  choice.threads = o.threads;
-  choice.closed = o.orientation() == "closed";
-  const bool consistent = o.orientation() == "mst" || o.orientation() == "closed";
-  if (consistent) display.show("orientation", 1.0);
-  const std::string orientation = consistent ? orientConsistently(local, choice, normals) : std::string();
+  const std::string orientation = orientationText(settings, outcome);
   const double seconds = std::chrono::duration<double>(Clock::now() - compute_start).count();
-  std::size_t missing = 0;
-  for (const auto& n : normals) missing += !std::isfinite(n.normal_x);
+  const std::size_t missing = outcome.without_normal;
+  const int k = settings.neighbors();
   display.show("writing", 1.0);
   const auto write_start = Clock::now();
   pcl_dise::io::writeNormals(o.output, local, normals);
@@ -95,7 +67,7 @@ int run(const Options& o) {
                       : "radius " + std::to_string(o.radius) +
                             (o.max_neighbors ? ", at most " + std::to_string(o.max_neighbors) : ""))
             << "\n  iterations: " << o.iterations << ", backend: " << o.backend
-            << (o.iterations > 0 ? ", model: " + model : std::string()) << "\n"
+            << (o.iterations > 0 ? ", model: " + pipeline.modelPath() : std::string()) << "\n"
             << "  " << (cloud->size() - missing) << " normals, " << missing << " points without a normal (NaN)\n"
             << orientation << "  time: " << seconds << " s (search + estimation"
             << (orientation.empty() ? "" : " + orientation") << ")\n"

@@ -6,6 +6,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "normals_command.h"  // parseViewpoint
 #include "orientation_command.h"
 #include "pcl_dise/io/cloud_io.h"
 #include "progress_display.h"
@@ -16,9 +17,9 @@ namespace {
 using namespace pcl_dise::io;
 
 struct Arguments {
-  std::string input, normals, output, report;
-  OrientationChoice choice;
-  bool quiet = false;
+  std::string input, normals, output, report, viewpoint;
+  pcl_dise::NormalSettings settings;  // the orientation's: iterations 0, no model
+  bool closed = false, quiet = false;
 };
 
 int run(const Arguments& a) {
@@ -29,7 +30,8 @@ int run(const Arguments& a) {
   pcl::PointCloud<pcl::Normal>::Ptr normals = readNormals(a.normals);
   display.show("orientation", 0.5);
   const auto start = std::chrono::steady_clock::now();
-  const std::string text = orientConsistently(local, a.choice, *normals);
+  const pcl_dise::NormalPipeline pipeline(a.settings);
+  const std::string text = orientationText(a.settings, pipeline.orient(local.cloud, *normals, local.offset));
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   display.show("writing", 1.0);
   writeNormals(a.output, local, *normals);
@@ -43,11 +45,11 @@ int run(const Arguments& a) {
   report["normals"] = a.normals;
   report["output"] = a.output;
   report["points"] = local.cloud->size();
-  report["settings"] = {{"k", a.choice.neighbors},
-                        {"viewpoint", a.choice.viewpoint},
-                        {"seed", a.choice.seed},
-                        {"closed", a.choice.closed},
-                        {"threads", a.choice.threads}};
+  report["settings"] = {{"k", a.settings.orientation_neighbors},
+                        {"viewpoint", a.viewpoint},
+                        {"seed", a.settings.orientation_seed},
+                        {"closed", a.closed},
+                        {"threads", a.settings.threads}};
   report["seconds"] = {{"orientation", seconds},
                        {"total", std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count()}};
   pcl_dise::tools::writeRunReport(a.report, "dise_orient", report);
@@ -67,21 +69,25 @@ int main(int argc, char** argv) {
   app.add_option("input", a.input, "cloud (.pcd, .ply, .las, .laz, .xyz)")->required();
   app.add_option("normals", a.normals, "its normals (.normals)")->required();
   app.add_option("output", a.output, "output file (.pcd, .ply, .las, .laz, .normals)")->required();
-  app.add_option("--k", a.choice.neighbors, "neighbours per point in the propagation graph")->capture_default_str();
-  app.add_option("--viewpoint", a.choice.viewpoint, "seed each part at its point nearest X,Y,Z, facing it");
-  app.add_option("--seed", a.choice.seed, "this point's normal is taken as oriented; its part follows it");
-  app.add_flag("--closed", a.choice.closed,
+  app.add_option("--k", a.settings.orientation_neighbors, "neighbours per point in the propagation graph")
+      ->capture_default_str();
+  app.add_option("--viewpoint", a.viewpoint, "seed each part at its point nearest X,Y,Z, facing it");
+  app.add_option("--seed", a.settings.orientation_seed,
+                 "this point's normal is taken as oriented; its part follows it");
+  app.add_flag("--closed", a.closed,
                "the cloud samples closed shapes: after the tree, each point takes the side an outside grid "
                "shows it (holds under heavy noise; ray parity where walls are too thin for the grid); not for "
                "scans or other open surfaces");
-  app.add_option("--threads", a.choice.threads, "threads (0: all)")->capture_default_str();
+  app.add_option("--threads", a.settings.threads, "threads (0: all)")->capture_default_str();
   app.add_flag("--quiet", a.quiet, "no progress lines (stderr)");
   app.add_option("--report", a.report, "also write the summary as JSON to this file");
   CLI11_PARSE(app, argc, argv);
   std::signal(SIGXFSZ, SIG_IGN);
   try {
-    if (a.choice.neighbors < 1) throw std::runtime_error("--k must be at least 1");
-    if (a.choice.seed < -1) throw std::runtime_error("--seed must be a point index");
+    if (a.settings.orientation_seed < -1) throw pcl_dise::OptionsError("seed must be a point index");
+    a.settings.iterations = 0;
+    a.settings.orientation = a.closed ? pcl_dise::Orientation::kClosed : pcl_dise::Orientation::kTree;
+    if (!a.viewpoint.empty()) a.settings.viewpoint = parseViewpoint(a.viewpoint);
     return run(a);
   } catch (const std::exception& e) {
     std::cerr << "dise_orient: error: " << e.what() << "\n";

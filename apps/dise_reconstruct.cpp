@@ -12,7 +12,7 @@
 
 #include "normals_command.h"
 #include "orientation_command.h"
-#include "pcl_dise/feature/deep_iterative_normal_estimation.h"
+#include "pcl_dise/feature/normal_pipeline.h"
 #include "pcl_dise/io/cloud_io.h"
 #include "progress_display.h"
 #include "run_report.h"
@@ -34,38 +34,35 @@ struct Arguments {
 
 double secondsSince(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
 
+// The normals' settings: DISE (iterations 0: PCA) oriented consistently.
+pcl_dise::NormalSettings normalSettings(const Arguments& a, int iterations) {
+  pcl_dise::NormalSettings settings;
+  settings.k = a.k;
+  settings.iterations = iterations;
+  settings.model = a.model;
+  settings.threads = a.poisson.threads;
+  settings.orientation = a.closed ? pcl_dise::Orientation::kClosed : pcl_dise::Orientation::kTree;
+  if (!a.viewpoint.empty()) settings.viewpoint = parseViewpoint(a.viewpoint);
+  return settings;
+}
+
 // Normals by DISE (iterations 0: PCA), oriented consistently, as the points Poisson reads.
 pcl::PointCloud<pcl::PointNormal>::Ptr orientedNormals(const LocalCloud& local, const Arguments& a, int iterations,
                                                        pcl_dise::tools::ProgressDisplay& display,
                                                        const std::string& name) {
-  pcl::DeepIterativeNormalEstimation<pcl::PointXYZ, pcl::Normal> estimation;
-  estimation.setInputCloud(local.cloud);
-  estimation.setKSearch(a.k);
-  estimation.setIterations(iterations);
-  estimation.setNumberOfThreads(a.poisson.threads);
-  estimation.setFlipTowardsViewPoint(false);
-  if (iterations > 0)
-    estimation.setModel(
-        std::make_shared<const pcl_dise::Model>(pcl_dise::loadModel(pcl_dise::modelPathOrDefault(a.model, a.k))));
-  pcl::PointCloud<pcl::Normal> normals;
-  const std::string stage = name + " normals";
-  estimation.setProgressCallback([&](const pcl_dise::Progress& p) {
+  const pcl_dise::NormalSettings settings = normalSettings(a, iterations);
+  pcl_dise::NormalPipeline pipeline(settings);
+  const std::string stage = name + " normals", orientation_stage = name + " orientation";
+  pipeline.setProgressCallback([&](const pcl_dise::Progress& p) {
     pcl_dise::Progress q = p;
-    q.stage = stage.c_str();
+    q.stage = std::string(p.stage) == "orientation" ? orientation_stage.c_str() : stage.c_str();
     return display.callback()(q);
   });
-  estimation.compute(normals);
-  if (estimation.wasCancelled()) throw pcl_dise::Cancelled();
-  if (normals.size() != local.cloud->size())
-    throw std::runtime_error("normal estimation failed (see the message above)");
-  OrientationChoice choice;
-  choice.viewpoint = a.viewpoint;
-  choice.threads = a.poisson.threads;
-  choice.closed = a.closed;
-  display.show((name + " orientation").c_str(), 1.0);
-  const std::string orientation = orientConsistently(local, choice, normals);
+  pcl::PointCloud<pcl::Normal> normals;
+  const pcl_dise::NormalsOutcome outcome = pipeline.compute(local.cloud, normals, local.offset);
+  if (outcome.cancelled) throw pcl_dise::Cancelled();
   display.finish();
-  std::cout << orientation;
+  std::cout << orientationText(settings, outcome);
   auto points = pcl::make_shared<pcl::PointCloud<pcl::PointNormal>>();
   for (std::size_t i = 0; i < normals.size(); ++i) {
     if (!pcl::isFinite(normals[i]) || !pcl::isFinite((*local.cloud)[i])) continue;
@@ -173,7 +170,7 @@ int run(const Arguments& a) {
                         {"depth", a.poisson.depth},
                         {"trim", a.poisson.trim},
                         {"viewpoint", a.viewpoint}};
-  report["model"] = a.iterations > 0 ? pcl_dise::modelPathOrDefault(a.model, a.k) : "";
+  report["model"] = a.iterations > 0 ? normalSettings(a, a.iterations).modelPath() : "";
   report["seconds"] = {{"total", secondsSince(start)}};
   pcl_dise::tools::writeRunReport(a.report, "dise_reconstruct", report);
   return 0;
@@ -216,8 +213,8 @@ int main(int argc, char** argv) {
   CLI11_PARSE(app, argc, argv);
   std::signal(SIGXFSZ, SIG_IGN);
   try {
-    if (a.k < 3) throw std::runtime_error("--k must be at least 3");
-    if (a.iterations < 0) throw std::runtime_error("--iterations must not be negative");
+    if (a.k < 3) throw pcl_dise::OptionsError("--k must be at least 3");
+    normalSettings(a, a.iterations).validate();
     return run(a);
   } catch (const std::exception& e) {
     std::cerr << "dise_reconstruct: error: " << e.what() << "\n";

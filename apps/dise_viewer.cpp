@@ -23,8 +23,9 @@
 #include "orientation_command.h"
 #include "pcl_dise/core/angle_error.h"
 #include "pcl_dise/core/viewpoint.h"
-#include "pcl_dise/feature/deep_iterative_normal_estimation.h"
+#include "pcl_dise/feature/normal_pipeline.h"
 #include "pcl_dise/io/cloud_io.h"
+#include "pcl_dise/io/extension.h"
 #include "run_report.h"
 #include "viewer/color_maps.h"
 
@@ -83,8 +84,14 @@ class Scene {
     pcl::getMinMax3D(*cloud_, finite_, lo, hi);
     diagonal_ = (hi - lo).head<3>().norm();
     low_ = lo.head<3>(), high_ = hi.head<3>();
-    if (o.iterations > 0)
-      model_ = std::make_shared<const pcl_dise::Model>(pcl_dise::loadModel(pcl_dise::modelPathOrDefault(o.model, o.k)));
+    settings_.k = o.k;
+    settings_.iterations = o.iterations;
+    settings_.model = o.model;
+    settings_.threads = o.threads;
+    settings_.orientation = o.orient.empty() ? pcl_dise::io::defaultOrientationFor(o.input, false)
+                                             : pcl_dise::orientationFromName(o.orient);
+    // The model once for every iteration count shown.
+    if (o.iterations > 0) model_ = pcl_dise::NormalPipeline(settings_).model();
   }
 
   const Cloud& cloud() const { return *cloud_; }
@@ -100,11 +107,6 @@ class Scene {
   }
   /** Whether the cloud is a LiDAR file (LAS, LAZ): a survey seen from above. */
   bool isAerialSurvey() const { return !local_.las_source.empty(); }
-  /** --orient, or where it is not given "up" for LAS and LAZ (dise_normals' default), else "viewpoint". */
-  std::string orientation() const {
-    if (!o_.orient.empty()) return o_.orient;
-    return isAerialSurvey() ? "up" : "viewpoint";
-  }
   const Eigen::Vector3f& low() const { return low_; }
   const Eigen::Vector3f& high() const { return high_; }
   const Normals* truth() const { return truth_.get(); }
@@ -149,33 +151,29 @@ class Scene {
 
   std::unique_ptr<Estimate> computeDise(int iterations) {
     auto e = std::make_unique<Estimate>();
-    auto dise = std::make_shared<pcl::DeepIterativeNormalEstimation<pcl::PointXYZ, pcl::Normal>>();
-    dise->setInputCloud(cloud_);
-    dise->setKSearch(o_.k);
-    dise->setIterations(iterations);
-    dise->setNumberOfThreads(o_.threads);
-    dise->setModel(model_);
-    dise->compute(e->normals);
-    if (e->normals.size() != cloud_->size())
-      throw std::runtime_error("normal estimation failed (see the message above)");
-    orient(e->normals);
-    e->weights = [dise](std::size_t index, pcl::Indices& ids, std::vector<float>& w) {
-      return dise->getKernelWeights(index, ids, w);
+    pcl_dise::NormalSettings settings = settings_;
+    settings.iterations = iterations;
+    auto pipeline = std::make_shared<pcl_dise::NormalPipeline>(settings, model_);
+    std::cout << pcl_dise::io::orientationText(settings, pipeline->compute(cloud_, e->normals, local_.offset));
+    e->weights = [pipeline](std::size_t index, pcl::Indices& ids, std::vector<float>& w) {
+      return pipeline->estimator().getKernelWeights(index, ids, w);
     };
     return e;
   }
 
-  // --orient up: facing +z; mst: consistently, outward on closed shapes (both methods, so that they compare).
+  // PCL's PCA faces its viewpoint (the sensor origin); the other orientations as DISE gets them,
+  // so that the two compare (none keeps PCL's sign).
   void orient(Normals& normals) const {
-    if (orientation() == "up") {
+    if (settings_.orientation == pcl_dise::Orientation::kUp) {
       const float unused[3] = {0, 0, 0};
       for (auto& n : normals)
         if (std::isfinite(n.normal_x)) pcl_dise::signNormal(pcl_dise::NormalSign::kUp, unused, unused, n.normal);
     }
-    if (orientation() != "mst") return;
-    pcl_dise::io::OrientationChoice choice;
-    choice.threads = o_.threads;
-    std::cout << pcl_dise::io::orientConsistently(local_, choice, normals);
+    if (!pcl_dise::orientsWholeCloud(settings_.orientation)) return;
+    pcl_dise::NormalSettings settings = settings_;
+    settings.iterations = 0;
+    std::cout << pcl_dise::io::orientationText(
+        settings, pcl_dise::NormalPipeline(settings).orient(cloud_, normals, local_.offset));
   }
 
   const Options& o_;
@@ -186,6 +184,7 @@ class Scene {
   pcl::KdTreeFLANN<pcl::PointXYZ> tree_;
   float diagonal_ = 1;
   Eigen::Vector3f low_, high_;
+  pcl_dise::NormalSettings settings_;
   std::shared_ptr<const pcl_dise::Model> model_;
   std::map<int, std::unique_ptr<Estimate>> cache_;
 };
@@ -539,9 +538,9 @@ int main(int argc, char** argv) {
   app.add_flag("--pca", o.pca, "start with PCA instead of DISE");
   app.add_option("--orient", o.orient,
                  "viewpoint: normals flipped towards the cloud's sensor origin; up: facing +z (aerial LiDAR); "
-                 "mst: oriented consistently (outward on closed shapes). Default: up for .las and .laz, else "
-                 "viewpoint")
-      ->check(CLI::IsMember({"viewpoint", "up", "mst"}));
+                 "mst: oriented consistently (outward on closed shapes); closed: mst, then each point takes the "
+                 "side an outside grid shows it; none: the plane fit's sign (PCA: PCL's, facing the viewpoint). "
+                 "Default: up for .las and .laz, else viewpoint");
   app.add_flag("--side-by-side", o.side_by_side, "PCA on the left, DISE on the right");
   app.add_option("--threads", o.threads, "threads (0: all)");
   app.add_option("--screenshot", o.screenshot, "render to this .png and exit (headless: run under xvfb-run -a)");

@@ -5,53 +5,62 @@
 // frame; PointCloud2 carries no sensor origin, so the frame's origin, where the sensor usually
 // sits, is the default) and orient: viewpoint (flip towards it), up (face +z of the cloud's frame:
 // an airborne sensor above the ground), mst (consistent orientation along a minimum spanning tree,
-// seeded at the viewpoint where one is set, else at the topmost point facing +z) or none (the
-// plane fit's own sign).
-#include <memory>
+// seeded at the viewpoint where one is set, else at the topmost point facing +z), closed (mst,
+// then each point's side from an outside grid: clouds of closed objects) or none (the plane fit's
+// own sign). They are the library's NormalSettings (k_search 0 with radius_search), run by its
+// NormalPipeline.
+#include <array>
+#include <string>
 
 #include <pcl/point_types.h>
 #include <pcl_conversions/pcl_conversions.h>
 #include <ros/ros.h>
 #include <sensor_msgs/PointCloud2.h>
 
-#include "pcl_dise/feature/consistent_normal_orientation.h"
-#include "pcl_dise/feature/deep_iterative_normal_estimation.h"
+#include "pcl_dise/feature/normal_pipeline.h"
 #include "pcl_dise/io/point_cloud2_xyz.h"
 
 namespace {
 
 class DiseNormalsNode {
  public:
-  explicit DiseNormalsNode(ros::NodeHandle& private_nh) {
-    private_nh.param("k_search", k_, 64);
-    private_nh.param("radius_search", radius_, 0.0);
-    private_nh.param("max_neighbors", max_neighbors_, 0);
-    private_nh.param("iterations", iterations_, 4);
-    private_nh.param("threads", threads_, 0);
-    private_nh.param("viewpoint_x", viewpoint_[0], 0.0);
-    private_nh.param("viewpoint_y", viewpoint_[1], 0.0);
-    private_nh.param("viewpoint_z", viewpoint_[2], 0.0);
-    viewpoint_set_ =
-        private_nh.hasParam("viewpoint_x") || private_nh.hasParam("viewpoint_y") || private_nh.hasParam("viewpoint_z");
-    private_nh.param("orient", orient_, std::string("viewpoint"));
-    if (orient_ != "viewpoint" && orient_ != "up" && orient_ != "mst" && orient_ != "none")
-      throw std::runtime_error("~orient must be viewpoint, up, mst or none, not '" + orient_ + "'");
-    std::string model_path;
-    private_nh.param("model", model_path, std::string());
-    model_path = pcl_dise::modelPathOrDefault(model_path, k_);
-    if ((k_ > 0) == (radius_ > 0) || k_ < 0 || radius_ < 0 || iterations_ < 0 || threads_ < 0 || max_neighbors_ < 0)
-      throw std::runtime_error(
-          "set exactly one of ~k_search (> 0) and ~radius_search (> 0, with ~k_search 0); "
-          "~iterations, ~threads and ~max_neighbors must not be negative");
-    if (iterations_ > 0) model_ = std::make_shared<const pcl_dise::Model>(pcl_dise::loadModel(model_path));
+  explicit DiseNormalsNode(ros::NodeHandle& private_nh) : pipeline_(settingsFrom(private_nh)) {
+    const pcl_dise::NormalSettings& s = pipeline_.settings();
     publisher_ = private_nh.advertise<sensor_msgs::PointCloud2>("output", 1);
     subscriber_ = private_nh.subscribe("input", 1, &DiseNormalsNode::onCloud, this);
-    ROS_INFO("dise_normals_node: %s = %g, %d iterations, model %s, orient %s", k_ > 0 ? "k_search" : "radius_search",
-             k_ > 0 ? double(k_) : radius_, iterations_, iterations_ > 0 ? model_path.c_str() : "(none: PCA)",
-             orient_.c_str());
+    ROS_INFO("dise_normals_node: %s = %g, %d iterations, model %s, orient %s",
+             s.radius > 0 ? "radius_search" : "k_search", s.radius > 0 ? s.radius : double(s.neighbors()), s.iterations,
+             s.iterations > 0 ? pipeline_.modelPath().c_str() : "(none: PCA)",
+             pcl_dise::orientationName(s.orientation));
   }
 
  private:
+  // The node's parameters as the library's settings (validated by the pipeline).
+  static pcl_dise::NormalSettings settingsFrom(ros::NodeHandle& private_nh) {
+    pcl_dise::NormalSettings s;
+    int threads = 0;
+    std::string orient;
+    private_nh.param("k_search", s.k, 64);
+    private_nh.param("radius_search", s.radius, 0.0);
+    private_nh.param("max_neighbors", s.max_neighbors, 0);
+    private_nh.param("iterations", s.iterations, 4);
+    private_nh.param("threads", threads, 0);
+    private_nh.param("model", s.model, std::string());
+    private_nh.param("orient", orient, std::string("viewpoint"));
+    if (threads < 0) throw pcl_dise::OptionsError("threads must not be negative");
+    s.threads = static_cast<unsigned>(threads);
+    s.orientation = pcl_dise::orientationFromName(orient);
+    if (private_nh.hasParam("viewpoint_x") || private_nh.hasParam("viewpoint_y") ||
+        private_nh.hasParam("viewpoint_z")) {
+      std::array<double, 3> v{0, 0, 0};
+      private_nh.param("viewpoint_x", v[0], 0.0);
+      private_nh.param("viewpoint_y", v[1], 0.0);
+      private_nh.param("viewpoint_z", v[2], 0.0);
+      s.viewpoint = v;
+    }
+    return s;
+  }
+
   void onCloud(const sensor_msgs::PointCloud2::ConstPtr& message) {
     // Exceptions must not escape into roscpp's spinner: a bad cloud is logged and skipped.
     try {
@@ -62,7 +71,7 @@ class DiseNormalsNode {
     }
   }
 
-  sensor_msgs::PointCloud2 estimate(const sensor_msgs::PointCloud2& message) const {
+  sensor_msgs::PointCloud2 estimate(const sensor_msgs::PointCloud2& message) {
     auto cloud = pcl::make_shared<pcl::PointCloud<pcl::PointXYZ>>();
     pcl_dise::xyzFromPointCloud2(message, *cloud);  // checks the layout before reading a byte
     pcl::PointCloud<pcl::PointNormal> out;
@@ -74,24 +83,8 @@ class DiseNormalsNode {
     out.height = cloud->height;
     out.is_dense = cloud->is_dense;
     if (!cloud->empty()) {
-      pcl::DeepIterativeNormalEstimation<pcl::PointXYZ, pcl::Normal> dise;
-      dise.setInputCloud(cloud);
-      if (k_ > 0)
-        dise.setKSearch(k_);
-      else {
-        dise.setRadiusSearch(radius_);
-        dise.setMaxNeighbors(max_neighbors_);
-      }
-      dise.setIterations(iterations_);
-      dise.setNumberOfThreads(static_cast<unsigned>(threads_));
-      dise.setViewPoint(float(viewpoint_[0]), float(viewpoint_[1]), float(viewpoint_[2]));
-      dise.setNormalSign(pcl_dise::normalSignFor(orient_));
-      if (model_) dise.setModel(model_);
       pcl::PointCloud<pcl::Normal> normals;
-      dise.compute(normals);
-      if (normals.size() != cloud->size())
-        throw std::runtime_error("normal estimation failed (see PCL's message above)");
-      if (orient_ == "mst") orientConsistently(cloud, normals);
+      pipeline_.compute(cloud, normals);
       for (std::size_t i = 0; i < cloud->size(); ++i) {
         std::copy(normals[i].normal, normals[i].normal + 3, out[i].normal);
         out[i].curvature = normals[i].curvature;
@@ -104,20 +97,7 @@ class DiseNormalsNode {
     return reply;
   }
 
-  void orientConsistently(const pcl::PointCloud<pcl::PointXYZ>::ConstPtr& cloud,
-                          pcl::PointCloud<pcl::Normal>& normals) const {
-    pcl::ConsistentNormalOrientation<pcl::PointXYZ, pcl::Normal> orientation;
-    orientation.setInputCloud(cloud);
-    orientation.setNumberOfThreads(static_cast<unsigned>(threads_));
-    if (viewpoint_set_) orientation.setViewPoint(float(viewpoint_[0]), float(viewpoint_[1]), float(viewpoint_[2]));
-    if (!orientation.orient(normals)) throw std::runtime_error("orientation failed (see PCL's message above)");
-  }
-
-  int k_ = 64, max_neighbors_ = 0, iterations_ = 4, threads_ = 0;
-  double radius_ = 0, viewpoint_[3] = {0, 0, 0};
-  bool viewpoint_set_ = false;
-  std::string orient_ = "viewpoint";
-  std::shared_ptr<const pcl_dise::Model> model_;
+  pcl_dise::NormalPipeline pipeline_;
   ros::Publisher publisher_;
   ros::Subscriber subscriber_;
 };

@@ -74,8 +74,8 @@ def _viewpoint(viewpoint) -> Optional[Tuple[float, float, float]]:
 
 
 def _options(k, radius, max_neighbors, iterations, model, threads, settle, orient, viewpoint, backend,
-             orient_neighbors=10) -> "_native.EstimateOptions":
-    o = _native.EstimateOptions()
+             orient_neighbors=10) -> "_native.NormalSettings":
+    o = _native.NormalSettings()
     if radius is not None:
         if not (float(radius) > 0 and np.isfinite(radius)):
             raise ValueError(f"radius must be a positive number, not {radius!r}")
@@ -175,13 +175,9 @@ class Estimator:
                  orient_neighbors: int = 10):
         options = _options(k, radius, max_neighbors, iterations, model, threads, settle, orient, viewpoint, backend,
                            orient_neighbors)
-        options.store_iterations = bool(store_iterations)
         if options.iterations > 0 and not _native.backend_available(backend):
             raise ValueError(f"backend '{backend}' is not available in this build or on this machine")
-        try:
-            self._native = _native.Estimator(options)
-        except RuntimeError as e:
-            raise OSError(str(e)) from None
+        self._native = _native.Estimator(options, bool(store_iterations))
 
     @property
     def model_path(self) -> str:

@@ -15,9 +15,10 @@
 
 #include "pcl_dise/core/errors.h"
 #include "pcl_dise/core/model.h"
+#include "pcl_dise/core/normal_settings.h"
 #include "pcl_dise/core/progress.h"
 #include "pcl_dise/feature/consistent_normal_orientation.h"
-#include "pcl_dise/feature/deep_iterative_normal_estimation.h"
+#include "pcl_dise/feature/normal_pipeline.h"
 #include "pcl_dise/io/las_format.h"
 #include "pcl_dise/io/local_frame.h"
 #include "pcl_dise/io/normals_writer.h"
@@ -110,29 +111,14 @@ py::array_t<float> rowsOf(const std::vector<float>& values, std::size_t columns)
   return out;
 }
 
-struct EstimateOptions {
-  int k = 64;
-  double radius = 0;
-  int max_neighbors = 0, iterations = 4, threads = 0;
-  double settle = 0;
-  std::string model, orient = "viewpoint", backend = "native";
-  std::optional<std::array<double, 3>> viewpoint;
-  int orient_neighbors = 10;
-  bool store_iterations = false;
-};
-
-// One estimation: the feature as dise_normals runs it, then the orientation it asks for.
+// One estimation: the library's NormalPipeline (the settings validated and the model loaded
+// once), with what Python asks for besides: every iteration's normals, kernel weights.
 class Estimator {
  public:
-  explicit Estimator(const EstimateOptions& o) : o_(o) {
-    if (o_.iterations > 0) {
-      const std::string path = pcl_dise::modelPathOrDefault(o_.model, o_.radius > 0 ? 0 : o_.k);
-      model_ = std::make_shared<const pcl_dise::Model>(pcl_dise::loadModel(path));
-      model_path_ = path;
-    }
-  }
+  Estimator(const pcl_dise::NormalSettings& settings, bool store_iterations)
+      : pipeline_(settings), store_iterations_(store_iterations) {}
 
-  const std::string& modelPath() const { return model_path_; }
+  const std::string& modelPath() const { return pipeline_.modelPath(); }
 
   template <typename T>
   py::dict compute(Rows<T> points, py::object progress, std::optional<std::vector<std::int64_t>> weights_of) {
@@ -144,7 +130,6 @@ class Estimator {
     std::array<double, 3> offset{};
     bool ok = true, cancelled = false;
     std::exception_ptr error;
-    pcl::DeepIterativeNormalEstimation<pcl::PointXYZ, pcl::Normal> dise;
     std::vector<std::pair<pcl::Indices, std::vector<float>>> kernel(weights_of ? weights_of->size() : 0);
     py::array_t<float> normals_out({py::ssize_t(n), py::ssize_t(3)});
     py::array_t<float> curvature_out{std::vector<py::ssize_t>{py::ssize_t(n)}};
@@ -153,45 +138,21 @@ class Estimator {
     {
       py::gil_scoped_release release;
       try {
+        const pcl_dise::NormalSettings& settings = pipeline_.settings();
         const auto cloud = localCloud(points.data(), n, offset);
-        const std::array<double, 3> viewpoint = o_.viewpoint.value_or(std::array<double, 3>{0, 0, 0});
+        const std::array<double, 3> viewpoint = settings.viewpoint.value_or(std::array<double, 3>{0, 0, 0});
         cloud->sensor_origin_ =
             Eigen::Vector4f(static_cast<float>(viewpoint[0] - offset[0]), static_cast<float>(viewpoint[1] - offset[1]),
                             static_cast<float>(viewpoint[2] - offset[2]), 0.f);
-        dise.setInputCloud(cloud);
-        if (o_.radius > 0) {
-          dise.setRadiusSearch(o_.radius);
-          dise.setMaxNeighbors(o_.max_neighbors);
-        } else {
-          dise.setKSearch(o_.k);
-        }
-        dise.setIterations(o_.iterations);
-        dise.setSettleAngle(o_.settle);
-        dise.setNumberOfThreads(static_cast<unsigned>(o_.threads));
-        dise.setBackend(pcl_dise::backendFromString(o_.backend));
-        dise.setNormalSign(pcl_dise::normalSignFor(o_.orient));
-        if (o_.viewpoint)
-          dise.setViewPoint(cloud->sensor_origin_[0], cloud->sensor_origin_[1], cloud->sensor_origin_[2]);
-        if (model_) dise.setModel(model_);
-        dise.setStoreIterations(o_.store_iterations);
+        Feature& dise = pipeline_.estimator();
+        dise.setStoreIterations(store_iterations_);
         dise.setStoreKernelWeights(weights_of.has_value());
-        dise.setProgressCallback(python_progress.function());
-        dise.compute(normals);
-        cancelled = dise.wasCancelled();
-        ok = !cancelled && normals.size() == n;
-        if (ok && (o_.orient == "mst" || o_.orient == "closed")) {
-          pcl::ConsistentNormalOrientation<pcl::PointXYZ, pcl::Normal> orientation;
-          orientation.setInputCloud(cloud);
-          orientation.setKSearch(o_.orient_neighbors);
-          orientation.setNumberOfThreads(static_cast<unsigned>(o_.threads));
-          orientation.setClosedShapes(o_.orient == "closed");
-          if (o_.viewpoint)
-            orientation.setViewPoint(cloud->sensor_origin_[0], cloud->sensor_origin_[1], cloud->sensor_origin_[2]);
-          if (!orientation.orient(normals))
-            ok = false, error = std::make_exception_ptr(std::runtime_error("orientation failed"));
-        }
-        if (ok && o_.store_iterations)
-          for (int it = 0; it <= o_.iterations; ++it) {
+        pipeline_.setProgressCallback(python_progress.function());
+        const pcl_dise::NormalsOutcome outcome = pipeline_.compute(cloud, normals, offset);
+        cancelled = outcome.cancelled;
+        ok = !cancelled;
+        if (ok && store_iterations_)
+          for (int it = 0; it <= settings.iterations; ++it) {
             pcl::PointCloud<pcl::Normal> stored;
             dise.getIterationNormals(it, stored);
             std::vector<float> rows(3 * n);
@@ -234,9 +195,9 @@ class Estimator {
   }
 
  private:
-  EstimateOptions o_;
-  std::shared_ptr<const pcl_dise::Model> model_;
-  std::string model_path_;
+  using Feature = pcl_dise::NormalPipeline::Estimator;
+  pcl_dise::NormalPipeline pipeline_;
+  bool store_iterations_;
 };
 
 template <typename T>
@@ -319,7 +280,7 @@ void writeCloud(const std::string& path, Rows<double> points, Rows<float> normal
   writer.finish();
 }
 
-py::dict estimateFile(const std::string& input, const std::string& output, const EstimateOptions& o,
+py::dict estimateFile(const std::string& input, const std::string& output, const pcl_dise::NormalSettings& settings,
                       double max_memory_mb, const std::string& scratch, py::object progress) {
   PythonProgress python_progress(std::move(progress));
   pcl_dise::io::OutOfCoreReport report;
@@ -328,18 +289,13 @@ py::dict estimateFile(const std::string& input, const std::string& output, const
   {
     py::gil_scoped_release release;
     try {
-      pcl_dise::io::OutOfCoreOptions options;
-      options.forward = pcl_dise::io::tiledForwardOptions(o.k, o.radius, o.max_neighbors, o.iterations, o.threads);
+      pcl_dise::io::OutOfCoreOptions options = pcl_dise::io::outOfCoreOptions(settings);
       options.memory_budget_mb = max_memory_mb;
       options.scratch_folder = scratch;
-      options.has_viewpoint = o.viewpoint.has_value();
-      if (o.viewpoint) options.viewpoint = *o.viewpoint;
-      options.sign = pcl_dise::normalSignFor(o.orient);
-      options.backend = pcl_dise::backendFromString(o.backend);
       options.progress = python_progress.function();
+      settings.validate();  // the model file too
       const pcl_dise::Model model =
-          o.iterations > 0 ? pcl_dise::loadModel(pcl_dise::modelPathOrDefault(o.model, o.radius > 0 ? 0 : o.k))
-                           : pcl_dise::Model();
+          settings.iterations > 0 ? pcl_dise::loadModel(settings.modelPath()) : pcl_dise::Model();
       pcl_dise::io::Collective one_process;
       report = pcl_dise::io::estimateNormalsOutOfCore(model, input, output, options, one_process);
     } catch (const pcl_dise::Cancelled&) {
@@ -365,22 +321,31 @@ PYBIND11_MODULE(_native, m) {
   m.doc() = "The native part of pcl_dise: use the functions of the package pcl_dise.";
   // A file's problem is an OSError in Python, whatever its message says.
   py::register_exception<pcl_dise::FileError>(m, "FileError", PyExc_OSError);
-  py::class_<EstimateOptions>(m, "EstimateOptions")
+  // A bad setting is a ValueError, as Python's own argument checks raise.
+  py::register_exception<pcl_dise::OptionsError>(m, "OptionsError", PyExc_ValueError);
+  // pcl_dise::NormalSettings with Python's names and strings for the enumerations.
+  py::class_<pcl_dise::NormalSettings>(m, "NormalSettings")
       .def(py::init<>())
-      .def_readwrite("k", &EstimateOptions::k)
-      .def_readwrite("radius", &EstimateOptions::radius)
-      .def_readwrite("max_neighbors", &EstimateOptions::max_neighbors)
-      .def_readwrite("iterations", &EstimateOptions::iterations)
-      .def_readwrite("threads", &EstimateOptions::threads)
-      .def_readwrite("settle", &EstimateOptions::settle)
-      .def_readwrite("model", &EstimateOptions::model)
-      .def_readwrite("orient", &EstimateOptions::orient)
-      .def_readwrite("backend", &EstimateOptions::backend)
-      .def_readwrite("viewpoint", &EstimateOptions::viewpoint)
-      .def_readwrite("orient_neighbors", &EstimateOptions::orient_neighbors)
-      .def_readwrite("store_iterations", &EstimateOptions::store_iterations);
+      .def_readwrite("k", &pcl_dise::NormalSettings::k)
+      .def_readwrite("radius", &pcl_dise::NormalSettings::radius)
+      .def_readwrite("max_neighbors", &pcl_dise::NormalSettings::max_neighbors)
+      .def_readwrite("iterations", &pcl_dise::NormalSettings::iterations)
+      .def_readwrite("threads", &pcl_dise::NormalSettings::threads)
+      .def_readwrite("settle", &pcl_dise::NormalSettings::settle_degrees)
+      .def_readwrite("model", &pcl_dise::NormalSettings::model)
+      .def_property(
+          "orient",
+          [](const pcl_dise::NormalSettings& s) { return std::string(pcl_dise::orientationName(s.orientation)); },
+          [](pcl_dise::NormalSettings& s, const std::string& name) {
+            s.orientation = pcl_dise::orientationFromName(name);
+          })
+      .def_property(
+          "backend", [](const pcl_dise::NormalSettings& s) { return pcl_dise::toString(s.backend); },
+          [](pcl_dise::NormalSettings& s, const std::string& name) { s.backend = pcl_dise::backendFromString(name); })
+      .def_readwrite("viewpoint", &pcl_dise::NormalSettings::viewpoint)
+      .def_readwrite("orient_neighbors", &pcl_dise::NormalSettings::orientation_neighbors);
   py::class_<Estimator>(m, "Estimator")
-      .def(py::init<const EstimateOptions&>())
+      .def(py::init<const pcl_dise::NormalSettings&, bool>(), py::arg("settings"), py::arg("store_iterations"))
       .def_property_readonly("model_path", &Estimator::modelPath)
       .def("compute", &Estimator::compute<float>, py::arg("points"), py::arg("progress"), py::arg("weights_of"))
       .def("compute", &Estimator::compute<double>, py::arg("points"), py::arg("progress"), py::arg("weights_of"));

@@ -23,11 +23,18 @@ def test_bad_arrays_raise_value_error(points):
 @pytest.mark.parametrize("options", [
     {"k": 0}, {"k": -3}, {"k": 2.5}, {"radius": -1.0}, {"radius": float("nan")}, {"iterations": -1},
     {"orient": "outward"}, {"backend": "gpu"}, {"viewpoint": (1, 2)}, {"threads": -1}, {"settle": -1.0},
-    {"settle": 1.0, "backend": "torch"},
+    {"settle": 1.0, "backend": "torch"}, {"max_neighbors": 8}, {"iterations": 256},
 ])
 def test_bad_options_raise_value_error(options):
     with pytest.raises(ValueError):
         pcl_dise.estimate_normals(wavy_surface(100), **options)
+
+
+def test_the_librarys_settings_errors_are_value_errors_by_type():
+    # max_neighbors without a radius passes the package's own checks: the library's NormalSettings
+    # refuses it (OptionsError), and the binding maps the type to ValueError.
+    with pytest.raises(ValueError, match="max_neighbors needs radius"):
+        pcl_dise.Estimator(max_neighbors=8)
 
 
 def test_nan_and_inf_rows_get_nan_normals():

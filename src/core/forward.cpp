@@ -7,6 +7,7 @@
 
 #include "backend_registry.h"
 #include "iteration_zero.h"
+#include "pcl_dise/core/errors.h"
 
 namespace pcl_dise {
 
@@ -23,7 +24,7 @@ Backend backendFromString(const std::string& name) {
   if (name == "native") return Backend::Native;
   if (name == "torch") return Backend::Torch;
   if (name == "cuda") return Backend::Cuda;
-  throw std::invalid_argument("unknown backend '" + name + "' (expected native, torch or cuda)");
+  throw OptionsError("unknown backend '" + name + "' (expected native, torch or cuda)");
 }
 
 bool backendAvailable(Backend backend, std::string* why) {

@@ -10,6 +10,7 @@
 #include <set>
 #include <stdexcept>
 
+#include "pcl_dise/core/errors.h"
 #include "pcl_dise/core/network_shape.h"
 #include "pcl_dise/core/safetensors.h"
 
@@ -89,9 +90,7 @@ Model randomModel(std::uint64_t seed) {
 
 Model loadModel(const std::string& path) {
   SafetensorsFile file = readSafetensors(path);
-  auto fail = [&](const std::string& problem) -> void {
-    throw std::runtime_error("model file '" + path + "': " + problem);
-  };
+  auto fail = [&](const std::string& problem) -> void { throw FileError("model file '" + path + "': " + problem); };
   // Accept the published prefix by stripping it from every name that carries it.
   std::map<std::string, Float32Tensor> tensors;
   for (auto& [name, tensor] : file.tensors) {

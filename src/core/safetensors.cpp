@@ -6,11 +6,13 @@
 
 #include <nlohmann/json.hpp>
 
+#include "pcl_dise/core/errors.h"
+
 namespace pcl_dise {
 namespace {
 
 [[noreturn]] void fail(const std::string& path, const std::string& problem) {
-  throw std::runtime_error("safetensors file '" + path + "': " + problem);
+  throw FileError("safetensors file '" + path + "': " + problem);
 }
 
 // Stored tensors are little-endian; so is every platform this library targets.

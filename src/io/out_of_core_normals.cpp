@@ -143,14 +143,24 @@ Frame measureFrame(PointStream& stream) {
 double bytesPerLoadedPoint(std::size_t neighbors) { return 200.0 + 12.0 * double(neighbors); }
 double bytesPerPointInMemory(std::size_t neighbors) { return 400.0 + 12.0 * double(neighbors); }
 
-TiledForwardOptions tiledForwardOptions(int k, double radius, int max_neighbors, int iterations, int threads) {
-  TiledForwardOptions f;
-  f.neighbors = static_cast<std::size_t>(radius > 0 ? 0 : k) + 1;  // the point itself too
-  f.radius = static_cast<float>(radius);
-  f.max_neighbors = static_cast<std::size_t>(max_neighbors);
-  f.iterations = iterations;
-  f.threads = threads;
-  return f;
+OutOfCoreOptions outOfCoreOptions(const NormalSettings& settings) {
+  settings.validate(false);
+  if (settings.settle_degrees > 0) throw OptionsError("settle (adaptive mode) needs the cloud in memory");
+  if (orientsWholeCloud(settings.orientation))
+    throw OptionsError(std::string("orient ") + orientationName(settings.orientation) +
+                       " orients the whole cloud at once and needs it in memory");
+  OutOfCoreOptions options;
+  TiledForwardOptions& f = options.forward;
+  f.neighbors = static_cast<std::size_t>(settings.neighbors()) + 1;  // the point itself too
+  f.radius = static_cast<float>(settings.radius);
+  f.max_neighbors = static_cast<std::size_t>(settings.max_neighbors);
+  f.iterations = settings.iterations;
+  f.threads = static_cast<int>(settings.threads);
+  options.has_viewpoint = settings.viewpoint.has_value();
+  if (settings.viewpoint) options.viewpoint = *settings.viewpoint;
+  options.sign = normalSignOf(settings.orientation);
+  options.backend = settings.backend;
+  return options;
 }
 
 OutOfCoreReport estimateNormalsOutOfCore(const Model& model, const std::string& input, const std::string& output,

@@ -9,7 +9,6 @@
 #include <stdexcept>
 
 #include "pcl_dise/core/model.h"
-#include "pcl_dise/core/viewpoint.h"
 #include "pcl_dise/io/extension.h"
 #include "pcl_dise/io/point_stream.h"
 #include "progress_display.h"
@@ -18,25 +17,24 @@
 namespace pcl_dise {
 namespace io {
 
-void Options::check() const {
-  if (k < 0 || radius < 0 || iterations < 0 || max_neighbors < 0 || max_memory < 0)
-    throw std::runtime_error("--k, --radius, --iterations, --max-neighbors and --max-memory must not be negative");
-  if (max_neighbors > 0 && radius <= 0) throw std::runtime_error("--max-neighbors needs --radius");
-  try {
-    normalSignFor(orientation());
-  } catch (const std::invalid_argument&) {
-    throw std::runtime_error("--orient expects viewpoint, up, mst, closed or none, got '" + orient + "'");
-  }
-  const std::string model_path = modelPath();
-  if (iterations > 0 && !std::ifstream(model_path).good()) throw std::runtime_error(missingModelHelp(model_path));
+NormalSettings Options::settings() const {
+  NormalSettings s;
+  s.k = k;
+  s.radius = radius;
+  s.max_neighbors = max_neighbors;
+  s.iterations = iterations;
+  s.model = model;
+  s.backend = backendFromString(backend);
+  s.threads = threads;
+  s.settle_degrees = settle;
+  if (!viewpoint.empty()) s.viewpoint = parseViewpoint(viewpoint);
+  s.orientation = orient.empty() ? defaultOrientationFor(input, s.viewpoint.has_value()) : orientationFromName(orient);
+  return s;
 }
 
-std::string Options::modelPath() const { return modelPathOrDefault(model, neighbors()); }
-
-std::string Options::orientation() const {
-  if (!orient.empty()) return orient;
-  if (!viewpoint.empty()) return "viewpoint";
-  return isLasFamily(input) ? "up" : "viewpoint";
+void Options::check() const {
+  if (max_memory < 0) throw OptionsError("max_memory must not be negative");
+  settings().validate();
 }
 
 void addNormalsOptions(CLI::App& app, Options& o) {
@@ -75,13 +73,14 @@ void addNormalsOptions(CLI::App& app, Options& o) {
 
 nlohmann::json normalsReport(const Options& o, std::uint64_t points, std::uint64_t missing,
                              const std::array<double, 3>& offset) {
+  const NormalSettings settings = o.settings();
   nlohmann::json s;
-  s["k"] = o.neighbors();
+  s["k"] = settings.neighbors();
   s["radius"] = o.radius;
   s["max_neighbors"] = o.max_neighbors;
   s["iterations"] = o.iterations;
   s["settle"] = o.settle;
-  s["orient"] = o.orientation();
+  s["orient"] = orientationName(settings.orientation);
   s["backend"] = o.backend;
   s["threads"] = o.threads;
   s["viewpoint"] = o.viewpoint;
@@ -91,7 +90,7 @@ nlohmann::json normalsReport(const Options& o, std::uint64_t points, std::uint64
   report["input"] = o.input;
   report["output"] = o.output;
   report["settings"] = s;
-  report["model"] = o.iterations > 0 ? o.modelPath() : "";
+  report["model"] = o.iterations > 0 ? settings.modelPath() : "";
   report["points"] = points;
   report["normals"] = points - missing;
   report["without_normal"] = missing;
@@ -110,37 +109,32 @@ std::array<double, 3> parseViewpoint(const std::string& text) {
   std::array<double, 3> v;
   char tail;
   if (std::sscanf(text.c_str(), "%lf,%lf,%lf%c", &v[0], &v[1], &v[2], &tail) != 3)
-    throw std::runtime_error("--viewpoint expects X,Y,Z, got '" + text + "'");
+    throw OptionsError("viewpoint expects X,Y,Z, got '" + text + "'");
   return v;
 }
 
 bool fitsInMemory(const Options& o) {
   if (o.max_memory <= 0) return true;
   PointStream stream(o.input);
-  const std::size_t neighbors = o.radius > 0 ? std::max(o.max_neighbors, 64) : o.neighbors() + 1;
+  const std::size_t neighbors = o.radius > 0 ? std::max(o.max_neighbors, 64) : o.settings().neighbors() + 1;
   return double(stream.countPoints()) * bytesPerPointInMemory(neighbors) < o.max_memory * 1e6;
 }
 
 int runTiled(const Options& o, Collective& processes, const std::string& tool) {
   using Clock = std::chrono::steady_clock;
-  if (o.settle > 0)
-    throw std::runtime_error("--settle (adaptive mode) does not work with tiles; leave out one of them");
-  if (o.orientation() == "mst" || o.orientation() == "closed")
-    throw std::runtime_error("--orient " + o.orientation() +
-                             " orients the whole cloud at once and needs it in memory: raise --max-memory or leave "
-                             "out --tile-points");
+  const NormalSettings settings = o.settings();
+  OutOfCoreOptions options;
+  try {
+    options = outOfCoreOptions(settings);
+  } catch (const OptionsError& e) {
+    throw OptionsError(std::string(e.what()) + ": raise --max-memory or leave out --tile-points");
+  }
   // From the start, so that Ctrl-C at any moment stops the run cleanly.
   tools::ProgressDisplay display(tool, o.quiet || processes.rank() != 0);
-  OutOfCoreOptions options;
-  options.forward =
-      tiledForwardOptions(o.neighbors(), o.radius, o.max_neighbors, o.iterations, static_cast<int>(o.threads));
   if (o.tile_points > 0) options.forward.tile_points = o.tile_points;
   options.memory_budget_mb = o.max_memory;
   options.scratch_folder = o.scratch;
-  if (!o.viewpoint.empty()) options.has_viewpoint = true, options.viewpoint = parseViewpoint(o.viewpoint);
-  options.sign = normalSignFor(o.orientation());
-  options.backend = backendFromString(o.backend);
-  const std::string model_path = o.modelPath();
+  const std::string model_path = settings.modelPath();
   const Model model = o.iterations > 0 ? loadModel(model_path) : Model();
   const auto start = Clock::now();
   options.progress = display.callback();

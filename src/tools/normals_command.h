@@ -8,6 +8,7 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include "pcl_dise/core/normal_settings.h"
 #include "pcl_dise/io/out_of_core_normals.h"
 
 namespace pcl_dise {
@@ -15,23 +16,19 @@ namespace io {
 
 struct Options {
   std::string input, output, model, backend = "native", viewpoint, scratch;
-  std::string orient;  ///< --orient: viewpoint, up, mst, closed or none ("": by the input, orientation())
+  std::string orient;  ///< --orient: viewpoint, up, mst, closed or none ("": by the input, defaultOrientationFor)
   int k = 0, iterations = 4, max_neighbors = 0;
   double radius = 0.0, settle = 0.0, max_memory = 0.0;
   std::size_t tile_points = 0;
   unsigned threads = 0;
-  bool quiet = false;  ///< no progress lines
+  bool quiet = false;
   std::string report;  ///< --report: the summary as JSON to this file
 
-  /** Throws std::runtime_error for values out of range or a model file that is missing. */
+  /** The run's settings: the options above, --backend, --orient (or the input's default) and
+   *  --viewpoint read; throws OptionsError for a name or a viewpoint that cannot be read. */
+  NormalSettings settings() const;
+  /** settings().validate() and the tools' own options: throws OptionsError or FileError. */
   void check() const;
-  /** k, the point itself not counted (64 without --k or --radius; 0 with --radius). */
-  int neighbors() const { return (k == 0 && radius == 0.0) ? 64 : k; }
-  /** --model, or the shipped model for the neighbourhood. */
-  std::string modelPath() const;
-  /** --orient, or where it is not given: "viewpoint" with --viewpoint, else "up" for LAS and LAZ
-   *  input (an aerial survey: no sensor pose, the sensor above), else "viewpoint". */
-  std::string orientation() const;
 };
 
 /** Adds the options (input, output, --k, ..., --max-memory, --quiet, --report) to `app`. */
@@ -39,7 +36,7 @@ void addNormalsOptions(CLI::App& app, Options& o);
 
 /** "x, y, z" with 15 digits. */
 std::string offsetText(const std::array<double, 3>& offset);
-/** X,Y,Z from --viewpoint; throws std::runtime_error otherwise. */
+/** X,Y,Z from --viewpoint; throws OptionsError otherwise. */
 std::array<double, 3> parseViewpoint(const std::string& text);
 
 /** Whether the in-memory path fits --max-memory (always without it). */

@@ -1,30 +1,18 @@
 #pragma once
-// The consistent orientation step of dise_normals --orient mst and dise_orient.
-#include <cstdint>
+// How the tools report a whole-cloud orientation (dise_normals --orient mst/closed, dise_orient,
+// dise_reconstruct, dise_viewer).
 #include <string>
 
-#include <pcl/point_cloud.h>
-#include <pcl/point_types.h>
-
-#include "pcl_dise/io/cloud_io.h"
+#include "pcl_dise/core/normal_settings.h"
+#include "pcl_dise/feature/normal_pipeline.h"
 
 namespace pcl_dise {
 namespace io {
 
-struct OrientationChoice {
-  std::string viewpoint;   ///< "X,Y,Z" in the file's coordinates, "" for none given
-  std::int64_t seed = -1;  ///< a point whose normal is taken as oriented (-1: none)
-  int neighbors = 10;      ///< propagation graph
-  bool closed = false;     ///< the cloud samples closed shapes: the outside grid (or ray parity) after the tree
-  unsigned threads = 0;
-};
-
-/** Orients `normals` (one per point of `local`) with pcl::ConsistentNormalOrientation, seeded at
- *  the given seed point, else at the viewpoint where one is known (given, or a PCD VIEWPOINT other
- *  than the origin), else at each part's topmost point facing +z. Returns the report as lines to
- *  print. Throws std::runtime_error for a bad viewpoint or seed, or a size mismatch. */
-std::string orientConsistently(const LocalCloud& local, const OrientationChoice& choice,
-                               pcl::PointCloud<pcl::Normal>& normals);
+/** The orientation's report as lines to print ("" where outcome.oriented is false): the tree,
+ *  its parts and seeds, the points flipped, and for closed shapes the outside grid's sides with
+ *  a warning where many are undecided. */
+std::string orientationText(const NormalSettings& settings, const NormalsOutcome& outcome);
 
 }  // namespace io
 }  // namespace pcl_dise

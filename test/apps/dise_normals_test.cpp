@@ -134,7 +134,7 @@ TEST(DiseNormals, ClearErrors) {
       {dir + "/in.xyz " + dir + "/o.normals --model " + dir + "/none.safetensors", "dise_train"},
       {dir + "/in.xyz " + dir + "/o.normals --model " + dir + "/in.xyz", "truncated or not a safetensors"},
       {dir + "/in.xyz " + dir + "/o.vtk --model " + model, "unknown output extension"},
-      {dir + "/in.xyz " + dir + "/o.normals --model " + model + " --viewpoint 1,2", "--viewpoint expects"},
+      {dir + "/in.xyz " + dir + "/o.normals --model " + model + " --viewpoint 1,2", "viewpoint expects X,Y,Z"},
       {dir + "/in.xyz " + dir + "/o.normals --model " + model + " --backend opencl", "unknown backend"},
   };
   for (const auto& c : cases) {
@@ -293,7 +293,8 @@ TEST(DiseNormals, OrientsTowardsTheViewpointConsistentlyOrNotAtAll) {
   EXPECT_NE(tiled.output.find("needs it in memory"), std::string::npos) << tiled.output;
   const CommandResult bad = runTool(dir + "/sphere.xyz " + dir + "/t.normals --orient outward");
   EXPECT_NE(bad.exit_code, 0);
-  EXPECT_NE(bad.output.find("--orient expects viewpoint, up, mst, closed or none"), std::string::npos) << bad.output;
+  EXPECT_NE(bad.output.find("orient must be one of viewpoint, up, mst, closed or none, not"), std::string::npos)
+      << bad.output;
 }
 
 TEST(DiseNormals, AerialLidarFacesUpByDefault) {

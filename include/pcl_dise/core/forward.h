@@ -23,7 +23,7 @@ enum class Backend {
 };
 
 std::string toString(Backend backend);
-/** "native", "torch" or "cuda"; throws std::invalid_argument otherwise. */
+/** "native", "torch" or "cuda"; throws OptionsError (core/errors.h) otherwise. */
 Backend backendFromString(const std::string& name);
 /** Whether this build has the backend and it can run here (Cuda: a device is present).
  *  \param[in] backend the backend

@@ -1,9 +1,8 @@
 #pragma once
 // The sign of a normal without consistent orientation: towards the viewpoint, by PCL's rule
 // (pcl::flipNormalTowardsViewpoint), or up (+z) as aerial LiDAR wants it (PDAL's filters.normal
-// `always_up`). The feature, the tiled path, the tools and the Python module all sign by these.
-#include <stdexcept>
-#include <string>
+// `always_up`). The feature, the tiled path, the tools and the Python module all sign by these;
+// an orientation's sign is normalSignOf (normal_settings.h).
 
 namespace pcl_dise {
 
@@ -36,16 +35,6 @@ inline void signNormal(NormalSign sign, const float* viewpoint, const float* p, 
   } else if (sign == NormalSign::kUp && normal[2] < 0) {
     for (int c = 0; c < 3; ++c) normal[c] = -normal[c];
   }
-}
-
-/** The rule named by an --orient value: "viewpoint", "up" or "none" (anything else throws
- *  std::invalid_argument; the consistent modes "mst" and "closed" sign nothing themselves and
- *  map to kPlaneFit). */
-inline NormalSign normalSignFor(const std::string& orient) {
-  if (orient == "viewpoint") return NormalSign::kTowardsViewpoint;
-  if (orient == "up") return NormalSign::kUp;
-  if (orient == "none" || orient == "mst" || orient == "closed") return NormalSign::kPlaneFit;
-  throw std::invalid_argument("orient expects viewpoint, up, mst, closed or none, got '" + orient + "'");
 }
 
 }  // namespace pcl_dise

@@ -1,8 +1,10 @@
 #pragma once
-// A file's kind, by its extension, as every tool reads and writes files.
+// A file's kind, by its extension, as every tool reads and writes files, and what it implies.
 #include <algorithm>
 #include <cctype>
 #include <string>
+
+#include "pcl_dise/core/normal_settings.h"
 
 namespace pcl_dise {
 namespace io {
@@ -21,6 +23,13 @@ inline std::string extension(const std::string& path) {
 inline bool isLasFamily(const std::string& path) {
   const std::string ext = extension(path);
   return ext == ".las" || ext == ".laz";
+}
+
+/** The orientation a run of `input` gets where none is asked for: the viewpoint where one is
+ *  given, else "up" for LAS and LAZ (an aerial survey: no sensor pose, the sensor above), else
+ *  the viewpoint (the file's, or the origin). */
+inline Orientation defaultOrientationFor(const std::string& input, bool viewpoint_given) {
+  return !viewpoint_given && isLasFamily(input) ? Orientation::kUp : Orientation::kViewpoint;
 }
 
 }  // namespace io

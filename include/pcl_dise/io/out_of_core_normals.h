@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "pcl_dise/core/model.h"
+#include "pcl_dise/core/normal_settings.h"
 #include "pcl_dise/core/tiled_forward.h"
 #include "pcl_dise/core/viewpoint.h"
 
@@ -57,10 +58,12 @@ struct OutOfCoreReport {
   TiledForwardReport tiles;               ///< the tiled forward pass's report
 };
 
-/** The tiles' neighbourhood and iterations as the tools and the Python module state them: k
- *  neighbours, the point itself not counted (ignored where radius > 0), or every point within
- *  radius, at most max_neighbors (0: all); L iterations; threads (0: all). */
-TiledForwardOptions tiledForwardOptions(int k, double radius, int max_neighbors, int iterations, int threads);
+/** The tiles' options from a run's settings (core/normal_settings.h): neighbourhood, iterations,
+ *  threads, backend, viewpoint and sign; the budget, scratch folder and progress left as they are.
+ *  Validates the settings (as NormalSettings::validate, the model file not checked: the caller
+ *  loads it) and throws OptionsError for what only a cloud in memory can do: the adaptive mode
+ *  (settle) and the whole-cloud orientations (mst, closed). */
+OutOfCoreOptions outOfCoreOptions(const NormalSettings& settings);
 
 /** The bytes a tile needs per loaded point at `neighbors` neighbours per point (measured; see
  *  experiments/BENCHMARKS.md), and the bytes the in-memory path needs per point. */

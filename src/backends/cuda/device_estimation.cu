@@ -88,7 +88,7 @@ struct DeviceEstimation::State {
     if (!query_order.count && m > 0) {
       query_order = DeviceArray<std::int32_t>(std::size_t(m));
       cellOrder<<<blocksFor(std::size_t(m)), kThreadsPerBlock>>>(g.sorted_ids.data, id_map, searched, m,
-                                                                  query_order.data);
+                                                                 query_order.data);
       check(cudaGetLastError(), "launching the query order");
     }
     return {points.data, m, query_order.data, id_map};

@@ -58,7 +58,7 @@ struct DeviceIterationZero {
   DeviceArray<std::int64_t> offsets;
   DeviceArray<std::int32_t> indices;
   DeviceArray<float> weights;  ///< empty until initialWeightsOnDevice
-  std::int64_t largest = 0;  ///< the largest pruned neighbourhood
+  std::int64_t largest = 0;    ///< the largest pruned neighbourhood
 };
 
 /** PCA per point over its neighbourhood (d_offsets: m + 1, d_indices, device), then the pruning
@@ -82,9 +82,9 @@ struct DeviceGraph {
 };
 
 /** `iterations` DISE iterations on device state updated in place: normals (M x 3, with one more
- *  M x 3 buffer while they run), weights (one per entry, no second copy), curvature (M). settled: M flags (zeroed) for the adaptive mode with settle_cos, or
- *  nullptr. after_each(it, d_normals) after iteration it (1 .. L) with that iteration's normals
- *  on the device; false stops (returns false). */
+ *  M x 3 buffer while they run), weights (one per entry, no second copy), curvature (M). settled: M flags (zeroed) for
+ * the adaptive mode with settle_cos, or nullptr. after_each(it, d_normals) after iteration it (1 .. L) with that
+ * iteration's normals on the device; false stops (returns false). */
 bool iterateOnDevice(const float* d_parameters, const DeviceGraph& graph, int iterations, float* d_normals,
                      float* d_weights, float* d_curvature, std::uint8_t* d_settled, float settle_cos,
                      const std::function<bool(int, const float*)>& after_each);

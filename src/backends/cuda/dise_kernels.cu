@@ -102,8 +102,8 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32)
                     float edge_scale, const std::int64_t* __restrict__ offsets,
                     const std::int32_t* __restrict__ indices, const std::uint8_t* __restrict__ active,
                     const float* __restrict__ prev_normals, float* __restrict__ weights,
-                    float* __restrict__ next_normals, float* __restrict__ curvature,
-                    std::uint8_t* __restrict__ settled, float settle_cos) {
+                    float* __restrict__ next_normals, float* __restrict__ curvature, std::uint8_t* __restrict__ settled,
+                    float settle_cos) {
   __shared__ float p[kParameterCount];
   __shared__ float warp_bias[kWarpsPerBlock][64];
   for (int t = threadIdx.x; t < kParameterCount; t += blockDim.x) p[t] = parameters[t];
@@ -279,8 +279,8 @@ bool iterateOnDevice(const float* d_parameters, const DeviceGraph& graph, int it
   for (int it = 1; it <= iterations && going; ++it) {
     auto run = [&](auto r) {
       iterationKernel<decltype(r)::value><<<blocks, kWarpsPerBlock * 32>>>(
-          d_parameters, graph.points, m, graph.edge_scale, graph.offsets, graph.indices, graph.active, prev_n, d_weights,
-          next_n, d_curvature, d_settled, settle_cos);
+          d_parameters, graph.points, m, graph.edge_scale, graph.offsets, graph.indices, graph.active, prev_n,
+          d_weights, next_n, d_curvature, d_settled, settle_cos);
     };
     if (graph.largest <= 32)
       run(std::integral_constant<int, 1>());
