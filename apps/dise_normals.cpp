@@ -54,7 +54,7 @@ int run(const Options& o) {
   const int k = settings.neighbors();
   display.show("writing", 1.0);
   const auto write_start = Clock::now();
-  pcl_dise::io::writeNormals(o.output, local, normals);
+  pcl_dise::io::writeNormals(o.output, local, normals, &outcome.confidence);
   const double write_seconds = std::chrono::duration<double>(Clock::now() - write_start).count();
   display.finish();
 

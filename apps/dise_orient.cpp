@@ -31,10 +31,11 @@ int run(const Arguments& a) {
   display.show("orientation", 0.5);
   const auto start = std::chrono::steady_clock::now();
   const pcl_dise::NormalPipeline pipeline(a.settings);
-  const std::string text = orientationText(a.settings, pipeline.orient(local.cloud, *normals, local.offset));
+  const pcl_dise::NormalsOutcome outcome = pipeline.orient(local.cloud, *normals, local.offset);
+  const std::string text = orientationText(a.settings, outcome);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   display.show("writing", 1.0);
-  writeNormals(a.output, local, *normals);
+  writeNormals(a.output, local, *normals, &outcome.confidence);
   display.finish();
   std::cout << "dise_orient: " << local.cloud->size() << " points from " << a.input << ", normals from " << a.normals
             << "\n"

@@ -153,6 +153,8 @@ class Result:
     (N, 3), iteration 0 the PCA. kernel_weights: for each index of ``weights_of``, the point's
     neighbours (indices into the cloud) and their weights in the last iteration. offset: the
     whole-unit offset subtracted in double before the coordinates became floats.
+    orientation_confidence: with ``orient="mst"`` or ``"closed"``, (N,) float32 in [0, 1]: how
+    sure each point's side is (NaN without a normal; see :func:`orient_normals`); else None.
     """
 
     normals: np.ndarray
@@ -160,6 +162,7 @@ class Result:
     iterations: List[np.ndarray] = field(default_factory=list)
     kernel_weights: List[Tuple[np.ndarray, np.ndarray]] = field(default_factory=list)
     offset: Tuple[float, float, float] = (0.0, 0.0, 0.0)
+    orientation_confidence: Optional[np.ndarray] = None
 
 
 class Estimator:
@@ -197,7 +200,8 @@ class Estimator:
             if any(i < 0 or i >= len(array) for i in wanted):
                 raise ValueError(f"weights_of: indices must lie in [0, {len(array)})")
         r = self._native.compute(array, _progress(progress), wanted)
-        return Result(r["normals"], r["curvature"], list(r["iterations"]), list(r["kernel_weights"]), tuple(r["offset"]))
+        return Result(r["normals"], r["curvature"], list(r["iterations"]), list(r["kernel_weights"]), tuple(r["offset"]),
+                      r["confidence"])
 
 
 def estimate_normals(points, k: int = 64, radius: Optional[float] = None, max_neighbors: int = 0, iterations: int = 4,
@@ -233,14 +237,20 @@ def estimate_normals(points, k: int = 64, radius: Optional[float] = None, max_ne
 
 
 def orient_normals(points, normals, k: int = 10, viewpoint: Optional[Sequence[float]] = None,
-                   seed: Optional[int] = None, closed: bool = False, threads: int = 0, return_report: bool = False):
+                   seed: Optional[int] = None, closed: bool = False, threads: int = 0, return_report: bool = False,
+                   return_confidence: bool = False):
     """Orients any normals consistently (only signs change): a minimum spanning tree over each
     point's k nearest, each connected part seeded at ``seed`` (its part), else at the point nearest
     the viewpoint, else at the topmost point facing +z; ``closed=True`` then takes each point's
     side from the outside of closed shapes (for solids; not for scans). docs/orientation.md.
 
     points: (N, 3) float32 / float64; normals: (N, 3), NaN rows left as they are.
-    Returns (N, 3) float32 normals (and a dict of counts with return_report).
+    Returns (N, 3) float32 normals; with return_report also a dict of counts (``low_confidence``:
+    points whose confidence is below 0.5, ``undecided``: points no outside-grid vote decided), with
+    return_confidence also (N,) float32 confidences in [0, 1], in that order: with ``closed``, the
+    margin of the point's outside-grid vote among its neighbours' (half its patch's where it had
+    none, 0 where undecided), else how clearly its normal agreed with the neighbour it took its side
+    from; NaN for a row without a normal.
     """
     array = _points(points)
     n = np.asarray(normals)
@@ -256,7 +266,9 @@ def orient_normals(points, normals, k: int = 10, viewpoint: Optional[Sequence[fl
         raise ValueError(f"threads must be a non-negative integer (0: all cores), not {threads!r}")
     r = _native.orient(array, np.ascontiguousarray(n, dtype=np.float32), int(k), _viewpoint(viewpoint),
                        -1 if seed is None else int(seed), bool(closed), int(threads))
-    return (r["normals"], dict(r["report"])) if return_report else r["normals"]
+    out = (r["normals"],) + ((dict(r["report"]),) if return_report else ()) + \
+        ((r["confidence"],) if return_confidence else ())
+    return out if len(out) > 1 else out[0]
 
 
 # ---- files ------------------------------------------------------------------------------------

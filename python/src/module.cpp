@@ -126,7 +126,7 @@ class Estimator {
     PythonProgress python_progress(std::move(progress));
     pcl::PointCloud<pcl::Normal> normals;
     std::vector<std::vector<float>> iterations;
-    std::vector<py::object> weights;
+    std::vector<float> confidence;
     std::array<double, 3> offset{};
     bool ok = true, cancelled = false;
     std::exception_ptr error;
@@ -149,6 +149,7 @@ class Estimator {
         dise.setStoreKernelWeights(weights_of.has_value());
         pipeline_.setProgressCallback(python_progress.function());
         const pcl_dise::NormalsOutcome outcome = pipeline_.compute(cloud, normals, offset);
+        confidence = outcome.confidence;
         cancelled = outcome.cancelled;
         ok = !cancelled;
         if (ok && store_iterations_)
@@ -191,6 +192,7 @@ class Estimator {
       kernel_weights.append(py::make_tuple(py::array_t<std::int64_t>(ids.size(), ids.data()), rowsOf(values, 1)));
     }
     result["kernel_weights"] = kernel_weights;
+    result["confidence"] = confidence.empty() ? py::object(py::none()) : py::object(rowsOf(confidence, 1));
     return result;
   }
 
@@ -204,7 +206,7 @@ template <typename T>
 py::dict orient(Rows<T> points, py::array_t<float, py::array::c_style> normals, int k,
                 std::optional<std::array<double, 3>> viewpoint, std::int64_t seed, bool closed, int threads) {
   const std::size_t n = static_cast<std::size_t>(points.shape(0));
-  std::vector<float> out(normals.data(), normals.data() + 3 * n);
+  std::vector<float> out(normals.data(), normals.data() + 3 * n), confidence(n);
   pcl_dise::OrientationReport report;
   {
     py::gil_scoped_release release;
@@ -221,10 +223,11 @@ py::dict orient(Rows<T> points, py::array_t<float, py::array::c_style> normals, 
       options.has_viewpoint = true;
       for (int c = 0; c < 3; ++c) options.viewpoint[c] = static_cast<float>((*viewpoint)[c] - offset[c]);
     }
-    report = pcl_dise::orientNormals(xyz.data(), out.data(), n, options);
+    report = pcl_dise::orientNormals(xyz.data(), out.data(), n, options, confidence.data());
   }
   py::dict result;
   result["normals"] = rowsOf(out, 3);
+  result["confidence"] = rowsOf(confidence, 1);
   py::dict r;
   r["oriented"] = report.oriented;
   r["without_normal"] = report.without_normal;
@@ -234,6 +237,7 @@ py::dict orient(Rows<T> points, py::array_t<float, py::array::c_style> normals, 
   r["grid_cell"] = report.grid_cell;
   r["undecided"] = report.undecided;
   r["parity_checked"] = report.parity_checked;
+  r["low_confidence"] = report.low_confidence;
   result["report"] = r;
   return result;
 }

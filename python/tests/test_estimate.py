@@ -77,6 +77,22 @@ def test_consistent_orientation_of_a_sphere():
     assert np.sign(np.dot(seeded[0], scrambled[0])) > 0  # the seed keeps its sign
 
 
+def test_orientation_confidence():
+    points, outward = sphere(5000)
+    result = pcl_dise.Estimator(orient="closed").compute(points)
+    assert result.orientation_confidence.shape == (len(points),)
+    assert np.all((result.orientation_confidence >= 0) & (result.orientation_confidence <= 1))
+    assert pcl_dise.Estimator(orient="viewpoint").compute(points).orientation_confidence is None
+    normals = result.normals.copy()
+    normals[7] = np.nan
+    oriented, report, confidence = pcl_dise.orient_normals(points, normals, closed=True, return_report=True,
+                                                           return_confidence=True)
+    assert np.isnan(confidence[7]) and np.isfinite(np.delete(confidence, 7)).all()
+    assert report["low_confidence"] == int(np.sum(np.delete(confidence, 7) < 0.5))
+    only, confidence_only = pcl_dise.orient_normals(points, normals, return_confidence=True)
+    assert only.shape == points.shape and confidence_only.shape == (len(points),)
+
+
 def test_estimator_iterations_and_kernel_weights(bunny):
     estimator = pcl_dise.Estimator(k=32, store_iterations=True)
     assert estimator.model_path.endswith("dise_k32.safetensors")

@@ -36,6 +36,8 @@ constexpr float kSheetChord = 0.5f;
 // Edge costs are sorted by counting: 2^16 levels, and sheet edges after all others.
 constexpr std::uint32_t kCostLevels = 1u << 16;
 constexpr std::uint32_t kNoEdge = std::numeric_limits<std::uint32_t>::max();
+// A side decided with less confidence than this is counted as low (OrientationReport::low_confidence).
+constexpr float kLowConfidence = 0.5f;
 
 // The points with a finite position and a finite, non-zero normal, normals scaled to unit length,
 // in Morton order (spatial_order.h): the graph's search, its edges and the grids then read points
@@ -250,8 +252,10 @@ Forest spanningForest(std::size_t m, const Neighborhoods& graph, std::size_t str
 
 // Breadth-first along each tree from any point of it: a child flips where it disagrees with its
 // parent. The seed point of a tree keeps its normal. Returns the parts' representatives.
+// Breadth-first along each tree from its seed; confidence[i] (size m): |agreement| of the edge
+// that gave point i its sign (1 at a seed).
 std::vector<std::int32_t> propagate(FinitePoints& finite, const std::vector<float>& tolerance, const Forest& forest,
-                                    std::int32_t user_seed) {
+                                    std::int32_t user_seed, std::vector<float>& confidence) {
   const std::size_t m = finite.size();
   std::vector<char> reached(m, 0);
   std::vector<std::int32_t> queue, parts;
@@ -260,13 +264,16 @@ std::vector<std::int32_t> propagate(FinitePoints& finite, const std::vector<floa
     parts.push_back(forest.part[seed]);
     queue.assign(1, seed);
     reached[seed] = 1;
+    confidence[seed] = 1.f;
     for (std::size_t head = 0; head < queue.size(); ++head) {
       const std::int32_t i = queue[head];
       for (std::int64_t e = forest.adjacency.offsets[i]; e < forest.adjacency.offsets[i + 1]; ++e) {
         const std::int32_t j = forest.adjacency.indices[e];
         if (reached[j]) continue;
         reached[j] = 1;
-        if (agreement(finite, tolerance, i, j).value < 0.f) negate(&finite.normal[3 * j]);
+        const float says = agreement(finite, tolerance, i, j).value;
+        if (says < 0.f) negate(&finite.normal[3 * j]);
+        confidence[j] = std::min(std::abs(says), 1.f);
         queue.push_back(j);
       }
     }
@@ -574,12 +581,13 @@ std::vector<signed char> outsideVotes(const FinitePoints& finite, const LocalSca
 // or the cloud is not closed): then nothing changes.
 bool orientByOutsideGrid(FinitePoints& finite, const LocalScale& scale, const Neighborhoods& graph, std::size_t stride,
                          const std::vector<std::int32_t>& part, std::int32_t user_seed, bool known_viewpoint,
-                         int threads, OrientationReport& report) {
+                         int threads, OrientationReport& report, std::vector<float>& confidence) {
   const std::size_t m = finite.size();
   const std::vector<signed char> vote = outsideVotes(finite, scale, threads, report);
   if (vote.empty()) return false;
 
-  std::vector<int> says(m, 0);  // each point's vote with its neighbours'
+  std::vector<int> says(m, 0);   // each point's vote with its neighbours'
+  std::vector<int> asked(m, 0);  // the neighbours whose votes count (aligned ones)
   const auto count = static_cast<std::int64_t>(m);
   std::int64_t silent = 0;
 #pragma omp parallel for schedule(static) num_threads(threads) reduction(+ : silent)
@@ -587,7 +595,9 @@ bool orientByOutsideGrid(FinitePoints& finite, const LocalScale& scale, const Ne
     for (std::size_t s = 0; s < stride; ++s) {
       const std::int32_t j = graph.indices[std::size_t(i) * stride + s];
       const float alignment = dot(&finite.normal[3 * i], &finite.normal[3 * j]);
-      if (std::abs(alignment) >= kGridAligned) says[i] += alignment > 0.f ? vote[j] : -vote[j];
+      if (std::abs(alignment) < kGridAligned) continue;
+      says[i] += alignment > 0.f ? vote[j] : -vote[j];
+      ++asked[i];
     }
     silent += says[i] == 0;
   }
@@ -613,7 +623,13 @@ bool orientByOutsideGrid(FinitePoints& finite, const LocalScale& scale, const Ne
     const std::int32_t p = patch[i];
     if (p == kept) continue;
     int side = says[i];
-    if (side == 0 && with_patches && clearVote(votes.in[p], votes.out[p])) side = votes.out[p] - votes.in[p];
+    // How sure: the margin of the point's own vote among the neighbours asked, or half the margin
+    // of its patch's clear vote; 0 where nothing decides.
+    confidence[i] = side != 0 ? float(std::abs(side)) / float(std::max(asked[i], 1)) : 0.f;
+    if (side == 0 && with_patches && clearVote(votes.in[p], votes.out[p])) {
+      side = votes.out[p] - votes.in[p];
+      confidence[i] = 0.5f * float(std::abs(side)) / float(votes.in[p] + votes.out[p]);
+    }
     if (side == 0) {
       ++report.undecided;
       continue;
@@ -628,7 +644,7 @@ bool orientByOutsideGrid(FinitePoints& finite, const LocalScale& scale, const Ne
 }  // namespace
 
 OrientationReport orientNormals(const float* points, float* normals, std::size_t num_points,
-                                const OrientationOptions& options) {
+                                const OrientationOptions& options, float* confidence) {
   if (options.neighbors < 1)
     throw std::invalid_argument("orientNormals: neighbors must be at least 1, got " +
                                 std::to_string(options.neighbors));
@@ -638,6 +654,7 @@ OrientationReport orientNormals(const float* points, float* normals, std::size_t
   FinitePoints finite = finitePoints(points, normals, num_points);
   OrientationReport report;
   const std::size_t m = finite.size();
+  if (confidence) std::fill(confidence, confidence + num_points, std::numeric_limits<float>::quiet_NaN());
   report.oriented = m;
   report.without_normal = num_points - m;
   if (m == 0) return report;
@@ -657,7 +674,8 @@ OrientationReport orientNormals(const float* points, float* normals, std::size_t
     if (found != finite.index.end()) user_seed = static_cast<std::int32_t>(found - finite.index.begin());
   }
 
-  const std::vector<std::int32_t> parts = propagate(finite, tolerance, forest, user_seed);
+  std::vector<float> sure(m, 0.f);  // each point's confidence in its side
+  const std::vector<std::int32_t> parts = propagate(finite, tolerance, forest, user_seed, sure);
   report.parts = parts.size();
   const std::vector<char> flip = flipsByCapVote(finite, forest, options);
   const std::int32_t user_part = user_seed >= 0 ? forest.part[user_seed] : -1;
@@ -668,7 +686,7 @@ OrientationReport orientNormals(const float* points, float* normals, std::size_t
   }
   if (options.closed) {
     report.outside_grid = orientByOutsideGrid(finite, scale, graph, stride, forest.part, user_seed,
-                                              options.has_viewpoint, threads, report);
+                                              options.has_viewpoint, threads, report, sure);
     // Ray parity reads discs in the tangent planes. Where the noise (the median offset of a point's
     // graph neighbours from its tangent plane) reaches kParityNoise of the spacing (their median
     // distance) the discs no longer form sheets and its votes flip patches at random: measured
@@ -682,6 +700,8 @@ OrientationReport orientNormals(const float* points, float* normals, std::size_t
   }
 
   for (std::size_t i = 0; i < m; ++i) {
+    report.low_confidence += sure[i] < kLowConfidence;
+    if (confidence) confidence[finite.index[i]] = sure[i];
     float* n = normals + 3 * finite.index[i];
     if (dot(n, &finite.normal[3 * i]) >= 0.f) continue;
     negate(n);

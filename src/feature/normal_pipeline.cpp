@@ -98,6 +98,7 @@ NormalsOutcome NormalPipeline::orient(const pcl::PointCloud<pcl::PointXYZ>::Cons
   if (!orientation.orient(normals)) throw std::runtime_error("orientation failed (see the message above)");
   outcome.oriented = true;
   outcome.orientation = orientation.getReport();
+  outcome.confidence = orientation.getConfidence();
   return outcome;
 }
 

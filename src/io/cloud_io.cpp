@@ -95,11 +95,18 @@ pcl::PointCloud<pcl::Normal>::Ptr readNormals(const std::string& path) {
   return normals;
 }
 
-void writeNormals(const std::string& path, const LocalCloud& local, const pcl::PointCloud<pcl::Normal>& normals) {
+void writeNormals(const std::string& path, const LocalCloud& local, const pcl::PointCloud<pcl::Normal>& normals,
+                  const std::vector<float>* orientation_confidence) {
   const pcl::PointCloud<pcl::PointXYZ>& points = *local.cloud;
   if (points.size() != normals.size())
     fail(path, "cannot write " + std::to_string(normals.size()) + " normals for " + std::to_string(points.size()) +
                    " points");
+  const std::string ext = extension(path);
+  const bool confidence =
+      orientation_confidence && !orientation_confidence->empty() && (ext == ".pcd" || ext == ".ply");
+  if (confidence && orientation_confidence->size() != points.size())
+    fail(path, "cannot write " + std::to_string(orientation_confidence->size()) + " confidences for " +
+                   std::to_string(points.size()) + " points");
   auto fileCoordinates = [&](std::size_t i) -> std::array<double, 3> {
     if (local.hasOffset()) return local.file_coordinates[i];
     return {points[i].x, points[i].y, points[i].z};
@@ -113,6 +120,7 @@ void writeNormals(const std::string& path, const LocalCloud& local, const pcl::P
   layout.double_coordinates = local.hasOffset();
   layout.las_source = local.las_source;
   layout.las_source_bytes = local.las_source_bytes;
+  layout.orientation_confidence = confidence;
   if (isLasFamily(path) && layout.las_source.empty()) {
     std::vector<std::array<double, 3>> xyz;
     for (std::size_t i = 0; i < points.size(); ++i) xyz.push_back(fileCoordinates(i));
@@ -120,7 +128,8 @@ void writeNormals(const std::string& path, const LocalCloud& local, const pcl::P
   }
   NormalsWriter writer(path, layout);
   for (std::size_t i = 0; i < points.size(); ++i)
-    writer.add(fileCoordinates(i), normals[i].normal, normals[i].curvature);
+    writer.add(fileCoordinates(i), normals[i].normal, normals[i].curvature,
+               confidence ? (*orientation_confidence)[i] : 0.f);
   writer.finish();
 }
 

@@ -20,9 +20,11 @@ std::string pcdHeader(const NormalsFileLayout& layout) {
   const char* size = layout.double_coordinates ? "8" : "4";
   std::ostringstream h;
   h.precision(17);
+  const bool confidence = layout.orientation_confidence;
   h << "# .PCD v0.7 - Point Cloud Data file format\nVERSION 0.7\n"
-    << "FIELDS x y z normal_x normal_y normal_z curvature\n"
-    << "SIZE " << size << ' ' << size << ' ' << size << " 4 4 4 4\nTYPE F F F F F F F\nCOUNT 1 1 1 1 1 1 1\n"
+    << "FIELDS x y z normal_x normal_y normal_z curvature" << (confidence ? " orientation_confidence" : "") << "\n"
+    << "SIZE " << size << ' ' << size << ' ' << size << " 4 4 4 4" << (confidence ? " 4" : "") << "\nTYPE F F F F F F F"
+    << (confidence ? " F" : "") << "\nCOUNT 1 1 1 1 1 1 1" << (confidence ? " 1" : "") << "\n"
     << "WIDTH " << (layout.width ? std::uint64_t(layout.width) : layout.points) << "\nHEIGHT "
     << (layout.width ? layout.height : 1) << "\nVIEWPOINT";
   for (double v : layout.viewpoint) h << ' ' << v;
@@ -36,7 +38,7 @@ std::string plyHeader(const NormalsFileLayout& layout) {
   h << "ply\nformat binary_little_endian 1.0\ncomment pcl_dise dise_normals\nelement vertex " << layout.points
     << "\nproperty " << type << " x\nproperty " << type << " y\nproperty " << type << " z\n"
     << "property float normal_x\nproperty float normal_y\nproperty float normal_z\nproperty float curvature\n"
-    << "end_header\n";
+    << (layout.orientation_confidence ? "property float orientation_confidence\n" : "") << "end_header\n";
   return h.str();
 }
 
@@ -72,7 +74,7 @@ NormalsWriter::~NormalsWriter() {
   std::remove(partial_.c_str());
 }
 
-void NormalsWriter::add(const std::array<double, 3>& xyz, const float* normal, float curvature) {
+void NormalsWriter::add(const std::array<double, 3>& xyz, const float* normal, float curvature, float confidence) {
   if (written_ == layout_.points) fail(path_, "more points than the " + std::to_string(layout_.points) + " announced");
   ++written_;
   if (ext_ == ".normals" || ext_ == ".xyz") {
@@ -98,7 +100,7 @@ void NormalsWriter::add(const std::array<double, 3>& xyz, const float* normal, f
   } else if (ext_ == ".las") {
     las_->add(xyz, {normal[0], normal[1], normal[2], curvature});
   } else {
-    char record[3 * 8 + 4 * 4];
+    char record[3 * 8 + 5 * 4];
     std::size_t at = 0;
     for (int c = 0; c < 3; ++c) {
       if (layout_.double_coordinates) {
@@ -112,7 +114,12 @@ void NormalsWriter::add(const std::array<double, 3>& xyz, const float* normal, f
     }
     std::memcpy(record + at, normal, 12);
     std::memcpy(record + at + 12, &curvature, 4);
-    pending_.append(record, at + 16);
+    at += 16;
+    if (layout_.orientation_confidence) {
+      std::memcpy(record + at, &confidence, 4);
+      at += 4;
+    }
+    pending_.append(record, at);
   }
   if (pending_.size() >= kPendingBytes) writePending();
   if ((written_ & 0xffff) == 0) check();

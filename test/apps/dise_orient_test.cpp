@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "pcl_dise/core/text_io.h"
+#include "pcl_dise/io/point_table.h"
 #include "test_support.h"
 
 namespace {
@@ -58,6 +59,22 @@ TEST_F(DiseOrient, ClosedReportsTheOutsideGridsSides) {
   EXPECT_NE(r.output.find("sides: outside grid of cell"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find(" 0 undecided"), std::string::npos) << r.output;
   EXPECT_EQ(r.output.find("warning"), std::string::npos) << r.output;
+}
+
+TEST_F(DiseOrient, WritesEachPointsConfidenceToPcdAndPly) {
+  for (const char* ext : {".pcd", ".ply"}) {
+    const std::string out = dir_ + "/confident" + ext;
+    const CommandResult r = runTool(dir_ + "/sphere.xyz " + dir_ + "/sphere.normals " + out + " --closed");
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find("confidence: 0 points below 0.5"), std::string::npos) << r.output;
+    const pcl_dise::io::PointTable table = pcl_dise::io::readPointTable(out);
+    const pcl_dise::io::PointField* field = nullptr;
+    for (const auto& f : table.fields)
+      if (f.name == "orientation_confidence") field = &f;
+    ASSERT_NE(field, nullptr) << ext;
+    ASSERT_EQ(field->values.size(), 2000u);
+    for (double c : field->values) EXPECT_TRUE(c >= 0.5 && c <= 1.0) << c;
+  }
 }
 
 TEST_F(DiseOrient, ClosedOnAnOpenSurfaceWarnsThatItsSidesAreUnverified) {

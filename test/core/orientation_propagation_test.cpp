@@ -259,6 +259,57 @@ TEST(OrientNormals, ClosedShapesUnderHeavyNoiseFaceOut) {
   }
 }
 
+// The confidence says where the side is least sure: high on a clean closed shape, lower under
+// heavy noise, and its low values find the points that came out wrong more often than the rest.
+TEST(OrientNormals, ConfidenceIsHighWhereTheSideIsClearAndLowWhereItIsWrong) {
+  OrientationOptions options;
+  options.closed = true;
+  const Shape clean = box(20000, 1.f, 1.5f, 0.7f);
+  std::vector<float> normals = scrambled(clean), confidence(clean.size());
+  OrientationReport report =
+      orientNormals(clean.points.data(), normals.data(), clean.size(), options, confidence.data());
+  std::size_t low = 0;
+  for (float c : confidence) {
+    ASSERT_TRUE(c >= 0.f && c <= 1.f) << c;
+    low += c < 0.5f;
+  }
+  EXPECT_EQ(report.low_confidence, low);
+  EXPECT_LT(low, clean.size() / 50);
+
+  const Shape heavy = noisy(torus(30000, 1.f, 0.35f), 0.05f, 0.5f);
+  normals = heavy.outward;
+  confidence.assign(heavy.size(), 0.f);
+  for (std::size_t i = 0; i < heavy.size(); ++i)
+    if (i % 2)
+      for (int a = 0; a < 3; ++a) normals[3 * i + a] = -normals[3 * i + a];
+  report = orientNormals(heavy.points.data(), normals.data(), heavy.size(), options, confidence.data());
+  EXPECT_GT(report.low_confidence, low);
+  // The share of wrong sides among the least sure points exceeds the share among the others.
+  std::size_t wrong_low = 0, all_low = 0, wrong_high = 0, all_high = 0;
+  for (std::size_t i = 0; i < heavy.size(); ++i) {
+    const float* n = &normals[3 * i];
+    const float* o = &heavy.outward[3 * i];
+    const bool wrong = n[0] * o[0] + n[1] * o[1] + n[2] * o[2] < 0.f;
+    (confidence[i] < 0.5f ? wrong_low : wrong_high) += wrong;
+    (confidence[i] < 0.5f ? all_low : all_high) += 1;
+  }
+  ASSERT_GT(all_low, 0u);
+  ASSERT_GT(all_high, 0u);
+  EXPECT_GT(double(wrong_low) / double(all_low), double(wrong_high) / double(all_high));
+}
+
+TEST(OrientNormals, ConfidenceIsNanWithoutANormal) {
+  const Shape s = sphere(2000);
+  std::vector<float> normals = scrambled(s), confidence(s.size());
+  for (int a = 0; a < 3; ++a) normals[3 * 5 + a] = NAN;
+  orientNormals(s.points.data(), normals.data(), s.size(), {}, confidence.data());
+  EXPECT_TRUE(std::isnan(confidence[5]));
+  for (std::size_t i = 0; i < s.size(); ++i)
+    if (i != 5) {
+      EXPECT_TRUE(confidence[i] >= 0.f && confidence[i] <= 1.f);
+    }
+}
+
 TEST(OrientNormals, TheOutsideGridKeepsASeedGivenInward) {
   // A room scanned from inside: the seed says inward, the grid must not turn the walls outward.
   const Shape s = box(20000, 2.f, 2.f, 1.f);

@@ -50,13 +50,22 @@ struct OrientationReport {
   /** Points whose side the outside grid's vote could not decide (no votes, or no three-quarter
    *  majority in their patch): they keep the tree's sign, and are where the result is least sure. */
   std::size_t undecided = 0;
+  /** Oriented points whose confidence (orientNormals' `confidence`) is below 0.5, undecided ones
+   *  included: where a reconstruction or a user should trust the side least. */
+  std::size_t low_confidence = 0;
 };
 
 /** Orients `normals` consistently, in place.
- *  points [in] N×3 row-major; normals [in,out] N×3 row-major, unit length or not (only signs change).
+ *  points [in] N×3 row-major; normals [in,out] N×3 row-major, unit length or not (only signs change);
+ *  confidence [out] N values or nullptr: how sure each point's side is, in [0, 1] (NaN for a point
+ *  without a normal). With an outside grid (closed): the margin of the point's vote among its
+ *  aligned graph neighbours' votes (1: all agree), half its smooth patch's margin where it had no
+ *  vote of its own, 0 where nothing decided (undecided); otherwise |agreement| of the tree edge
+ *  that gave the point its side (1 at a seed; low where neighbouring normals barely agree, e.g.
+ *  across a thin wall or under noise).
  *  A point with a non-finite coordinate or normal is left as it is and counted in without_normal.
  *  Throws std::invalid_argument for neighbors < 1 or a seed_index outside [-1, N). */
 OrientationReport orientNormals(const float* points, float* normals, std::size_t num_points,
-                                const OrientationOptions& options = {});
+                                const OrientationOptions& options = {}, float* confidence = nullptr);
 
 }  // namespace pcl_dise

@@ -2,6 +2,7 @@
 // pcl::ConsistentNormalOrientation: orients any cloud of normals consistently (outward on closed
 // shapes) by propagation along a minimum spanning tree; pcl_dise::orientNormals does the work.
 #include <string>
+#include <vector>
 
 #include <pcl/pcl_macros.h>
 #include <pcl/point_cloud.h>
@@ -70,6 +71,9 @@ class ConsistentNormalOrientation {
 
   /** What the last orient did: points oriented, left without a normal, parts, isolated points. */
   const pcl_dise::OrientationReport& getReport() const { return report_; }
+  /** How sure the last orient was of each point's side, in [0, 1], one per input point (NaN where
+   *  a point has no normal; empty where orient failed): pcl_dise::orientNormals' `confidence`. */
+  const std::vector<float>& getConfidence() const { return confidence_; }
 
  protected:
   const std::string& getClassName() const { return class_name_; }  ///< for PCL_ERROR messages
@@ -78,6 +82,7 @@ class ConsistentNormalOrientation {
   PointCloudConstPtr input_;
   pcl_dise::OrientationOptions options_;
   bool use_sensor_origin_ = false;
+  std::vector<float> confidence_;
   pcl_dise::OrientationReport report_;
   std::string class_name_ = "ConsistentNormalOrientation";
 };

@@ -8,6 +8,7 @@
 #include <memory>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include <pcl/point_cloud.h>
 #include <pcl/point_types.h>
@@ -20,10 +21,13 @@ namespace pcl_dise {
 
 /** What one NormalPipeline::compute did. */
 struct NormalsOutcome {
-  std::size_t without_normal = 0;    ///< points left without a normal (NaN)
-  bool cancelled = false;            ///< the progress callback or Ctrl-C stopped it; the normals are empty
-  bool oriented = false;             ///< the whole-cloud orientation ran (mst, closed)
-  OrientationReport orientation;     ///< its report, where it ran
+  std::size_t without_normal = 0;  ///< points left without a normal (NaN)
+  bool cancelled = false;          ///< the progress callback or Ctrl-C stopped it; the normals are empty
+  bool oriented = false;           ///< the whole-cloud orientation ran (mst, closed)
+  OrientationReport orientation;   ///< its report, where it ran
+  /// Where it ran: how sure each point's side is, in [0, 1], one per point (NaN without a normal;
+  /// orientation_propagation.h's `confidence`); empty otherwise
+  std::vector<float> confidence;
   bool seeded_at_viewpoint = false;  ///< it seeded each part at the viewpoint (not at the topmost point)
 };
 

@@ -46,8 +46,12 @@ pcl::PointCloud<pcl::Normal>::Ptr readNormals(const std::string& path);
  *  (text "nx ny nz" per point, "nan nan nan" where none). `points` and `normals` have the same
  *  size. A cloud read with an offset is written with its file coordinates, as double fields (PCD
  *  `F 8`, PLY `double`); a LAS input's points keep their scale and offset in a LAS output.
+ *  orientation_confidence: one value per point (a consistent orientation's confidence in each
+ *  side, NormalsOutcome::confidence), written as a float field orientation_confidence to .pcd and
+ *  .ply; nullptr or empty: none (the other formats never hold it).
  *  Throws std::runtime_error (LAS: also for points with non-finite coordinates). */
-void writeNormals(const std::string& path, const LocalCloud& points, const pcl::PointCloud<pcl::Normal>& normals);
+void writeNormals(const std::string& path, const LocalCloud& points, const pcl::PointCloud<pcl::Normal>& normals,
+                  const std::vector<float>* orientation_confidence = nullptr);
 
 }  // namespace io
 }  // namespace pcl_dise

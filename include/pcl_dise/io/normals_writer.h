@@ -30,6 +30,9 @@ struct NormalsFileLayout {
   /// are kept, the normals added (LasWriter).
   std::string las_source;
   std::shared_ptr<const std::string> las_source_bytes;  ///< las_source decoded, where it is LAZ (optional)
+  /// PCD, PLY: a float field orientation_confidence after the curvature (a consistent orientation's
+  /// confidence in each point's side, orientation_propagation.h); the other formats leave it out
+  bool orientation_confidence = false;
 };
 
 /** Writes points with their normals point by point (see the file's comment). */
@@ -43,8 +46,9 @@ class NormalsWriter {
   NormalsWriter(const NormalsWriter&) = delete;
   NormalsWriter& operator=(const NormalsWriter&) = delete;
 
-  /** The next point: its coordinates in the file's frame, its normal (NaN where none) and curvature. */
-  void add(const std::array<double, 3>& xyz, const float* normal, float curvature);
+  /** The next point: its coordinates in the file's frame, its normal (NaN where none), curvature
+   *  and, where the layout has the field, its orientation confidence. */
+  void add(const std::array<double, 3>& xyz, const float* normal, float curvature, float confidence = 0.f);
   /** Checks the count, completes the file and gives it its name. Throws std::runtime_error where a
    *  write failed (a full disk) or fewer or more points came than announced. */
   void finish();

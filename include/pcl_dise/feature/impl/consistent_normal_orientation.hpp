@@ -13,6 +13,7 @@ namespace pcl {
 template <typename PointT, typename NormalT>
 bool ConsistentNormalOrientation<PointT, NormalT>::orient(PointCloud<NormalT>& normals) {
   report_ = {};
+  confidence_.clear();
   if (!input_) {
     PCL_ERROR("[pcl::%s::orient] No input cloud given.\n", getClassName().c_str());
     return false;
@@ -37,7 +38,8 @@ bool ConsistentNormalOrientation<PointT, NormalT>::orient(PointCloud<NormalT>& n
     direction[3 * i] = q.normal_x, direction[3 * i + 1] = q.normal_y, direction[3 * i + 2] = q.normal_z;
   }
   try {
-    report_ = pcl_dise::orientNormals(xyz.data(), direction.data(), n, options);
+    confidence_.resize(n);
+    report_ = pcl_dise::orientNormals(xyz.data(), direction.data(), n, options, confidence_.data());
   } catch (const std::exception& e) {
     PCL_ERROR("[pcl::%s::orient] %s\n", getClassName().c_str(), e.what());
     return false;
