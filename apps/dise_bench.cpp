@@ -30,7 +30,7 @@
 #include "pcl_dise/core/grid_search.h"
 #include "pcl_dise/core/spatial_order.h"
 #include "pcl_dise/core/tiled_forward.h"
-#include "pcl_dise/feature/deep_iterative_normal_estimation.h"
+#include "pcl_dise/feature/normal_pipeline.h"
 
 namespace {
 
@@ -289,18 +289,16 @@ int run(const Options& o) {
       auto dise_run = [&](int iterations, double settle = 0) {
         return inChild([&] {
           const auto cloud = syntheticCloud(n);
+          pcl_dise::NormalSettings settings;
+          settings.k = o.k;
+          settings.iterations = iterations;
+          settings.settle_degrees = settle;
+          settings.threads = threads;
+          settings.backend = backend;
           return bestOf(o.repeat, [&] {
-            pcl::DeepIterativeNormalEstimation<pcl::PointXYZ, pcl::Normal> dise;
-            dise.setInputCloud(cloud);
-            dise.setKSearch(o.k);
-            dise.setIterations(iterations);
-            dise.setSettleAngle(settle);
-            dise.setNumberOfThreads(threads);
-            dise.setBackend(backend);
-            dise.setModel(model);
+            pcl_dise::NormalPipeline pipeline(settings, model);
             pcl::PointCloud<pcl::Normal> normals;
-            dise.compute(normals);
-            if (normals.size() != cloud->size()) throw std::runtime_error("compute failed");
+            pipeline.compute(cloud, normals);
           });
         });
       };

@@ -15,7 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "pcl_dise/core/angle_error.h"
-#include "pcl_dise/feature/deep_iterative_normal_estimation.h"
+#include "pcl_dise/feature/normal_pipeline.h"
 #include "pcl_dise/train/good_points_plot.h"
 #include "pcl_dise/train/jet_normals.h"
 #include "pcl_dise/train/paired_comparison.h"
@@ -90,24 +90,20 @@ struct Method {
 
 Method diseMethod(const std::string& name, const std::string& model_path, int k, int iterations, unsigned threads,
                   double settle_degrees, pcl_dise::eval::Color color) {
-  if (!std::ifstream(model_path).good()) throw std::runtime_error(pcl_dise::missingModelHelp(model_path));
-  const auto model = std::make_shared<const pcl_dise::Model>(pcl_dise::loadModel(model_path));
+  pcl_dise::NormalSettings settings;
+  settings.k = k;
+  settings.iterations = iterations;
+  settings.model = model_path;
+  settings.threads = threads;
+  settings.settle_degrees = settle_degrees;
+  auto pipeline = std::make_shared<pcl_dise::NormalPipeline>(settings);  // validated, the model loaded once
+  pipeline->estimator().setStoreIterations(true);
   return {name, color, [=](const pcl::PointCloud<pcl::PointXYZ>::Ptr& cloud, const LoadedCloud& truth) {
-            pcl::DeepIterativeNormalEstimation<pcl::PointXYZ, pcl::Normal> dise;
-            dise.setInputCloud(cloud);
-            dise.setKSearch(k);
-            dise.setIterations(iterations);
-            dise.setModel(model);
-            dise.setNumberOfThreads(threads);
-            dise.setStoreIterations(true);
-            dise.setSettleAngle(settle_degrees);
             Normals normals;
-            dise.compute(normals);
-            if (normals.size() != cloud->size())
-              throw std::runtime_error("normal estimation failed (see PCL's message)");
+            pipeline->compute(cloud, normals);
             std::vector<std::vector<double>> stages;
             for (int it = 0; it <= iterations; ++it) {
-              dise.getIterationNormals(it, normals);
+              pipeline->estimator().getIterationNormals(it, normals);
               stages.push_back(angleErrors(normals, truth));
             }
             return stages;

@@ -34,6 +34,19 @@ cmake --build "$work/outside" -j2 > "$work/build.log"
 env -u PCL_DISE_MODEL_DIR "$work/outside/outside" "$work/outside_plane.las" | tee "$work/outside.log"
 grep -q "default model $prefix/share/pcl_dise/models/dise_k64.safetensors" "$work/outside.log"
 
+# The same project with the torch component, where the build installed it: pcl_dise::torch links.
+if [ -f "$prefix/lib/cmake/pcl_dise/pcl_diseTorchTargets.cmake" ]; then
+  torch_dir="$(sed -n 's/^Torch_DIR:PATH=//p' "$build_dir/CMakeCache.txt")"
+  cmake -S "$source_dir" -B "$work/outside_torch" -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_BUILD_TYPE=Release \
+    -DOUTSIDE_WITH_TORCH=ON ${torch_dir:+-DTorch_DIR="$torch_dir"} -DCMAKE_CXX_FLAGS="$cxx_flags" \
+    -DCMAKE_EXE_LINKER_FLAGS="$linker_flags" > "$work/configure_torch.log" 2>&1 ||
+    { echo "the outside project with the torch component did not configure:"; cat "$work/configure_torch.log"; exit 1; }
+  cmake --build "$work/outside_torch" -j2 > "$work/build_torch.log" ||
+    { echo "the outside project with the torch component did not build:"; cat "$work/build_torch.log"; exit 1; }
+  env -u PCL_DISE_MODEL_DIR "$work/outside_torch/outside" "$work/outside_plane_torch.las" | tee "$work/outside_torch.log"
+  grep -q "LibTorch network" "$work/outside_torch.log"
+fi
+
 # The ROS node, where it is built: roslaunch finds it in the installed package.
 if [ -x "$prefix/lib/pcl_dise/dise_normals_node" ]; then
   CMAKE_PREFIX_PATH="$prefix" ROS_PACKAGE_PATH="$prefix/share:/usr/share" \

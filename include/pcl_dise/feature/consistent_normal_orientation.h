@@ -7,7 +7,7 @@
 #include <pcl/pcl_macros.h>
 #include <pcl/point_cloud.h>
 
-#include "pcl_dise/core/orientation_propagation.h"
+#include "pcl_dise/orientation/orientation_propagation.h"
 
 namespace pcl {
 

@@ -14,7 +14,7 @@
 #include <pcl/point_types.h>
 
 #include "pcl_dise/core/normal_settings.h"
-#include "pcl_dise/core/orientation_propagation.h"
+#include "pcl_dise/orientation/orientation_propagation.h"
 #include "pcl_dise/feature/deep_iterative_normal_estimation.h"
 
 namespace pcl_dise {

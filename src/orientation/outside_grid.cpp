@@ -1,4 +1,4 @@
-#include "pcl_dise/core/outside_grid.h"
+#include "pcl_dise/orientation/outside_grid.h"
 
 #include <algorithm>
 #include <cmath>

@@ -6,7 +6,7 @@
 
 #include <gtest/gtest.h>
 
-#include "pcl_dise/core/splat_ray_caster.h"
+#include "pcl_dise/orientation/splat_ray_caster.h"
 
 namespace {
 

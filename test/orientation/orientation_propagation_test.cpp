@@ -8,7 +8,7 @@
 
 #include <gtest/gtest.h>
 
-#include "pcl_dise/core/orientation_propagation.h"
+#include "pcl_dise/orientation/orientation_propagation.h"
 
 namespace {
 

@@ -1,4 +1,4 @@
-#include "pcl_dise/core/splat_ray_caster.h"
+#include "pcl_dise/orientation/splat_ray_caster.h"
 
 #include <algorithm>
 #include <cmath>

@@ -9,7 +9,7 @@
 
 #include <gtest/gtest.h>
 
-#include "pcl_dise/core/outside_grid.h"
+#include "pcl_dise/orientation/outside_grid.h"
 
 namespace {
 

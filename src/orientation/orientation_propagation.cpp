@@ -1,4 +1,4 @@
-#include "pcl_dise/core/orientation_propagation.h"
+#include "pcl_dise/orientation/orientation_propagation.h"
 
 #include <algorithm>
 #include <cmath>
@@ -11,9 +11,9 @@
 
 #include "group_by_key.h"
 #include "pcl_dise/core/grid_search.h"
-#include "pcl_dise/core/outside_grid.h"
+#include "pcl_dise/orientation/outside_grid.h"
 #include "pcl_dise/core/spatial_order.h"
-#include "pcl_dise/core/splat_ray_caster.h"
+#include "pcl_dise/orientation/splat_ray_caster.h"
 #include "pcl_dise/core/threads.h"
 #include "vector3.h"
 
