@@ -11,10 +11,10 @@
 
 #include "group_by_key.h"
 #include "pcl_dise/core/grid_search.h"
-#include "pcl_dise/orientation/outside_grid.h"
 #include "pcl_dise/core/spatial_order.h"
-#include "pcl_dise/orientation/splat_ray_caster.h"
 #include "pcl_dise/core/threads.h"
+#include "pcl_dise/orientation/outside_grid.h"
+#include "pcl_dise/orientation/splat_ray_caster.h"
 #include "vector3.h"
 
 namespace pcl_dise {

@@ -14,8 +14,8 @@
 #include <pcl/point_types.h>
 
 #include "pcl_dise/core/normal_settings.h"
-#include "pcl_dise/orientation/orientation_propagation.h"
 #include "pcl_dise/feature/deep_iterative_normal_estimation.h"
+#include "pcl_dise/orientation/orientation_propagation.h"
 
 namespace pcl_dise {
 
