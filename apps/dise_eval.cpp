@@ -8,7 +8,7 @@
 #include <functional>
 #include <iomanip>
 #include <iostream>
-#include <numeric>
+#include <map>
 
 #include <pcl/features/normal_3d_omp.h>
 #include <CLI/CLI.hpp>
@@ -20,57 +20,16 @@
 #include "pcl_dise/train/jet_normals.h"
 #include "pcl_dise/train/paired_comparison.h"
 #include "pcl_dise/train/pcpnet_data.h"
+#include "pcl_dise/train/pcpnet_protocol.h"
 
 namespace {
 
 using Normals = pcl::PointCloud<pcl::Normal>;
 using pcl_dise::pcpnet::LoadedCloud;
 
-constexpr const char* kCategories[] = {"no_noise",   "low_noise",          "med_noise",
-                                       "high_noise", "vardensity_striped", "vardensity_gradient"};
-constexpr int kThresholds = 18;  // good-point shares under 5, 10, ..., 90 degrees
-
-// Angle errors (degrees) of `normals` (N x 3) at the cloud's pidx: unoriented, 90 where missing or NaN.
-std::vector<double> angleErrors(const std::function<const float*(std::size_t)>& normal, const LoadedCloud& truth) {
-  std::vector<double> errors;
-  for (auto i : truth.pidx) errors.push_back(pcl_dise::angleErrorDegrees(normal(i), truth.cloud.normals[i].data()));
-  return errors;
-}
-
+// Angle errors (degrees) of `normals` at the cloud's pidx (the protocol's rule, pcpnet_protocol.h).
 std::vector<double> angleErrors(const Normals& normals, const LoadedCloud& truth) {
-  return angleErrors([&](std::size_t i) { return normals[i].normal; }, truth);
-}
-
-double rmse(const std::vector<double>& e) {
-  double s = 0;
-  for (double x : e) s += x * x;
-  return std::sqrt(s / e.size());
-}
-
-double mean(const std::vector<double>& v) { return std::accumulate(v.begin(), v.end(), 0.0) / v.size(); }
-
-// Clouds of thin structures (dise_make_dataset --thin) are reported as a row of their own.
-bool isThinStructure(const std::string& cloud) { return cloud.rfind("thin_", 0) == 0; }
-
-// The mean over the categories of the mean RMSE of a category's thin-structure clouds; NaN where none.
-double thinStructureAverage(const pcl_dise::eval::CloudErrors& errors, nlohmann::json& per_category) {
-  std::vector<double> category_means;
-  for (const auto& [category, clouds] : errors) {
-    std::vector<double> thin;
-    for (const auto& [cloud, rmse] : clouds)
-      if (isThinStructure(cloud)) thin.push_back(rmse);
-    if (thin.empty()) continue;
-    category_means.push_back(mean(thin));
-    per_category[category] = category_means.back();
-  }
-  return category_means.empty() ? std::nan("") : mean(category_means);
-}
-
-std::vector<double> goodShares(const std::vector<double>& e) {
-  std::vector<double> shares(kThresholds);
-  for (int t = 0; t < kThresholds; ++t)
-    shares[t] = std::count_if(e.begin(), e.end(), [&](double x) { return x < 5.0 * (t + 1); }) / double(e.size());
-  return shares;
+  return pcl_dise::eval::angleErrorsAt([&](std::size_t i) { return normals[i].normal; }, truth);
 }
 
 // One method under evaluation. `estimate` returns the angle errors of each stage of the method for
@@ -80,12 +39,7 @@ struct Method {
   pcl_dise::eval::Color color;
   std::function<std::vector<std::vector<double>>(const pcl::PointCloud<pcl::PointXYZ>::Ptr&, const LoadedCloud&)>
       estimate;
-  // Per category: RMSE of each cloud per stage (in the list's order), and the final stage's errors
-  // of all clouds.
-  std::vector<std::vector<double>> stage_rmse;
-  std::vector<double> errors;
-  std::vector<double> category_rmse;       // means over categories
-  pcl_dise::eval::CloudErrors cloud_rmse;  // final stage, per category and cloud
+  pcl_dise::eval::ProtocolScores scores;
 };
 
 Method diseMethod(const std::string& name, const std::string& model_path, int k, int iterations, unsigned threads,
@@ -122,11 +76,11 @@ Method pcaMethod(int k, unsigned threads) {
 }
 
 Method jetMethod(int k) {
-  return {
-      "jet", {40, 160, 60}, [=](const pcl::PointCloud<pcl::PointXYZ>::Ptr&, const LoadedCloud& truth) {
-        const auto normals = pcl_dise::eval::jetNormals(truth.cloud.points, static_cast<unsigned>(k + 1));
-        return std::vector<std::vector<double>>{angleErrors([&](std::size_t i) { return normals[i].data(); }, truth)};
-      }};
+  return {"jet", {40, 160, 60}, [=](const pcl::PointCloud<pcl::PointXYZ>::Ptr&, const LoadedCloud& truth) {
+            const auto normals = pcl_dise::eval::jetNormals(truth.cloud.points, static_cast<unsigned>(k + 1));
+            return std::vector<std::vector<double>>{
+                pcl_dise::eval::angleErrorsAt([&](std::size_t i) { return normals[i].data(); }, truth)};
+          }};
 }
 
 }  // namespace
@@ -176,22 +130,17 @@ int main(int argc, char** argv) {
         {"model", model}, {"k", k}, {"iterations", iterations}, {"categories", nlohmann::json::object()}};
     if (!other_model.empty()) results["compare_model"] = other_model;
     std::vector<pcl_dise::eval::GoodPointsPanel> panels;
-    std::vector<std::vector<double>> iteration_means(iterations + 1);  // of the first model, per category
-    std::vector<std::string> done;
-    std::vector<std::string> clouds;  // names of the current category's evaluated clouds
     std::cout << std::fixed << std::setprecision(2) << std::left << std::setw(22) << "category" << std::right;
     auto column = [](const Method& m) { return static_cast<int>(std::max<std::size_t>(12, m.name.size() + 2)); };
     for (const auto& m : methods) std::cout << std::setw(column(m)) << m.name;
     std::cout << "   DISE per iteration 0.." << iterations << "\n";
 
-    for (const char* category : kCategories) {
+    for (const std::string& category : pcl_dise::eval::pcpnetCategories()) {
       const std::string list = dir + "/" + prefix + "_" + category + ".txt";
       if (!std::filesystem::exists(list)) {
         std::cerr << "dise_eval: warning: no " << list << ", category skipped\n";
         continue;
       }
-      for (auto& m : methods) m.stage_rmse.clear(), m.errors.clear();
-      clouds.clear();
       for (const auto& base : pcl_dise::pcpnet::readList(list)) {
         LoadedCloud truth;
         try {
@@ -203,61 +152,49 @@ int main(int argc, char** argv) {
         auto cloud = pcl::make_shared<pcl::PointCloud<pcl::PointXYZ>>();
         for (const auto& p : truth.cloud.points) cloud->push_back(pcl::PointXYZ(p[0], p[1], p[2]));
         for (auto& m : methods) {
-          std::vector<std::vector<double>> stages;
           try {
-            stages = m.estimate(cloud, truth);
+            m.scores.add(category, std::filesystem::path(base).filename().string(), m.estimate(cloud, truth));
           } catch (const std::exception& e) {
             throw std::runtime_error(m.name + " on " + base + ": " + e.what());
           }
-          m.stage_rmse.resize(stages.size());
-          for (std::size_t s = 0; s < stages.size(); ++s) m.stage_rmse[s].push_back(rmse(stages[s]));
-          m.errors.insert(m.errors.end(), stages.back().begin(), stages.back().end());
         }
-        clouds.push_back(std::filesystem::path(base).filename().string());
       }
-      if (methods.front().stage_rmse.empty()) continue;
-      done.push_back(category);
-      nlohmann::json entry = {{"clouds", methods.front().stage_rmse.back().size()}};
+      const auto& evaluated = methods.front().scores.categories();
+      if (std::find(evaluated.begin(), evaluated.end(), category) == evaluated.end()) continue;
+      nlohmann::json entry = {{"clouds", methods.front().scores.cloudRmse().at(category).size()}};
       pcl_dise::eval::GoodPointsPanel panel{category, {}};
       std::cout << std::left << std::setw(22) << category << std::right;
-      for (auto& m : methods) {
-        m.category_rmse.push_back(mean(m.stage_rmse.back()));
-        std::cout << std::setw(column(m)) << m.category_rmse.back();
-        for (std::size_t c = 0; c < clouds.size(); ++c) m.cloud_rmse[category][clouds[c]] = m.stage_rmse.back()[c];
-        entry[m.name] = {{"rmse", m.category_rmse.back()},
-                         {"good_points", goodShares(m.errors)},
-                         {"per_cloud", m.cloud_rmse[category]}};
-        panel.curves.push_back({m.name, m.color, goodShares(m.errors)});
+      for (const auto& m : methods) {
+        std::cout << std::setw(column(m)) << m.scores.categoryRmse(category);
+        entry[m.name] = {{"rmse", m.scores.categoryRmse(category)},
+                         {"good_points", m.scores.goodPoints(category)},
+                         {"per_cloud", m.scores.cloudRmse().at(category)}};
+        panel.curves.push_back({m.name, m.color, m.scores.goodPoints(category)});
       }
-      nlohmann::json per_iteration = nlohmann::json::array();
+      const std::vector<double> per_iteration = methods.front().scores.stageRmse(category);
       std::cout << "  ";
-      for (int it = 0; it <= iterations; ++it) {
-        iteration_means[it].push_back(mean(methods.front().stage_rmse[it]));
-        per_iteration.push_back(iteration_means[it].back());
-        std::cout << ' ' << iteration_means[it].back();
-      }
+      for (double rmse : per_iteration) std::cout << ' ' << rmse;
       std::cout << std::endl;
       entry["DISE"]["rmse_per_iteration"] = per_iteration;
       results["categories"][category] = entry;
       panels.push_back(panel);
     }
-    if (done.empty()) throw std::runtime_error("no category list found in " + dir + " with prefix " + prefix);
+    if (panels.empty()) throw std::runtime_error("no category list found in " + dir + " with prefix " + prefix);
 
     std::cout << std::left << std::setw(22) << "average" << std::right;
     for (const auto& m : methods) {
-      std::cout << std::setw(column(m)) << mean(m.category_rmse);
-      results["average"][m.name] = mean(m.category_rmse);
+      std::cout << std::setw(column(m)) << m.scores.average();
+      results["average"][m.name] = m.scores.average();
     }
     std::cout << "  ";
-    for (int it = 0; it <= iterations; ++it) std::cout << ' ' << mean(iteration_means[it]);
+    for (double rmse : methods.front().scores.stageAverages()) std::cout << ' ' << rmse;
     std::cout << "\n";
-    nlohmann::json probe;
-    if (std::isfinite(thinStructureAverage(methods.front().cloud_rmse, probe))) {
+    if (std::isfinite(methods.front().scores.thinStructureAverage())) {
       // The same six-category average over the thin-structure shapes alone.
       std::cout << std::left << std::setw(22) << "thin structures" << std::right;
       for (const auto& m : methods) {
-        nlohmann::json per_category;
-        const double thin = thinStructureAverage(m.cloud_rmse, per_category);
+        std::map<std::string, double> per_category;
+        const double thin = m.scores.thinStructureAverage(&per_category);
         std::cout << std::setw(column(m)) << thin;
         results["thin_structures"][m.name] = {{"average", thin}, {"per_category", per_category}};
       }
@@ -267,7 +204,8 @@ int main(int argc, char** argv) {
       // The model against --compare-model, shape by shape: is the difference of the averages
       // larger than what varies between shapes?
       const Method& other = methods[compared];
-      const auto paired = pcl_dise::eval::compareByShape(methods.front().cloud_rmse, other.cloud_rmse, kCategories[0]);
+      const auto paired = pcl_dise::eval::compareByShape(methods.front().scores.cloudRmse(), other.scores.cloudRmse(),
+                                                         pcl_dise::eval::pcpnetCategories().front());
       std::cout << methods.front().name << " - " << other.name << " over " << paired.shapes
                 << " shapes in every category: mean " << std::setprecision(3) << std::showpos << paired.mean_difference
                 << std::noshowpos << ", standard error " << paired.standard_error << std::setprecision(2) << ", "

@@ -76,6 +76,20 @@ def load(path):
     return np.loadtxt(path, dtype=np.float64, ndmin=2)
 
 
+def read_ply(path):
+    """The vertex table of a binary little-endian PLY as dise_orient writes it (a structured array)."""
+    types = {"float": "<f4", "double": "<f8"}
+    fields = []
+    with open(path, "rb") as f:
+        while True:
+            line = f.readline().decode().strip()
+            if line.startswith("property"):
+                _, kind, name = line.split()
+                fields.append((name, types[kind]))
+            if line == "end_header":
+                return np.fromfile(f, dtype=np.dtype(fields))
+
+
 OPEN3D_CHILD = r"""
 import sys, time, numpy as np, open3d as o3d
 xyz, normals, out, k = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
@@ -122,12 +136,17 @@ class Bench:
         return out
 
     def ours(self, xyz, normals, out, closed):
-        text = run([self.tool("dise_orient"), xyz, normals, out, "--k", str(self.args.k)] + (["--closed"] if closed else []))
+        """dise_orient's normals (written as PLY, with each point's orientation confidence)."""
+        ply = out[:-len(".normals")] + ".ply"
+        text = run([self.tool("dise_orient"), xyz, normals, ply, "--k", str(self.args.k)] + (["--closed"] if closed else []))
         seconds = float(text.split("time: ")[1].split(" s")[0])
         undecided = 0
         if "undecided" in text:
             undecided = int(text.split(" undecided")[0].split()[-1])
-        return load(out), seconds, undecided
+        table = read_ply(ply)
+        oriented = np.stack([table["normal_x"], table["normal_y"], table["normal_z"]], axis=1).astype(np.float64)
+        self.confidence = table["orientation_confidence"]
+        return oriented, seconds, undecided
 
     def open3d(self, xyz, normals, out):
         try:
@@ -143,6 +162,7 @@ class Bench:
         pca = method.startswith("pca")
         normals = self.unoriented(name, xyz, points, pca)
         out = os.path.join(self.work, f"{name}.{points}.{method}.normals")
+        self.confidence = None
         if method == "open3d":
             return normals, self.open3d(xyz, normals, out)
         return normals, self.ours(xyz, normals, out, method in ("ours", "pca+closed"))
@@ -190,6 +210,26 @@ def summary(table, categories, methods, title, keep):
     print(line, flush=True)
 
 
+def confidence_summary(table, methods, label):
+    """How well each point's orientation confidence finds the points facing in, over the closed
+    shapes without thin structures: the share below 0.5, the share facing in among them and among
+    the rest, and the share of the points facing in that they hold."""
+    for method in methods:
+        total = {"points": 0, "low": 0, "inward": 0, "inward_low": 0}
+        for rows in table.values():
+            for name, r in rows.items():
+                if r.get(method) and "confidence" in r[method] and not name.startswith("thin_"):
+                    for key in total:
+                        total[key] += r[method]["confidence"][key]
+        if total["points"] == 0:
+            continue
+        low, rest = total["low"], total["points"] - total["low"]
+        print(f"{label} {method}: confidence below 0.5 for {100 * low / total['points']:.2f}% of the points; facing in: "
+              f"{100 * total['inward_low'] / max(low, 1):.1f}% of those, {100 * (total['inward'] - total['inward_low']) / max(rest, 1):.2f}% "
+              f"of the rest; they hold {100 * total['inward_low'] / max(total['inward'], 1):.1f}% of the points facing in",
+              flush=True)
+
+
 def targets(table, categories, method):
     """The issue's targets for one method over the closed shapes without thin structures: the
     oriented RMSE over the categories (<= 18), the worst cloud per category (>= 90% facing out),
@@ -233,11 +273,19 @@ def run_set(args, label, dataset, prefix, results):
                         unoriented_rmse = raw
                     row[method] = {"facing_out": facing, "oriented_rmse": rmse, "seconds": seconds,
                                    "undecided": undecided, "unoriented_rmse": raw}
+                    if bench.confidence is not None:
+                        finite = np.isfinite(oriented).all(axis=1)
+                        inward = np.einsum("ij,ij->i", oriented, truth) < 0
+                        low = bench.confidence < 0.5
+                        row[method]["confidence"] = {"points": int(finite.sum()), "low": int((low & finite).sum()),
+                                                     "inward": int((inward & finite).sum()),
+                                                     "inward_low": int((inward & low & finite).sum())}
                     line += f" {100 * facing:8.2f}% {rmse:7.2f} {seconds:6.2f}s"
                 line += f" {unoriented_rmse if unoriented_rmse is not None else float('nan'):10.2f}"
                 if not args.quiet:
                     print(line, flush=True)
         summary(table, args.categories, args.methods, f"{label}: mean % out (worst), mean RMSE", lambda name: True)
+        confidence_summary(table, args.methods, f"{label} {points:,} points")
         # The thin structures (clouds named thin_*) under noise larger than their walls have no
         # side a point's neighbourhood can tell; the same summary without them:
         summary(table, args.categories, args.methods, f"{label} without thin_*: mean % out (worst)",
