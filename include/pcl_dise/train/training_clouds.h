@@ -17,7 +17,8 @@ namespace pcl_dise {
  *  its clean cloud and the deviation of its noise, drawn afresh for each patch. */
 struct TrainingCloud {
   std::string name;                    ///< its list entry (the base path)
-  std::vector<float> points, normals;  ///< N x 3, centred on the points' mean; the true normals
+  std::vector<float> points;           ///< N x 3, centred on the points' mean
+  std::vector<float> normals;          ///< N x 3, the true normals
   float edge_scale = 1.f;              ///< s of the whole cloud
   std::unique_ptr<GridSearch> search;  ///< over points, for patches
   double noise_deviation = 0;          ///< > 0: new noise of this deviation for each patch
