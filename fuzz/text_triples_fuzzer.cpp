@@ -2,11 +2,11 @@
 #include <stdexcept>
 
 #include "fuzz_input.h"
-#include "pcl_dise/core/text_io.h"
+#include "pcl_dise/io/text_io.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   try {
-    pcl_dise::readTextTriples(pcl_dise::fuzz::inputFile(data, size, ".xyz"));
+    pcl_dise::io::readTextTriples(pcl_dise::fuzz::inputFile(data, size, ".xyz"));
   } catch (const std::runtime_error&) {}
   return 0;
 }

@@ -22,13 +22,13 @@ build="$(cd "${2:-$root/build}" && pwd)"
 out="$build/gpu_check"
 
 pack() {
-  local cuda="$build/src/backends/cuda"
+  local cuda="$build/src/backends/cuda" tests="$build/test/backends/cuda"
   [ -x "$cuda/cuda_bench" ] || { echo "gpu_check: $build has no CUDA build (configure with nvcc found)" >&2; exit 1; }
   local work
   work="$(mktemp -d)"
   trap 'rm -rf "$work"' RETURN
   mkdir -p "$work/pkg/bin" "$work/pkg/lib" "$out"
-  cp "$cuda"/test_cuda_parity "$cuda"/test_cuda_knn "$cuda"/test_cuda_iteration_zero "$cuda"/test_cuda_whole \
+  cp "$tests"/test_cuda_parity "$tests"/test_cuda_knn "$tests"/test_cuda_iteration_zero "$tests"/test_cuda_whole \
     "$cuda"/cuda_bench \
     "$build/apps/dise_normals" "$build/apps/dise_bench" "$work/pkg/bin/"
   cp -L "$build/libpcl_dise_cuda_backend.so.0" "$work/pkg/lib/"  # loaded by name when asked for

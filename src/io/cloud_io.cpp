@@ -9,12 +9,12 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "pcl_dise/core/text_io.h"
 #include "pcl_dise/io/extension.h"
 #include "pcl_dise/io/las_format.h"
 #include "pcl_dise/io/normals_writer.h"
 #include "pcl_dise/io/pcd_reader.h"
 #include "pcl_dise/io/ply_reader.h"
+#include "pcl_dise/io/text_io.h"
 
 namespace pcl_dise {
 namespace io {

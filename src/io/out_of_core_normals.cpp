@@ -13,9 +13,9 @@
 #include <unistd.h>
 
 #include "pcl_dise/core/centroid_frame.h"
-#include "pcl_dise/core/disk_tiled_cloud.h"
 #include "pcl_dise/core/errors.h"
 #include "pcl_dise/core/viewpoint.h"
+#include "pcl_dise/io/disk_tiled_cloud.h"
 #include "pcl_dise/io/local_frame.h"
 #include "pcl_dise/io/normals_writer.h"
 #include "pcl_dise/io/point_stream.h"

@@ -9,7 +9,7 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "pcl_dise/core/text_io.h"
+#include "pcl_dise/io/text_io.h"
 #include "pcl_dise/train/outward_normals.h"
 
 namespace pcl_dise {
@@ -150,8 +150,8 @@ void writeCloud(const std::string& base, const Cloud& cloud, const std::vector<s
 
 LoadedCloud readCloud(const std::string& base) {
   LoadedCloud loaded;
-  loaded.cloud.points = readTextTriples(base + ".xyz");
-  loaded.cloud.normals = readTextTriples(base + ".normals");
+  loaded.cloud.points = io::readTextTriples(base + ".xyz");
+  loaded.cloud.normals = io::readTextTriples(base + ".normals");
   const std::size_t n = loaded.cloud.points.size();
   if (loaded.cloud.normals.size() != n)
     fail(base, std::to_string(n) + " points but " + std::to_string(loaded.cloud.normals.size()) + " normals");

@@ -13,10 +13,10 @@
 
 #include "pcl_dise/core/forward.h"
 
-#include "pcl_dise/core/text_io.h"
 #include "pcl_dise/io/las_format.h"
 #include "pcl_dise/io/pcd_reader.h"
 #include "pcl_dise/io/ply_reader.h"
+#include "pcl_dise/io/text_io.h"
 #include "test_support.h"
 
 namespace {
@@ -34,8 +34,8 @@ TEST(DiseNormals, ParityWithThePublishedWeights) {
       runTool(base + ".xyz " + out + " --model " + sharedDir() + "/reference/published_k64.safetensors --k 64");
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("6000 normals"), std::string::npos) << r.output;
-  const auto actual = pcl_dise::readTextTriples(out);
-  const auto expected = pcl_dise::readTextTriples(base + ".k64.iter4.normals");
+  const auto actual = pcl_dise::io::readTextTriples(out);
+  const auto expected = pcl_dise::io::readTextTriples(base + ".k64.iter4.normals");
   ASSERT_EQ(actual.size(), expected.size());
   std::vector<double> errors;
   for (std::size_t i = 0; i < actual.size(); ++i)
@@ -61,7 +61,7 @@ TEST(DiseNormals, WritesPcdPlyAndNormals) {
     std::ifstream written(dir + "/out" + ext);
     EXPECT_TRUE(written.good());
   }
-  const auto normals = pcl_dise::readTextTriples(dir + "/out.normals");
+  const auto normals = pcl_dise::io::readTextTriples(dir + "/out.normals");
   ASSERT_EQ(normals.size(), 301u);
   EXPECT_TRUE(std::isnan(normals[300][0]));
   // Round trip: the .pcd output is a valid input.
@@ -86,8 +86,8 @@ TEST(DiseNormals, GeoreferencedCoordinatesKeepTheirPrecision) {
         EXPECT_NE(r.output.find("coordinates relative to (512360, 5412360, 314)"), std::string::npos) << r.output;
       }
     }
-  const auto at_origin = pcl_dise::readTextTriples(dir + "/local.normals");
-  const auto georeferenced = pcl_dise::readTextTriples(dir + "/far.normals");
+  const auto at_origin = pcl_dise::io::readTextTriples(dir + "/local.normals");
+  const auto georeferenced = pcl_dise::io::readTextTriples(dir + "/far.normals");
   ASSERT_EQ(at_origin.size(), georeferenced.size());
   std::vector<double> errors;
   for (std::size_t i = 0; i < at_origin.size(); ++i)
@@ -105,7 +105,7 @@ TEST(DiseNormals, GeoreferencedCoordinatesKeepTheirPrecision) {
     for (int c = 0; c < 3; ++c) ASSERT_NEAR(las.xyz[i][c], far[i][c], 1e-7);
   const CommandResult from_las = runTool(dir + "/far.las " + dir + "/from_las.normals --k 16 --model " + model);
   ASSERT_EQ(from_las.exit_code, 0) << from_las.output;
-  const auto las_normals = pcl_dise::readTextTriples(dir + "/from_las.normals");
+  const auto las_normals = pcl_dise::io::readTextTriples(dir + "/from_las.normals");
   ASSERT_EQ(las_normals.size(), georeferenced.size());
   std::size_t close = 0;
   for (std::size_t i = 0; i < las_normals.size(); ++i)
@@ -270,7 +270,7 @@ TEST(DiseNormals, OrientsTowardsTheViewpointConsistentlyOrNotAtAll) {
   const auto count = [&](const std::string& orient, auto facing) {
     const CommandResult run = runTool(dir + "/sphere.xyz " + dir + "/out.normals --k 16 --iterations 0" + orient);
     EXPECT_EQ(run.exit_code, 0) << run.output;
-    const auto normals = pcl_dise::readTextTriples(dir + "/out.normals");
+    const auto normals = pcl_dise::io::readTextTriples(dir + "/out.normals");
     std::size_t n = 0;
     for (std::size_t i = 0; i < normals.size(); ++i) n += facing(sphere[i], normals[i]);
     return n;
@@ -374,14 +374,15 @@ TEST(DiseNormals, FlipsTowardsThePcdViewpoint) {
       const std::string input = dir + (mode.empty() ? "/plane" : "/binary") + z + ".pcd";
       const CommandResult r = runTool(input + " " + dir + "/n.normals --k 8 --iterations 0" + mode);
       ASSERT_EQ(r.exit_code, 0) << r.output;
-      const auto normals = pcl_dise::readTextTriples(dir + "/n.normals");
+      const auto normals = pcl_dise::io::readTextTriples(dir + "/n.normals");
       ASSERT_EQ(normals.size(), 400u);
       const float sign = z == "10" ? 1.f : -1.f;
       for (const auto& n : normals) ASSERT_GT(sign * n[2], 0.99f) << z << mode;
       const CommandResult over = runTool(input + " " + dir + "/o.normals --k 8 --iterations 0 --viewpoint 0,0," +
                                          (z == "10" ? "-5" : "5") + mode);
       ASSERT_EQ(over.exit_code, 0) << over.output;
-      for (const auto& n : pcl_dise::readTextTriples(dir + "/o.normals")) ASSERT_LT(sign * n[2], -0.99f) << z << mode;
+      for (const auto& n : pcl_dise::io::readTextTriples(dir + "/o.normals"))
+        ASSERT_LT(sign * n[2], -0.99f) << z << mode;
     }
 }
 

@@ -6,8 +6,8 @@
 
 #include <gtest/gtest.h>
 
-#include "pcl_dise/core/text_io.h"
 #include "pcl_dise/io/point_table.h"
+#include "pcl_dise/io/text_io.h"
 #include "test_support.h"
 
 namespace {
@@ -33,7 +33,7 @@ class DiseOrient : public ::testing::Test {
 
   // Points whose normal in `path` faces away from the centre.
   std::size_t outward(const std::string& path) const {
-    const auto normals = pcl_dise::readTextTriples(path);
+    const auto normals = pcl_dise::io::readTextTriples(path);
     std::size_t count = 0;
     for (std::size_t i = 0; i < normals.size(); ++i)
       count += normals[i][0] * points_[i][0] + normals[i][1] * points_[i][1] + normals[i][2] * points_[i][2] > 0;

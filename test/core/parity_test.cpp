@@ -3,8 +3,8 @@
 // backend matches the native one within 0.1° (99th percentile) on the same cases.
 #include <gtest/gtest.h>
 
-#include "pcl_dise/core/text_io.h"
 #include "pcl_dise/feature/deep_iterative_normal_estimation.h"
+#include "pcl_dise/io/text_io.h"
 #include "test_support.h"
 
 namespace {
@@ -54,7 +54,7 @@ TEST_P(Parity, MatchesReferenceAfterEveryIteration) {
   ASSERT_EQ(out.size(), cloud->size());
 
   for (int iteration = 0; iteration <= 4; ++iteration) {
-    const auto expected = pcl_dise::readTextTriples(base + ".k64.iter" + std::to_string(iteration) + ".normals");
+    const auto expected = pcl_dise::io::readTextTriples(base + ".k64.iter" + std::to_string(iteration) + ".normals");
     ASSERT_EQ(expected.size(), cloud->size());
     pcl::PointCloud<pcl::Normal> normals;
     ASSERT_TRUE(dise.getIterationNormals(iteration, normals));

@@ -13,11 +13,11 @@
 
 #include <gtest/gtest.h>
 
-#include "pcl_dise/core/disk_tiled_cloud.h"
 #include "pcl_dise/core/edge_scale.h"
 #include "pcl_dise/core/grid_search.h"
 #include "pcl_dise/core/model.h"
 #include "pcl_dise/core/tiled_forward.h"
+#include "pcl_dise/io/disk_tiled_cloud.h"
 
 namespace {
 
@@ -180,7 +180,8 @@ TEST(TiledForward, OnDiskGivesTheInMemoryNormals) {
   std::string folder;
   std::vector<float> normals(3 * n, NAN), curvature(n, NAN);
   {
-    TiledCloudOnDisk cloud(std::filesystem::temp_directory_path().string(), histogram.tiles(options.tile_points));
+    pcl_dise::io::TiledCloudOnDisk cloud(std::filesystem::temp_directory_path().string(),
+                                         histogram.tiles(options.tile_points));
     folder = cloud.folder();
     for (std::size_t i = 0; i < n; ++i) cloud.add(i, points.data() + 3 * i);
     cloud.finish();

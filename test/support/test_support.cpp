@@ -16,7 +16,7 @@
 #include <stdexcept>
 
 #include "pcl_dise/core/model.h"
-#include "pcl_dise/core/text_io.h"
+#include "pcl_dise/io/text_io.h"
 
 namespace pcl_dise {
 namespace test {
@@ -90,7 +90,7 @@ std::string readFile(const std::string& path) {
 
 pcl::PointCloud<pcl::PointXYZ>::Ptr readXyz(const std::string& path) {
   auto cloud = pcl::make_shared<pcl::PointCloud<pcl::PointXYZ>>();
-  for (const auto& r : readTextTriples(path)) cloud->push_back(pcl::PointXYZ(r[0], r[1], r[2]));
+  for (const auto& r : io::readTextTriples(path)) cloud->push_back(pcl::PointXYZ(r[0], r[1], r[2]));
   return cloud;
 }
 

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "pcl_dise/core/text_io.h"
+#include "pcl_dise/io/text_io.h"
 
 namespace pcl_dise {
 namespace io {

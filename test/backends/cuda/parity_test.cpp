@@ -15,7 +15,7 @@
 #include "dise_cuda.h"
 #include "pcl_dise/core/grid_search.h"
 #include "pcl_dise/core/model.h"
-#include "pcl_dise/core/text_io.h"
+#include "pcl_dise/io/text_io.h"
 
 namespace {
 
@@ -31,7 +31,7 @@ double unorientedAngleDeg(const float* a, const std::array<float, 3>& b) {
 
 bool checkCase(const pcl_dise::Model& model, const std::string& base) {
   std::vector<float> points;
-  for (const auto& p : pcl_dise::readTextTriples(base + ".xyz")) points.insert(points.end(), p.begin(), p.end());
+  for (const auto& p : pcl_dise::io::readTextTriples(base + ".xyz")) points.insert(points.end(), p.begin(), p.end());
   const std::size_t m = points.size() / 3;
   const pcl_dise::Neighborhoods knn = pcl_dise::nearestNeighborGraph(points.data(), m, 65);
   pcl_dise::ForwardInput input;
@@ -51,7 +51,7 @@ bool checkCase(const pcl_dise::Model& model, const std::string& base) {
 
   bool ok = true;
   for (int it = 1; it <= 4; ++it) {
-    const auto expected = pcl_dise::readTextTriples(base + ".k64.iter" + std::to_string(it) + ".normals");
+    const auto expected = pcl_dise::io::readTextTriples(base + ".k64.iter" + std::to_string(it) + ".normals");
     std::vector<double> errors;
     for (std::size_t i = 0; i < m; ++i)
       errors.push_back(unorientedAngleDeg(&per_iteration[(it - 1) * 3 * m + 3 * i], expected[i]));

@@ -1,4 +1,4 @@
-#include "pcl_dise/core/disk_tiled_cloud.h"
+#include "pcl_dise/io/disk_tiled_cloud.h"
 
 #include <cerrno>
 #include <cstdio>
@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 namespace pcl_dise {
+namespace io {
 
 namespace {
 
@@ -87,4 +88,5 @@ void TiledCloudOnDisk::readTile(std::size_t tile, std::vector<std::uint64_t>& gl
   if (failed) fail("cannot read '" + tileFile(tile) + "'");
 }
 
+}  // namespace io
 }  // namespace pcl_dise

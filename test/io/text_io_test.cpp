@@ -9,7 +9,7 @@
 #include <fstream>
 #include <thread>
 
-#include "pcl_dise/core/text_io.h"
+#include "pcl_dise/io/text_io.h"
 #include "test_support.h"
 
 namespace {
@@ -22,7 +22,7 @@ std::string writeText(const std::string& name, const std::string& text) {
 
 std::string errorOf(const std::string& text) {
   try {
-    pcl_dise::readTextTriples(writeText("bad.xyz", text));
+    pcl_dise::io::readTextTriples(writeText("bad.xyz", text));
   } catch (const std::runtime_error& e) {
     return e.what();
   }
@@ -35,14 +35,14 @@ TEST(TextTriples, ReadsFromAPipe) {
   std::remove(path.c_str());
   ASSERT_EQ(mkfifo(path.c_str(), 0600), 0);
   std::thread writer([&] { std::ofstream(path) << "1 2 3\n4 5 6\n"; });
-  const auto rows = pcl_dise::readTextTriplesInDouble(path);
+  const auto rows = pcl_dise::io::readTextTriplesInDouble(path);
   writer.join();
   ASSERT_EQ(rows.size(), 2u);
   EXPECT_EQ(rows[1][2], 6.0);
 }
 
 TEST(TextTriples, ReadsNumbersInEveryFormStrtofAccepts) {
-  const auto rows = pcl_dise::readTextTriples(
+  const auto rows = pcl_dise::io::readTextTriples(
       writeText("ok.xyz", "1 2 3\n\n  -0.5\t+2e3 1e-50\r\nnan -inf 0x1p3\n4 5 6"));  // no newline at the end
   ASSERT_EQ(rows.size(), 4u);
   EXPECT_EQ(rows[0][2], 3.f);
@@ -61,16 +61,17 @@ TEST(TextTriples, BadLinesNameTheFileAndLine) {
   EXPECT_NE(errorOf("1 2 x\n").find("line 1: 'x' is not a number"), std::string::npos);
   EXPECT_NE(errorOf("1 2 3abc\n").find("'3abc' is not a number"), std::string::npos);
   EXPECT_NE(errorOf("1 2\n").find("bad.xyz': line 1"), std::string::npos);
-  EXPECT_THROW(pcl_dise::readTextTriples("/nonexistent/file.xyz"), std::runtime_error);
+  EXPECT_THROW(pcl_dise::io::readTextTriples("/nonexistent/file.xyz"), std::runtime_error);
 }
 
 TEST(TextTriples, PointsMayHaveMoreColumnsAsManyOnEveryLine) {
   // x y z nx ny nz curvature, as dise_normals writes .xyz: the points are the first three.
-  const auto rows = pcl_dise::readTextTriplesInDouble(writeText("xyzn.xyz", "1 2 3 0 0 1 0.5\n\n4 5 6 1 0 0 nan\n"));
+  const auto rows =
+      pcl_dise::io::readTextTriplesInDouble(writeText("xyzn.xyz", "1 2 3 0 0 1 0.5\n\n4 5 6 1 0 0 nan\n"));
   ASSERT_EQ(rows.size(), 2u);
   EXPECT_EQ(rows[1][0], 4.0);
   EXPECT_EQ(rows[1][2], 6.0);
-  pcl_dise::TextTripleStream stream(writeText("stream.xyz", "1 2 3 9\n4 5 6 9\n"));
+  pcl_dise::io::TextTripleStream stream(writeText("stream.xyz", "1 2 3 9\n4 5 6 9\n"));
   std::array<double, 3> row;
   ASSERT_TRUE(stream.next(row));
   ASSERT_TRUE(stream.next(row));
@@ -78,7 +79,7 @@ TEST(TextTriples, PointsMayHaveMoreColumnsAsManyOnEveryLine) {
   EXPECT_FALSE(stream.next(row));
   auto pointsError = [](const std::string& text) {
     try {
-      pcl_dise::readTextTriplesInDouble(writeText("bad_points.xyz", text));
+      pcl_dise::io::readTextTriplesInDouble(writeText("bad_points.xyz", text));
     } catch (const std::runtime_error& e) {
       return std::string(e.what());
     }
@@ -95,7 +96,7 @@ TEST(TextTriples, LargeFilesParseInPiecesWithTheWholeFilesLineNumbers) {
   const int n = 100000;
   for (int i = 0; i < n; ++i) text += std::to_string(i) + " " + std::to_string(2 * i) + " 0.25\n";
   ASSERT_GT(text.size(), 1u << 20);
-  const auto rows = pcl_dise::readTextTriplesInDouble(writeText("large.xyz", text));
+  const auto rows = pcl_dise::io::readTextTriplesInDouble(writeText("large.xyz", text));
   ASSERT_EQ(rows.size(), std::size_t(n));
   for (int i = 0; i < n; i += 997) EXPECT_EQ(rows[i][1], 2.0 * i);
   EXPECT_EQ(rows.back()[0], n - 1.0);
@@ -104,7 +105,7 @@ TEST(TextTriples, LargeFilesParseInPiecesWithTheWholeFilesLineNumbers) {
       << errorOf(broken);
   std::string wider = text + "1 2 3 4\n";
   try {
-    pcl_dise::readTextTriplesInDouble(writeText("wider.xyz", wider));
+    pcl_dise::io::readTextTriplesInDouble(writeText("wider.xyz", wider));
     ADD_FAILURE() << "no error";
   } catch (const std::runtime_error& e) {
     EXPECT_NE(std::string(e.what()).find("line " + std::to_string(n + 1) + ": more than 3 values"), std::string::npos)

@@ -8,6 +8,7 @@
 #include <vector>
 
 namespace pcl_dise {
+namespace io {
 
 /** Reads rows of exactly three whitespace-separated numbers ("nan" allowed); blank lines are
  *  skipped. Parsed in OpenMP threads. Throws std::runtime_error naming the file and line for
@@ -33,4 +34,5 @@ class TextTripleStream {
   int columns_ = 0;  ///< the first row's count, which every row must have
 };
 
+}  // namespace io
 }  // namespace pcl_dise

@@ -8,6 +8,7 @@
 #include "pcl_dise/core/tiled_cloud.h"
 
 namespace pcl_dise {
+namespace io {
 
 /** A tiled cloud whose points wait on disk, one scratch file per tile (16 bytes a point: its
  *  global index and x, y, z), for clouds larger than memory. */
@@ -42,4 +43,5 @@ class TiledCloudOnDisk : public TiledCloud {
   std::size_t buffered_ = 0;
 };
 
+}  // namespace io
 }  // namespace pcl_dise

@@ -1,4 +1,4 @@
-#include "pcl_dise/core/text_io.h"
+#include "pcl_dise/io/text_io.h"
 #include "file_access.h"
 #include "pcl_dise/core/errors.h"
 
@@ -14,6 +14,7 @@
 #include <omp.h>
 
 namespace pcl_dise {
+namespace io {
 namespace {
 
 bool isBlank(char c) { return c == ' ' || c == '\t' || c == '\r'; }
@@ -157,4 +158,5 @@ bool TextTripleStream::next(std::array<double, 3>& row) {
   return false;
 }
 
+}  // namespace io
 }  // namespace pcl_dise
