@@ -18,6 +18,7 @@
 namespace {
 
 using namespace pcl_dise::io;
+using namespace pcl_dise::tools;
 
 int run(const Options& o) {
   using Clock = std::chrono::steady_clock;

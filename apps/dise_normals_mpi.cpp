@@ -47,8 +47,8 @@ int main(int argc, char** argv) {
       "dise_normals over MPI ranks: the options of dise_normals; the cloud always goes tile by tile\n"
       "(tiles of --tile-points, or sized by --max-memory per rank; default 1,000,000 points), the\n"
       "input and the scratch folder (--scratch, default the output's) must be seen by every rank."};
-  pcl_dise::io::Options o;
-  pcl_dise::io::addNormalsOptions(app, o);
+  pcl_dise::tools::Options o;
+  pcl_dise::tools::addNormalsOptions(app, o);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -61,7 +61,7 @@ int main(int argc, char** argv) {
   try {
     o.check();
     if (o.tile_points == 0 && o.max_memory <= 0) o.tile_points = 1000000;
-    const int code = pcl_dise::io::runTiled(o, processes, "dise_normals_mpi");
+    const int code = pcl_dise::tools::runTiled(o, processes, "dise_normals_mpi");
     MPI_Finalize();
     return code;
   } catch (const std::exception& e) {

@@ -15,6 +15,7 @@
 namespace {
 
 using namespace pcl_dise::io;
+using namespace pcl_dise::tools;
 
 struct Arguments {
   std::string input, normals, output, report, viewpoint;

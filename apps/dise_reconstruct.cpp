@@ -21,6 +21,7 @@
 namespace {
 
 using namespace pcl_dise::io;
+using namespace pcl_dise::tools;
 using Clock = std::chrono::steady_clock;
 
 struct Arguments {

@@ -15,7 +15,9 @@
 #include "run_report.h"
 
 namespace pcl_dise {
-namespace io {
+namespace tools {
+
+using namespace io;  // the files, tiles and their options these tools run
 
 NormalSettings Options::settings() const {
   NormalSettings s;
@@ -120,7 +122,7 @@ bool fitsInMemory(const Options& o) {
   return double(stream.countPoints()) * bytesPerPointInMemory(neighbors) < o.max_memory * 1e6;
 }
 
-int runTiled(const Options& o, Collective& processes, const std::string& tool) {
+int runTiled(const Options& o, io::Collective& processes, const std::string& tool) {
   using Clock = std::chrono::steady_clock;
   const NormalSettings settings = o.settings();
   OutOfCoreOptions options;
@@ -176,5 +178,5 @@ int runTiled(const Options& o, Collective& processes, const std::string& tool) {
   return 0;
 }
 
-}  // namespace io
+}  // namespace tools
 }  // namespace pcl_dise

@@ -12,7 +12,7 @@
 #include "pcl_dise/io/out_of_core_normals.h"
 
 namespace pcl_dise {
-namespace io {
+namespace tools {
 
 struct Options {
   std::string input, output, model, backend = "native", viewpoint, scratch;
@@ -50,7 +50,7 @@ nlohmann::json normalsReport(const Options& o, std::uint64_t points, std::uint64
 /** The run tile by tile (out_of_core_normals.h) over `processes`; rank 0 shows its progress
  *  (tool: the name it shows) and prints what it did. Returns the exit code (130 after Ctrl-C,
  *  no output left); throws std::runtime_error with a message. */
-int runTiled(const Options& o, Collective& processes, const std::string& tool);
+int runTiled(const Options& o, io::Collective& processes, const std::string& tool);
 
-}  // namespace io
+}  // namespace tools
 }  // namespace pcl_dise

@@ -3,7 +3,7 @@
 #include <sstream>
 
 namespace pcl_dise {
-namespace io {
+namespace tools {
 
 std::string orientationText(const NormalSettings& settings, const NormalsOutcome& outcome) {
   if (!outcome.oriented) return "";
@@ -40,5 +40,5 @@ std::string orientationText(const NormalSettings& settings, const NormalsOutcome
   return text.str();
 }
 
-}  // namespace io
+}  // namespace tools
 }  // namespace pcl_dise

@@ -7,12 +7,12 @@
 #include "pcl_dise/feature/normal_pipeline.h"
 
 namespace pcl_dise {
-namespace io {
+namespace tools {
 
 /** The orientation's report as lines to print ("" where outcome.oriented is false): the tree,
  *  its parts and seeds, the points flipped, and for closed shapes the outside grid's sides with
  *  a warning where many are undecided. */
 std::string orientationText(const NormalSettings& settings, const NormalsOutcome& outcome);
 
-}  // namespace io
+}  // namespace tools
 }  // namespace pcl_dise

@@ -99,7 +99,7 @@ std::unique_ptr<Estimate> Scene::computeDise(int iterations) {
   NormalSettings settings = settings_;
   settings.iterations = iterations;
   auto pipeline = std::make_shared<NormalPipeline>(settings, model_);
-  std::cout << io::orientationText(settings, pipeline->compute(cloud_, e->normals, local_.offset));
+  std::cout << tools::orientationText(settings, pipeline->compute(cloud_, e->normals, local_.offset));
   e->weights = [pipeline](std::size_t index, pcl::Indices& ids, std::vector<float>& w) {
     return pipeline->estimator().getKernelWeights(index, ids, w);
   };
@@ -117,7 +117,7 @@ void Scene::orientPca(Normals& normals) const {
   if (!orientsWholeCloud(settings_.orientation)) return;
   NormalSettings settings = settings_;
   settings.iterations = 0;
-  std::cout << io::orientationText(settings, NormalPipeline(settings).orient(cloud_, normals, local_.offset));
+  std::cout << tools::orientationText(settings, NormalPipeline(settings).orient(cloud_, normals, local_.offset));
 }
 
 std::vector<Rgb> colorPoints(const Scene& scene, const Estimate& e, ColorBy mode, std::size_t pick, double max_error) {
