@@ -25,25 +25,25 @@
 namespace {
 
 using Normals = pcl::PointCloud<pcl::Normal>;
-using pcl_dise::pcpnet::LoadedCloud;
+using pcl_dise::train::LoadedCloud;
 
 // Angle errors (degrees) of `normals` at the cloud's pidx (the protocol's rule, pcpnet_protocol.h).
 std::vector<double> angleErrors(const Normals& normals, const LoadedCloud& truth) {
-  return pcl_dise::eval::angleErrorsAt([&](std::size_t i) { return normals[i].normal; }, truth);
+  return pcl_dise::train::angleErrorsAt([&](std::size_t i) { return normals[i].normal; }, truth);
 }
 
 // One method under evaluation. `estimate` returns the angle errors of each stage of the method for
 // one cloud: one stage for PCA and jet, iterations 0..L for DISE (the last is the result).
 struct Method {
   std::string name;
-  pcl_dise::eval::Color color;
+  pcl_dise::train::Color color;
   std::function<std::vector<std::vector<double>>(const pcl::PointCloud<pcl::PointXYZ>::Ptr&, const LoadedCloud&)>
       estimate;
-  pcl_dise::eval::ProtocolScores scores;
+  pcl_dise::train::ProtocolScores scores;
 };
 
 Method diseMethod(const std::string& name, const std::string& model_path, int k, int iterations, unsigned threads,
-                  double settle_degrees, pcl_dise::eval::Color color) {
+                  double settle_degrees, pcl_dise::train::Color color) {
   pcl_dise::NormalSettings settings;
   settings.k = k;
   settings.iterations = iterations;
@@ -77,9 +77,9 @@ Method pcaMethod(int k, unsigned threads) {
 
 Method jetMethod(int k) {
   return {"jet", {40, 160, 60}, [=](const pcl::PointCloud<pcl::PointXYZ>::Ptr&, const LoadedCloud& truth) {
-            const auto normals = pcl_dise::eval::jetNormals(truth.cloud.points, static_cast<unsigned>(k + 1));
+            const auto normals = pcl_dise::train::jetNormals(truth.cloud.points, static_cast<unsigned>(k + 1));
             return std::vector<std::vector<double>>{
-                pcl_dise::eval::angleErrorsAt([&](std::size_t i) { return normals[i].data(); }, truth)};
+                pcl_dise::train::angleErrorsAt([&](std::size_t i) { return normals[i].data(); }, truth)};
           }};
 }
 
@@ -129,22 +129,22 @@ int main(int argc, char** argv) {
     nlohmann::json results = {
         {"model", model}, {"k", k}, {"iterations", iterations}, {"categories", nlohmann::json::object()}};
     if (!other_model.empty()) results["compare_model"] = other_model;
-    std::vector<pcl_dise::eval::GoodPointsPanel> panels;
+    std::vector<pcl_dise::train::GoodPointsPanel> panels;
     std::cout << std::fixed << std::setprecision(2) << std::left << std::setw(22) << "category" << std::right;
     auto column = [](const Method& m) { return static_cast<int>(std::max<std::size_t>(12, m.name.size() + 2)); };
     for (const auto& m : methods) std::cout << std::setw(column(m)) << m.name;
     std::cout << "   DISE per iteration 0.." << iterations << "\n";
 
-    for (const std::string& category : pcl_dise::eval::pcpnetCategories()) {
+    for (const std::string& category : pcl_dise::train::pcpnetCategories()) {
       const std::string list = dir + "/" + prefix + "_" + category + ".txt";
       if (!std::filesystem::exists(list)) {
         std::cerr << "dise_eval: warning: no " << list << ", category skipped\n";
         continue;
       }
-      for (const auto& base : pcl_dise::pcpnet::readList(list)) {
+      for (const auto& base : pcl_dise::train::readList(list)) {
         LoadedCloud truth;
         try {
-          truth = pcl_dise::pcpnet::readCloud(base);
+          truth = pcl_dise::train::readCloud(base);
         } catch (const std::exception& e) {
           std::cerr << "dise_eval: warning: skipping " << e.what() << "\n";
           continue;
@@ -162,7 +162,7 @@ int main(int argc, char** argv) {
       const auto& evaluated = methods.front().scores.categories();
       if (std::find(evaluated.begin(), evaluated.end(), category) == evaluated.end()) continue;
       nlohmann::json entry = {{"clouds", methods.front().scores.cloudRmse().at(category).size()}};
-      pcl_dise::eval::GoodPointsPanel panel{category, {}};
+      pcl_dise::train::GoodPointsPanel panel{category, {}};
       std::cout << std::left << std::setw(22) << category << std::right;
       for (const auto& m : methods) {
         std::cout << std::setw(column(m)) << m.scores.categoryRmse(category);
@@ -204,8 +204,8 @@ int main(int argc, char** argv) {
       // The model against --compare-model, shape by shape: is the difference of the averages
       // larger than what varies between shapes?
       const Method& other = methods[compared];
-      const auto paired = pcl_dise::eval::compareByShape(methods.front().scores.cloudRmse(), other.scores.cloudRmse(),
-                                                         pcl_dise::eval::pcpnetCategories().front());
+      const auto paired = pcl_dise::train::compareByShape(methods.front().scores.cloudRmse(), other.scores.cloudRmse(),
+                                                          pcl_dise::train::pcpnetCategories().front());
       std::cout << methods.front().name << " - " << other.name << " over " << paired.shapes
                 << " shapes in every category: mean " << std::setprecision(3) << std::showpos << paired.mean_difference
                 << std::noshowpos << ", standard error " << paired.standard_error << std::setprecision(2) << ", "
@@ -224,7 +224,7 @@ int main(int argc, char** argv) {
     }
     if (!json_out.empty()) std::ofstream(json_out) << results.dump(2) << "\n";
     if (!plot_out.empty()) {
-      pcl_dise::eval::plotGoodPoints(panels).writePng(plot_out);
+      pcl_dise::train::plotGoodPoints(panels).writePng(plot_out);
       std::cout << "dise_eval: wrote " << plot_out << "\n";
     }
     return 0;

@@ -10,7 +10,7 @@
 
 namespace {
 
-using pcl_dise::pcpnet::Density;
+using pcl_dise::train::Density;
 
 // The six PCPNet categories: list-file suffix, cloud-name suffix, density, noise level.
 struct Variant {
@@ -62,18 +62,18 @@ int main(int argc, char** argv) {
   std::filesystem::create_directories(out_dir);
   std::vector<std::vector<std::string>> lists(std::size(kVariants));
   // Meshes, then procedural shapes, then thin ones: adding thin shapes keeps the others' clouds.
-  auto procedural = pcl_dise::pcpnet::proceduralShapes(shapes, shape_seed);
-  for (auto& shape : pcl_dise::pcpnet::thinShapes(thin, shape_seed)) procedural.push_back(std::move(shape));
+  auto procedural = pcl_dise::train::proceduralShapes(shapes, shape_seed);
+  for (auto& shape : pcl_dise::train::thinShapes(thin, shape_seed)) procedural.push_back(std::move(shape));
   const std::size_t sources = meshes.size() + procedural.size();
   int failures = 0;
   for (std::size_t m = 0; m < sources; ++m) {
     std::string name;
-    pcl_dise::pcpnet::Mesh mesh;
+    pcl_dise::train::Mesh mesh;
     if (m < meshes.size()) {
       name = std::filesystem::path(meshes[m]).stem().string();
       try {
         std::size_t dropped = 0;
-        mesh = pcl_dise::pcpnet::readMesh(meshes[m], &dropped);
+        mesh = pcl_dise::train::readMesh(meshes[m], &dropped);
         if (dropped)
           std::cerr << "dise_make_dataset: warning: " << meshes[m] << ": dropped " << dropped << " degenerate faces\n";
       } catch (const std::exception& e) {
@@ -89,10 +89,10 @@ int main(int argc, char** argv) {
     for (std::size_t v = 0; v < std::size(kVariants); ++v) {
       const Variant& variant = kVariants[v];
       const std::uint64_t cloud_seed = seed * 1000003ull + m * 101 + v;
-      const auto cloud = pcl_dise::pcpnet::sample(mesh, points, variant.density, variant.noise, cloud_seed);
+      const auto cloud = pcl_dise::train::sample(mesh, points, variant.density, variant.noise, cloud_seed);
       const std::string cloud_name = name + variant.suffix;
-      pcl_dise::pcpnet::writeCloud(out_dir + "/" + cloud_name, cloud,
-                                   pcl_dise::pcpnet::sampleIndices(points, pidx, cloud_seed ^ 0x9e3779b97f4a7c15ull));
+      pcl_dise::train::writeCloud(out_dir + "/" + cloud_name, cloud,
+                                  pcl_dise::train::sampleIndices(points, pidx, cloud_seed ^ 0x9e3779b97f4a7c15ull));
 #pragma omp critical
       lists[v].push_back(cloud_name);
     }

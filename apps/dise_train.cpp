@@ -28,7 +28,7 @@ extern "C" void requestStop(int) { stop_requested = 1; }
 
 // The options: the run's recipe and files (TrainingOptions) and where it runs.
 struct Options {
-  pcl_dise::TrainingOptions run;
+  pcl_dise::train::TrainingOptions run;
   std::string device = "cpu", engine;
   int threads = 0;
 };
@@ -39,19 +39,19 @@ std::string bar(double fraction, int width = 30) {
 }
 
 // The engine --engine names (default: native on the CPU, LibTorch on a GPU).
-std::unique_ptr<pcl_dise::TrainingEngine> makeEngine(const Options& o) {
+std::unique_ptr<pcl_dise::train::TrainingEngine> makeEngine(const Options& o) {
   const std::string engine = o.engine.empty() ? (o.device == "cpu" ? "native" : "torch") : o.engine;
   if (engine == "native") {
     if (o.device != "cpu")
       throw std::runtime_error("the native engine runs on the CPU: use --engine torch for --device " + o.device);
-    return pcl_dise::makeNativeEngine(pcl_dise::detail::resolveThreads(o.threads));
+    return pcl_dise::train::makeNativeEngine(pcl_dise::detail::resolveThreads(o.threads));
   }
   if (engine != "torch") throw std::runtime_error("unknown engine '" + engine + "' (native or torch)");
 #ifdef PCL_DISE_WITH_TORCH
   // Every patch repeats the same tensor sizes: keep freed blocks (at most 8 GiB of them) instead
   // of faulting fresh pages in for each tensor.
-  pcl_dise::ReusingCpuAllocator::install(std::size_t(8) << 30);
-  return pcl_dise::makeTorchEngine(o.device, pcl_dise::detail::resolveThreads(o.threads));
+  pcl_dise::train::ReusingCpuAllocator::install(std::size_t(8) << 30);
+  return pcl_dise::train::makeTorchEngine(o.device, pcl_dise::detail::resolveThreads(o.threads));
 #else
   throw std::runtime_error("this dise_train was built without LibTorch: only --engine native");
 #endif
@@ -60,14 +60,14 @@ std::unique_ptr<pcl_dise::TrainingEngine> makeEngine(const Options& o) {
 int train(const Options& o) {
   o.run.validate();
   omp_set_num_threads(pcl_dise::detail::resolveThreads(o.threads));
-  const std::unique_ptr<pcl_dise::TrainingEngine> engine = makeEngine(o);
-  std::function<pcl_dise::RmsProp(const std::string&)> read_torch_optimizer;
+  const std::unique_ptr<pcl_dise::train::TrainingEngine> engine = makeEngine(o);
+  std::function<pcl_dise::train::RmsProp(const std::string&)> read_torch_optimizer;
 #ifdef PCL_DISE_WITH_TORCH
-  read_torch_optimizer = pcl_dise::readTorchOptimizer;
+  read_torch_optimizer = pcl_dise::train::readTorchOptimizer;
 #endif
   // The bar after every patch where patches take over a second, after every fifth otherwise; a
   // signal stops the run after its patch.
-  auto report = [&](const pcl_dise::TrainingProgress& p) {
+  auto report = [&](const pcl_dise::train::TrainingProgress& p) {
     if (p.seconds_per_patch > 1 || p.patch % 5 == 0 || p.patch == p.total)
       std::cout << "\r" << bar(double(p.patch) / p.total) << " epoch " << p.epoch << "/" << p.epochs << " patch "
                 << p.patch << "/" << p.total << " loss " << p.loss << " " << p.seconds_per_patch << " s/patch, ETA "
@@ -76,7 +76,8 @@ int train(const Options& o) {
     std::cout << "\ndise_train: stopped by a signal after patch " << p.patch << "\n";
     return false;
   };
-  const pcl_dise::TrainingResult r = pcl_dise::runTraining(o.run, *engine, report, std::cout, read_torch_optimizer);
+  const pcl_dise::train::TrainingResult r =
+      pcl_dise::train::runTraining(o.run, *engine, report, std::cout, read_torch_optimizer);
   std::cout << "\ndise_train: wrote " << o.run.out << " after " << r.patches << " patches (" << r.epochs << " epochs"
             << (r.averaged > 0 ? ", the average of the last " + std::to_string(r.averaged) : std::string()) << ")\n";
   return 0;

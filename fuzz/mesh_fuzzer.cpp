@@ -9,7 +9,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (size == 0) return 0;
   const char* extensions[3] = {".off", ".obj", ".ply"};
   try {
-    pcl_dise::pcpnet::readMesh(pcl_dise::fuzz::inputFile(data + 1, size - 1, extensions[data[0] % 3]));
+    pcl_dise::train::readMesh(pcl_dise::fuzz::inputFile(data + 1, size - 1, extensions[data[0] % 3]));
   } catch (const std::runtime_error&) {}
   return 0;
 }

@@ -4,7 +4,7 @@
 #include <stdexcept>
 
 namespace pcl_dise {
-namespace eval {
+namespace train {
 
 namespace {
 
@@ -68,5 +68,5 @@ RasterImage plotGoodPoints(const std::vector<GoodPointsPanel>& panels, int colum
   return image;
 }
 
-}  // namespace eval
+}  // namespace train
 }  // namespace pcl_dise

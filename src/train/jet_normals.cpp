@@ -10,7 +10,7 @@
 #include <CGAL/property_map.h>
 
 namespace pcl_dise {
-namespace eval {
+namespace train {
 
 std::vector<std::array<float, 3>> jetNormals(const std::vector<std::array<float, 3>>& points, unsigned k) {
   using Kernel = CGAL::Exact_predicates_inexact_constructions_kernel;
@@ -39,5 +39,5 @@ std::vector<std::array<float, 3>> jetNormals(const std::vector<std::array<float,
   return normals;
 }
 
-}  // namespace eval
+}  // namespace train
 }  // namespace pcl_dise

@@ -11,7 +11,7 @@
 #include "pcl_dise/train/pcpnet_data.h"
 
 namespace pcl_dise {
-namespace pcpnet {
+namespace train {
 namespace {
 
 using detail::fail;
@@ -138,5 +138,5 @@ Mesh readMesh(const std::string& path, std::size_t* dropped) {
   return mesh;
 }
 
-}  // namespace pcpnet
+}  // namespace train
 }  // namespace pcl_dise

@@ -4,6 +4,7 @@
 #include "pcl_dise/train/training_engine.h"
 
 namespace pcl_dise {
+namespace train {
 
 std::uint64_t dropoutSeed(std::uint64_t patch_seed, int iteration) {
   return patch_seed * 0x9E3779B97F4A7C15ull + static_cast<std::uint64_t>(iteration);
@@ -52,4 +53,5 @@ class NativeEngine : public TrainingEngine {
 
 std::unique_ptr<TrainingEngine> makeNativeEngine(int threads) { return std::make_unique<NativeEngine>(threads); }
 
+}  // namespace train
 }  // namespace pcl_dise

@@ -12,6 +12,7 @@
 #include "point_training.h"
 
 namespace pcl_dise {
+namespace train {
 namespace {
 
 constexpr std::size_t kChunkNodes = 128;
@@ -187,4 +188,5 @@ void RmsProp::step(std::vector<float>& parameters, const std::vector<float>& gra
   ++steps;
 }
 
+}  // namespace train
 }  // namespace pcl_dise

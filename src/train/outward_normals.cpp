@@ -6,7 +6,7 @@
 #include <tuple>
 
 namespace pcl_dise {
-namespace pcpnet {
+namespace train {
 namespace {
 
 // A triangle's directed edge: the undirected key, the triangle, and whether it runs low -> high.
@@ -91,5 +91,5 @@ std::vector<std::array<double, 3>> outwardFaceNormals(const Mesh& mesh) {
   return normals;
 }
 
-}  // namespace pcpnet
+}  // namespace train
 }  // namespace pcl_dise

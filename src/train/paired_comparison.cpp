@@ -4,7 +4,7 @@
 #include <vector>
 
 namespace pcl_dise {
-namespace eval {
+namespace train {
 
 namespace {
 
@@ -58,5 +58,5 @@ PairedComparison compareByShape(const CloudErrors& a, const CloudErrors& b, cons
   return result;
 }
 
-}  // namespace eval
+}  // namespace train
 }  // namespace pcl_dise

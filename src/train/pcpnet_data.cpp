@@ -13,7 +13,7 @@
 #include "pcl_dise/train/outward_normals.h"
 
 namespace pcl_dise {
-namespace pcpnet {
+namespace train {
 namespace {
 
 using detail::fail;
@@ -184,5 +184,5 @@ std::vector<std::string> readList(const std::string& list_path) {
   return names;
 }
 
-}  // namespace pcpnet
+}  // namespace train
 }  // namespace pcl_dise

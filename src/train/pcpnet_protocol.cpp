@@ -8,7 +8,7 @@
 #include "pcl_dise/core/angle_error.h"
 
 namespace pcl_dise {
-namespace eval {
+namespace train {
 namespace {
 
 constexpr int kThresholds = 18;  // 5, 10, ..., 90 degrees
@@ -26,7 +26,7 @@ const std::vector<std::string>& pcpnetCategories() {
 }
 
 std::vector<double> angleErrorsAt(const std::function<const float*(std::size_t)>& normal,
-                                  const pcpnet::LoadedCloud& truth) {
+                                  const train::LoadedCloud& truth) {
   std::vector<double> errors;
   errors.reserve(truth.pidx.size());
   for (const auto i : truth.pidx)
@@ -112,5 +112,5 @@ double ProtocolScores::thinStructureAverage(std::map<std::string, double>* per_c
   return mean(category_means);
 }
 
-}  // namespace eval
+}  // namespace train
 }  // namespace pcl_dise

@@ -8,7 +8,7 @@
 #include <stdexcept>
 
 namespace pcl_dise {
-namespace pcpnet {
+namespace train {
 namespace {
 
 constexpr double kPi = 3.14159265358979323846;
@@ -569,5 +569,5 @@ std::vector<NamedMesh> thinShapes(std::size_t count, std::uint64_t seed) {
   return shapes;
 }
 
-}  // namespace pcpnet
+}  // namespace train
 }  // namespace pcl_dise

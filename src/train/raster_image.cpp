@@ -9,7 +9,7 @@
 #include <png.h>
 
 namespace pcl_dise {
-namespace eval {
+namespace train {
 
 namespace {
 
@@ -99,5 +99,5 @@ void RasterImage::writePng(const std::string& path) const {
     throw std::runtime_error("cannot write '" + path + "': " + image.message);
 }
 
-}  // namespace eval
+}  // namespace train
 }  // namespace pcl_dise

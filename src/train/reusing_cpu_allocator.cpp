@@ -6,6 +6,7 @@
 #include <new>
 
 namespace pcl_dise {
+namespace train {
 namespace {
 
 constexpr std::size_t kAlignment = 64;
@@ -82,4 +83,5 @@ ReusingCpuAllocator& ReusingCpuAllocator::install(std::size_t max_cached_bytes) 
   return *allocator;
 }
 
+}  // namespace train
 }  // namespace pcl_dise

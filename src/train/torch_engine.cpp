@@ -5,6 +5,7 @@
 #include "torch_engine.h"
 
 namespace pcl_dise {
+namespace train {
 namespace {
 
 torch::Tensor fromVector(const std::vector<float>& v, std::vector<int64_t> shape, const torch::Device& device) {
@@ -109,4 +110,5 @@ RmsProp readTorchOptimizer(const std::string& path) {
   return engine.readOptimizerFile(path);
 }
 
+}  // namespace train
 }  // namespace pcl_dise

@@ -7,6 +7,7 @@
 #include "pcl_dise/train/pcpnet_data.h"
 
 namespace pcl_dise {
+namespace train {
 namespace {
 
 // The largest side of the bounding box of points (N x 3).
@@ -41,8 +42,8 @@ NoisyCopy noisyCopy(const TrainingCloud& c, std::mt19937_64& rng) {
 
 TrainingCloud loadTrainingCloud(const std::string& base, bool fresh_noise) {
   std::string clean;
-  const double noise_level = fresh_noise ? pcpnet::noiseLevelOfName(base, clean) : 0;
-  auto loaded = pcpnet::readCloud(noise_level > 0 ? clean : base);
+  const double noise_level = fresh_noise ? train::noiseLevelOfName(base, clean) : 0;
+  auto loaded = train::readCloud(noise_level > 0 ? clean : base);
   TrainingCloud c;
   c.name = base;
   for (std::size_t i = 0; i < loaded.cloud.points.size(); ++i) {
@@ -58,7 +59,7 @@ TrainingCloud loadTrainingCloud(const std::string& base, bool fresh_noise) {
     for (int d = 0; d < 3; ++d) c.points[3 * i + d] -= static_cast<float>(mean[d]);
   c.search = std::make_unique<GridSearch>(GridSearch::forNearest(c.points.data(), n, 17));
   c.edge_scale = edgeScale(c.points.data(), c.search->nearest(c.points.data(), n, 17));
-  if (noise_level > 0) c.noise_deviation = pcpnet::noiseDeviation(noise_level, largestSide(c.points));
+  if (noise_level > 0) c.noise_deviation = train::noiseDeviation(noise_level, largestSide(c.points));
   return c;
 }
 
@@ -82,4 +83,5 @@ TrainingPatch makePatch(const TrainingCloud& c, int size, int k, std::mt19937_64
   return p;
 }
 
+}  // namespace train
 }  // namespace pcl_dise

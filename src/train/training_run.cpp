@@ -17,6 +17,7 @@
 #include "pcl_dise/train/training_clouds.h"
 
 namespace pcl_dise {
+namespace train {
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -30,7 +31,7 @@ std::string kMixText(const std::vector<int>& k_mix) {
 // The clouds of the list, loaded in parallel (text parsing and searches), in the list's order;
 // those that cannot be read are skipped with a warning.
 std::vector<TrainingCloud> loadClouds(const TrainingOptions& o, std::ostream& messages) {
-  const std::vector<std::string> bases = pcpnet::readList(o.list);
+  const std::vector<std::string> bases = train::readList(o.list);
   std::vector<std::optional<TrainingCloud>> loaded(bases.size());
 #pragma omp parallel for schedule(dynamic)
   for (std::size_t i = 0; i < bases.size(); ++i) {
@@ -259,4 +260,5 @@ TrainingResult runTraining(const TrainingOptions& o, TrainingEngine& engine,
   return {step, double(step) / steps_per_epoch, average.count};
 }
 
+}  // namespace train
 }  // namespace pcl_dise

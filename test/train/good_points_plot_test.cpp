@@ -10,7 +10,7 @@
 
 namespace {
 
-using namespace pcl_dise::eval;
+using namespace pcl_dise::train;
 
 TEST(RasterImage, LinesRectanglesAndText) {
   RasterImage image(40, 30);

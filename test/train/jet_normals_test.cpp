@@ -9,7 +9,7 @@
 
 namespace {
 
-using pcl_dise::eval::jetNormals;
+using pcl_dise::train::jetNormals;
 
 double angleDeg(const std::array<float, 3>& a, const std::array<double, 3>& b) {
   const double dot =

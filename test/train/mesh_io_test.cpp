@@ -9,7 +9,7 @@
 
 namespace {
 
-using namespace pcl_dise::pcpnet;
+using namespace pcl_dise::train;
 
 // The unit square of two triangles (a quad, fanned) in z = 0, and a degenerate triangle.
 void expectSquare(const std::string& path) {

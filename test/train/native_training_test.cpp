@@ -18,6 +18,7 @@
 namespace {
 
 using namespace pcl_dise;
+using namespace pcl_dise::train;
 
 // A noisy folded sheet (a crease at x = 0) in a box of side about 2: points N x 3.
 std::vector<float> foldedSheet(int n, unsigned seed, float noise = 0.01f) {

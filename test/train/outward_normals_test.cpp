@@ -11,7 +11,7 @@
 
 namespace {
 
-using namespace pcl_dise::pcpnet;
+using namespace pcl_dise::train;
 
 std::array<double, 3> rawNormal(const Mesh& m, std::size_t f) {
   const auto& a = m.vertices[m.triangles[f][0]];

@@ -8,8 +8,8 @@
 
 namespace {
 
-using pcl_dise::eval::CloudErrors;
-using pcl_dise::eval::compareByShape;
+using pcl_dise::train::CloudErrors;
+using pcl_dise::train::compareByShape;
 
 // Two categories; `box` and `box_rounded` are different shapes (the longer prefix wins).
 const CloudErrors kA = {

@@ -11,7 +11,7 @@
 
 namespace {
 
-using namespace pcl_dise::pcpnet;
+using namespace pcl_dise::train;
 
 // A unit square in z = 0 made of two triangles, plus a degenerate face.
 std::string writeSquare(const std::string& dir) {

@@ -8,31 +8,31 @@
 
 namespace {
 
-using pcl_dise::eval::ProtocolScores;
+using pcl_dise::train::ProtocolScores;
 
 TEST(PcpnetProtocol, TheSixCategoriesInOrder) {
-  const auto& c = pcl_dise::eval::pcpnetCategories();
+  const auto& c = pcl_dise::train::pcpnetCategories();
   ASSERT_EQ(c.size(), 6u);
   EXPECT_EQ(c.front(), "no_noise");
   EXPECT_EQ(c.back(), "vardensity_gradient");
 }
 
 TEST(PcpnetProtocol, AngleErrorsAtTheEvaluatedPointsOnly) {
-  pcl_dise::pcpnet::LoadedCloud truth;
+  pcl_dise::train::LoadedCloud truth;
   truth.cloud.points = {{0, 0, 0}, {1, 0, 0}, {2, 0, 0}};
   truth.cloud.normals = {{0, 0, 1}, {0, 0, 1}, {0, 0, 1}};
   truth.pidx = {0, 2};
   const float normals[3][3] = {{0, 0, -1}, {1, 0, 0}, {NAN, NAN, NAN}};
-  const std::vector<double> e = pcl_dise::eval::angleErrorsAt([&](std::size_t i) { return normals[i]; }, truth);
+  const std::vector<double> e = pcl_dise::train::angleErrorsAt([&](std::size_t i) { return normals[i]; }, truth);
   ASSERT_EQ(e.size(), 2u);
   EXPECT_NEAR(e[0], 0.0, 1e-9);   // unoriented: the flipped normal is right
   EXPECT_NEAR(e[1], 90.0, 1e-9);  // NaN counts 90
 }
 
 TEST(PcpnetProtocol, RootMeanSquareAndGoodPoints) {
-  EXPECT_DOUBLE_EQ(pcl_dise::eval::rootMeanSquare({3, 4}), std::sqrt(12.5));
-  EXPECT_TRUE(std::isnan(pcl_dise::eval::rootMeanSquare({})));
-  const std::vector<double> shares = pcl_dise::eval::goodPointShares({1, 7, 12, 89, 95});
+  EXPECT_DOUBLE_EQ(pcl_dise::train::rootMeanSquare({3, 4}), std::sqrt(12.5));
+  EXPECT_TRUE(std::isnan(pcl_dise::train::rootMeanSquare({})));
+  const std::vector<double> shares = pcl_dise::train::goodPointShares({1, 7, 12, 89, 95});
   ASSERT_EQ(shares.size(), 18u);
   EXPECT_DOUBLE_EQ(shares[0], 0.2);   // under 5
   EXPECT_DOUBLE_EQ(shares[1], 0.4);   // under 10

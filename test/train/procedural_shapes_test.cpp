@@ -11,7 +11,7 @@
 
 namespace {
 
-using namespace pcl_dise::pcpnet;
+using namespace pcl_dise::train;
 
 double norm(const std::array<float, 3>& v) {
   return std::sqrt(double(v[0]) * v[0] + double(v[1]) * v[1] + double(v[2]) * v[2]);

@@ -8,7 +8,7 @@
 
 namespace {
 
-using pcl_dise::ReusingCpuAllocator;
+using pcl_dise::train::ReusingCpuAllocator;
 
 constexpr std::size_t kMiB = std::size_t(1) << 20;
 

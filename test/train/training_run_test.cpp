@@ -17,7 +17,7 @@
 
 namespace {
 
-using pcl_dise::TrainingOptions;
+using pcl_dise::train::TrainingOptions;
 
 TEST(TrainingRun, TheLearningRateHoldsThenFallsLinearly) {
   TrainingOptions o;
@@ -59,7 +59,7 @@ TEST(TrainingRun, RecipesThatCannotRunAreRefused) {
 }
 
 TEST(TrainingRun, TheWeightAverageIsTheMeanOfWhatWasAdded) {
-  pcl_dise::WeightAverage average;
+  pcl_dise::train::WeightAverage average;
   average.add({1, 2});
   average.add({3, 6});
   average.add({5, 10});
@@ -70,14 +70,14 @@ TEST(TrainingRun, TheWeightAverageIsTheMeanOfWhatWasAdded) {
 
 TEST(TrainingRun, TheOptimisersStateReadsBackAndOtherFilesAreRefused) {
   const std::string dir = pcl_dise::test::temporaryDir("training_optimizer");
-  pcl_dise::RmsProp state;
+  pcl_dise::train::RmsProp state;
   state.square_average = pcl_dise::packParameters(pcl_dise::randomModel(3));
   state.steps = 42;
-  pcl_dise::saveOptimizer(state, dir + "/optimizer.safetensors");
-  const pcl_dise::RmsProp back = pcl_dise::loadOptimizer(dir + "/optimizer.safetensors");
+  pcl_dise::train::saveOptimizer(state, dir + "/optimizer.safetensors");
+  const pcl_dise::train::RmsProp back = pcl_dise::train::loadOptimizer(dir + "/optimizer.safetensors");
   EXPECT_EQ(back.steps, 42);
   EXPECT_EQ(back.square_average, state.square_average);
-  EXPECT_THROW(pcl_dise::loadOptimizer(pcl_dise::test::randomModelFile(4)), std::runtime_error);
+  EXPECT_THROW(pcl_dise::train::loadOptimizer(pcl_dise::test::randomModelFile(4)), std::runtime_error);
 }
 
 // A list of two small PCPNet clouds (spheres of 600 points) in `dir`.
@@ -85,12 +85,12 @@ std::string writeList(const std::string& dir) {
   std::ofstream list(dir + "/train.txt");
   for (int s = 0; s < 2; ++s) {
     const auto sphere = pcl_dise::test::sphereCloud(600, s + 1);
-    pcl_dise::pcpnet::Cloud cloud;
+    pcl_dise::train::Cloud cloud;
     for (const auto& p : *sphere) {
       cloud.points.push_back({p.x, p.y, p.z});
       cloud.normals.push_back({p.x, p.y, p.z});
     }
-    pcl_dise::pcpnet::writeCloud(dir + "/sphere" + std::to_string(s), cloud, {0, 1, 2});
+    pcl_dise::train::writeCloud(dir + "/sphere" + std::to_string(s), cloud, {0, 1, 2});
     list << "sphere" << s << "\n";
   }
   return dir + "/train.txt";
@@ -99,11 +99,11 @@ std::string writeList(const std::string& dir) {
 TEST(TrainingRun, APatchIsTheNearestPointsWithTheirGraph) {
   const std::string dir = pcl_dise::test::temporaryDir("training_patch");
   writeList(dir);
-  const pcl_dise::TrainingCloud cloud = pcl_dise::loadTrainingCloud(dir + "/sphere0", false);
+  const pcl_dise::train::TrainingCloud cloud = pcl_dise::train::loadTrainingCloud(dir + "/sphere0", false);
   EXPECT_EQ(cloud.points.size(), 1800u);
   EXPECT_GT(cloud.edge_scale, 0.f);
   std::mt19937_64 rng(1);
-  const pcl_dise::TrainingPatch patch = pcl_dise::makePatch(cloud, 200, 12, rng);
+  const pcl_dise::train::TrainingPatch patch = pcl_dise::train::makePatch(cloud, 200, 12, rng);
   EXPECT_EQ(patch.points.size(), 600u);
   EXPECT_EQ(patch.targets.size(), 600u);
   EXPECT_EQ(patch.loss_points, 100u);
@@ -119,13 +119,13 @@ TEST(TrainingRun, AShortRunCheckpointsStopsWhenAskedAndResumes) {
   o.checkpoint_dir = dir + "/ckpt";
   o.log = dir + "/log.csv";
   o.k = 8, o.iterations = 2, o.epochs = 2, o.patch = 100, o.patches_per_cloud = 2, o.average_from = 1;
-  const auto engine = pcl_dise::makeNativeEngine(1);
+  const auto engine = pcl_dise::train::makeNativeEngine(1);
   std::ostringstream messages;
   long reported = 0;
   // Stop after the third patch.
-  const pcl_dise::TrainingResult first = pcl_dise::runTraining(
+  const pcl_dise::train::TrainingResult first = pcl_dise::train::runTraining(
       o, *engine,
-      [&](const pcl_dise::TrainingProgress& p) {
+      [&](const pcl_dise::train::TrainingProgress& p) {
         reported = p.patch;
         EXPECT_EQ(p.total, 8);
         return p.patch < 3;
@@ -140,7 +140,7 @@ TEST(TrainingRun, AShortRunCheckpointsStopsWhenAskedAndResumes) {
   EXPECT_TRUE(std::filesystem::exists(o.checkpoint_dir + "/optimizer.safetensors"));
   // Resumed, it runs to the end of the second epoch.
   o.resume = true;
-  const pcl_dise::TrainingResult second = pcl_dise::runTraining(o, *engine, nullptr, messages);
+  const pcl_dise::train::TrainingResult second = pcl_dise::train::runTraining(o, *engine, nullptr, messages);
   EXPECT_EQ(second.patches, 8);
   EXPECT_DOUBLE_EQ(second.epochs, 2.0);
   EXPECT_NE(messages.str().find("resumed at patch 3"), std::string::npos) << messages.str();

@@ -7,7 +7,7 @@
 #include "pcl_dise/train/raster_image.h"
 
 namespace pcl_dise {
-namespace eval {
+namespace train {
 
 /** One method's curve: the share of points under each angle. */
 struct GoodPointsCurve {
@@ -26,5 +26,5 @@ struct GoodPointsPanel {
  *  with a shared legend. Throws std::invalid_argument for no panels or a curve without 18 values. */
 RasterImage plotGoodPoints(const std::vector<GoodPointsPanel>& panels, int columns = 3);
 
-}  // namespace eval
+}  // namespace train
 }  // namespace pcl_dise

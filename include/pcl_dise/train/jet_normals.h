@@ -5,7 +5,7 @@
 #include <vector>
 
 namespace pcl_dise {
-namespace eval {
+namespace train {
 
 /** Normals of points (N x 3) by a degree-2 jet fitted to the k nearest points (the point itself
  *  included, as pcl::NormalEstimation::setKSearch(k) counts them). Returns N x 3 unit normals,
@@ -13,5 +13,5 @@ namespace eval {
  *  (a quadric needs 6 points) or fewer than k points. */
 std::vector<std::array<float, 3>> jetNormals(const std::vector<std::array<float, 3>>& points, unsigned k);
 
-}  // namespace eval
+}  // namespace train
 }  // namespace pcl_dise

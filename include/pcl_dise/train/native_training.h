@@ -9,6 +9,7 @@
 #include "pcl_dise/core/model.h"
 
 namespace pcl_dise {
+namespace train {
 
 /** What enters and leaves a training iteration; no gradient flows through it.
  *  normals: M x 3 (sign rule applied); weights: one kernel weight per neighbourhood entry (E). */
@@ -65,4 +66,5 @@ struct RmsProp {
   void step(std::vector<float>& parameters, const std::vector<float>& gradient, double learning_rate);
 };
 
+}  // namespace train
 }  // namespace pcl_dise

@@ -7,7 +7,7 @@
 #include "pcl_dise/train/pcpnet_data.h"
 
 namespace pcl_dise {
-namespace pcpnet {
+namespace train {
 
 /** One unit normal per triangle (mesh.triangles.size() x 3), facing out of the volume it bounds.
  *  Triangles are made consistent across their shared edges (edges with exactly two triangles),
@@ -17,5 +17,5 @@ namespace pcpnet {
  *  points to. Zero-area triangles get (0, 0, 0). */
 std::vector<std::array<double, 3>> outwardFaceNormals(const Mesh& mesh);
 
-}  // namespace pcpnet
+}  // namespace train
 }  // namespace pcl_dise

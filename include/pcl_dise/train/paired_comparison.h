@@ -7,7 +7,7 @@
 #include <string>
 
 namespace pcl_dise {
-namespace eval {
+namespace train {
 
 /** One method's RMSE (degrees) per category and cloud: category -> cloud name -> RMSE. */
 using CloudErrors = std::map<std::string, std::map<std::string, double>>;
@@ -30,5 +30,5 @@ struct PairedComparison {
  *  is its own shape. Shapes missing from a category, or from one of the methods, are left out. */
 PairedComparison compareByShape(const CloudErrors& a, const CloudErrors& b, const std::string& base_category);
 
-}  // namespace eval
+}  // namespace train
 }  // namespace pcl_dise

@@ -8,7 +8,7 @@
 #include <vector>
 
 namespace pcl_dise {
-namespace pcpnet {
+namespace train {
 
 /** A triangle mesh: a training shape. */
 struct Mesh {
@@ -65,5 +65,5 @@ LoadedCloud readCloud(const std::string& base);
 /** Names listed in a list file (one per line), resolved against the list's folder. */
 std::vector<std::string> readList(const std::string& list_path);
 
-}  // namespace pcpnet
+}  // namespace train
 }  // namespace pcl_dise

@@ -13,7 +13,7 @@
 #include "pcl_dise/train/pcpnet_data.h"
 
 namespace pcl_dise {
-namespace eval {
+namespace train {
 
 /** The six PCPNet categories in the protocol's order: no_noise, low_noise, med_noise, high_noise,
  *  vardensity_striped, vardensity_gradient. */
@@ -23,7 +23,7 @@ const std::vector<std::string>& pcpnetCategories();
  *  \param[in] normal point i's normal (3 floats) for each i in truth.pidx
  *  \param[in] truth the cloud with its true normals and evaluated points */
 std::vector<double> angleErrorsAt(const std::function<const float*(std::size_t)>& normal,
-                                  const pcpnet::LoadedCloud& truth);
+                                  const train::LoadedCloud& truth);
 
 /** sqrt(mean(e²)); NaN for no errors. */
 double rootMeanSquare(const std::vector<double>& errors);
@@ -69,5 +69,5 @@ class ProtocolScores {
   CloudErrors cloud_rmse_;
 };
 
-}  // namespace eval
+}  // namespace train
 }  // namespace pcl_dise

@@ -8,7 +8,7 @@
 #include "pcl_dise/train/pcpnet_data.h"
 
 namespace pcl_dise {
-namespace pcpnet {
+namespace train {
 
 /** The kinds of shape: box, boxunion, prism (extruded convex polygon), star (extruded star),
  *  cylinder, pipe, frustum (pyramids included), bipyramid, icosahedron, roundedbox and
@@ -40,5 +40,5 @@ const std::vector<std::string>& thinKinds();
  *  proceduralShapes. */
 std::vector<NamedMesh> thinShapes(std::size_t count, std::uint64_t seed);
 
-}  // namespace pcpnet
+}  // namespace train
 }  // namespace pcl_dise

@@ -7,7 +7,7 @@
 #include <vector>
 
 namespace pcl_dise {
-namespace eval {
+namespace train {
 
 using Color = std::array<std::uint8_t, 3>;
 
@@ -41,5 +41,5 @@ class RasterImage {
   std::vector<std::uint8_t> rgb_;  ///< height x width x 3
 };
 
-}  // namespace eval
+}  // namespace train
 }  // namespace pcl_dise

@@ -12,6 +12,7 @@
 #include <vector>
 
 namespace pcl_dise {
+namespace train {
 
 /** A LibTorch CPU allocator that keeps large freed blocks for the next allocation of their size:
  *  the trainer's tensors of one patch come back every patch. */
@@ -43,4 +44,5 @@ class ReusingCpuAllocator final : public c10::Allocator {
   mutable std::size_t cached_bytes_ = 0;
 };
 
+}  // namespace train
 }  // namespace pcl_dise

@@ -12,6 +12,7 @@
 #include "pcl_dise/train/training_engine.h"
 
 namespace pcl_dise {
+namespace train {
 
 /** A training cloud with its whole-cloud edge scale. With fresh noise, a noisy cloud is held as
  *  its clean cloud and the deviation of its noise, drawn afresh for each patch. */
@@ -34,4 +35,5 @@ TrainingCloud loadTrainingCloud(const std::string& base, bool fresh_noise);
  *  fresh-noise cloud's patch is cut from a new noisy copy, with that copy's edge scale. */
 TrainingPatch makePatch(const TrainingCloud& cloud, int size, int k, std::mt19937_64& rng);
 
+}  // namespace train
 }  // namespace pcl_dise

@@ -13,6 +13,7 @@
 #include "pcl_dise/train/native_training.h"
 
 namespace pcl_dise {
+namespace train {
 
 /** A training patch: the points nearest a centre and their neighbourhoods within the patch.
  *  points, targets: M x 3 (targets: the true normals), nearest the centre first; graph: each
@@ -59,4 +60,5 @@ std::uint64_t dropoutSeed(std::uint64_t patch_seed, int iteration);
 
 std::unique_ptr<TrainingEngine> makeNativeEngine(int threads);
 
+}  // namespace train
 }  // namespace pcl_dise

@@ -13,6 +13,7 @@
 #include "pcl_dise/train/training_engine.h"
 
 namespace pcl_dise {
+namespace train {
 
 /** A run's recipe and files (dise_train's options of the same names). */
 struct TrainingOptions {
@@ -98,4 +99,5 @@ TrainingResult runTraining(const TrainingOptions& options, TrainingEngine& engin
                            const std::function<bool(const TrainingProgress&)>& after_patch, std::ostream& messages,
                            const std::function<RmsProp(const std::string&)>& read_torch_optimizer = nullptr);
 
+}  // namespace train
 }  // namespace pcl_dise

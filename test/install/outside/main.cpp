@@ -41,7 +41,8 @@ int main(int argc, char** argv) {
                   std::fabs(normals[210].normal_z) > 0.999f && outcome.oriented && oriented[210].normal_z > 0.999f &&
                   outcome.confidence.size() == xyz.size() &&
                   // pcl_dise::train: a training engine and a procedural shape
-                  pcl_dise::makeNativeEngine(1) != nullptr && pcl_dise::pcpnet::proceduralShapes(1, 1).size() == 1;
+                  pcl_dise::train::makeNativeEngine(1) != nullptr &&
+                  pcl_dise::train::proceduralShapes(1, 1).size() == 1;
 #ifdef OUTSIDE_WITH_TORCH
   // pcl_dise::torch: the LibTorch network, and the backend registered through the library
   const pcl_dise::DiseNet net;
