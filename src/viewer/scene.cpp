@@ -49,7 +49,7 @@ Scene::Scene(const SceneOptions& options) : settings_(options.settings) {
   diagonal_ = (hi - lo).head<3>().norm();
   low_ = lo.head<3>(), high_ = hi.head<3>();
   // The model once for every iteration count shown.
-  if (settings_.iterations > 0) model_ = NormalPipeline(settings_).model();
+  if (settings_.iterations > 0) model_ = std::make_shared<const Model>(loadModel(settings_.modelPath()));
 }
 
 bool Scene::hasSensorPose() const {
