@@ -286,7 +286,7 @@ int run(const Options& o) {
     printRow(size, "kNN search (pcl_dise::GridSearch, k+1; the default)", search_grid, pca.seconds);
     printRow(size, "PCA (pcl::NormalEstimationOMP)", pca, pca.seconds);
     for (auto backend : backends) {
-      auto dise_run = [&](int iterations, double settle = 0) {
+      auto dise_run = [&](int iterations, double settle, pcl_dise::Precision precision) {
         return inChild([&] {
           const auto cloud = syntheticCloud(n);
           pcl_dise::NormalSettings settings;
@@ -295,6 +295,7 @@ int run(const Options& o) {
           settings.settle_degrees = settle;
           settings.threads = threads;
           settings.backend = backend;
+          settings.precision = precision;
           return bestOf(o.repeat, [&] {
             pcl_dise::NormalPipeline pipeline(settings, model);
             pcl::PointCloud<pcl::Normal> normals;
@@ -302,45 +303,54 @@ int run(const Options& o) {
           });
         });
       };
-      const Measurement full = dise_run(o.iterations), iteration0 = dise_run(0);
       const std::string name = "DISE " + pcl_dise::toString(backend);
-      printRow(size, name + ", end to end", full, pca.seconds);
-      if (backend == pcl_dise::Backend::Native) {
-        // The same forward pass in tiles of an eighth of the cloud, each with its proved halo
-        // (tiled_forward.h; what dise_normals --max-memory runs, here without the disk).
-        const Measurement tiled = inChild([&] {
-          const auto cloud = syntheticCloud(n);
-          std::vector<float> points;
-          for (const auto& p : *cloud) points.insert(points.end(), {p.x, p.y, p.z});
-          return bestOf(o.repeat, [&] {
-            pcl_dise::TiledForwardOptions tiles;
-            tiles.neighbors = static_cast<std::size_t>(o.k) + 1;
-            tiles.iterations = o.iterations;
-            tiles.threads = static_cast<int>(threads);
-            tiles.tile_points = std::max<std::size_t>(1, n / 8);
-            std::vector<float> normals, curvature;
-            pcl_dise::runTiledForward(*model, points.data(), n, tiles, normals, curvature);
+      const Measurement iteration0 = dise_run(0, 0, pcl_dise::Precision::Float);
+      // The native backend in bfloat16 too, where the processor has it (--precision bf16).
+      std::vector<pcl_dise::Precision> precisions{pcl_dise::Precision::Float};
+      if (backend == pcl_dise::Backend::Native && pcl_dise::bfloat16Available())
+        precisions.push_back(pcl_dise::Precision::Bf16);
+      for (const pcl_dise::Precision precision : precisions) {
+        const std::string label = name + (precision == pcl_dise::Precision::Bf16 ? " bf16" : "");
+        const Measurement full = dise_run(o.iterations, 0, precision);
+        printRow(size, label + ", end to end", full, pca.seconds);
+        if (backend == pcl_dise::Backend::Native && precision == pcl_dise::Precision::Float) {
+          // The same forward pass in tiles of an eighth of the cloud, each with its proved halo
+          // (tiled_forward.h; what dise_normals --max-memory runs, here without the disk).
+          const Measurement tiled = inChild([&] {
+            const auto cloud = syntheticCloud(n);
+            std::vector<float> points;
+            for (const auto& p : *cloud) points.insert(points.end(), {p.x, p.y, p.z});
+            return bestOf(o.repeat, [&] {
+              pcl_dise::TiledForwardOptions tiles;
+              tiles.neighbors = static_cast<std::size_t>(o.k) + 1;
+              tiles.iterations = o.iterations;
+              tiles.threads = static_cast<int>(threads);
+              tiles.tile_points = std::max<std::size_t>(1, n / 8);
+              std::vector<float> normals, curvature;
+              pcl_dise::runTiledForward(*model, points.data(), n, tiles, normals, curvature);
+            });
           });
-        });
-        printRow(size, name + ", in tiles of n/8 with halos (exact)", tiled, pca.seconds);
-        if (o.mpi_ranks > 0)
-          printRow(size,
-                   "dise_normals_mpi, " + std::to_string(o.mpi_ranks) +
-                       " ranks, tiles of n/8, whole process with reading and writing",
-                   mpiRun(o, n, threads, model_path), pca.seconds);
-      }
-      if (backend == pcl_dise::Backend::Native && o.settle > 0) {
-        std::ostringstream label;
-        label << name << ", adaptive (settle " << o.settle << " deg), end to end";
-        printRow(size, label.str(), dise_run(o.iterations, o.settle), pca.seconds);
-      }
-      if (full.error.empty() && iteration0.error.empty()) {
-        // The network part: the L iterations beyond search + iteration 0.
-        const double network = full.seconds - iteration0.seconds;
-        const double gflops = double(n) * (o.k + 1) * o.iterations * kMultiplyAddsPerEdge * 2 / network / 1e9;
-        std::cout << "| " << size << " | " << name << ", network part (" << o.iterations << " iterations) | "
-                  << std::setprecision(3) << network << " | " << std::setprecision(1) << gflops
-                  << " GFLOP/s = " << std::setprecision(0) << 100 * gflops / peak << "% of FMA peak | |\n";
+          printRow(size, name + ", in tiles of n/8 with halos (exact)", tiled, pca.seconds);
+          if (o.mpi_ranks > 0)
+            printRow(size,
+                     "dise_normals_mpi, " + std::to_string(o.mpi_ranks) +
+                         " ranks, tiles of n/8, whole process with reading and writing",
+                     mpiRun(o, n, threads, model_path), pca.seconds);
+        }
+        if (backend == pcl_dise::Backend::Native && o.settle > 0) {
+          std::ostringstream adaptive;
+          adaptive << label << ", adaptive (settle " << o.settle << " deg), end to end";
+          printRow(size, adaptive.str(), dise_run(o.iterations, o.settle, precision), pca.seconds);
+        }
+        if (full.error.empty() && iteration0.error.empty()) {
+          // The network part: the L iterations beyond search + iteration 0. Its rate counts
+          // multiply-adds against the float FMA peak (bfloat16's pair products can pass it).
+          const double network = full.seconds - iteration0.seconds;
+          const double gflops = double(n) * (o.k + 1) * o.iterations * kMultiplyAddsPerEdge * 2 / network / 1e9;
+          std::cout << "| " << size << " | " << label << ", network part (" << o.iterations << " iterations) | "
+                    << std::setprecision(3) << network << " | " << std::setprecision(1) << gflops
+                    << " GFLOP/s = " << std::setprecision(0) << 100 * gflops / peak << "% of float FMA peak | |\n";
+        }
       }
     }
   }

@@ -43,13 +43,15 @@ struct Method {
 };
 
 Method diseMethod(const std::string& name, const std::string& model_path, int k, int iterations, unsigned threads,
-                  double settle_degrees, pcl_dise::train::Color color) {
+                  double settle_degrees, pcl_dise::train::Color color,
+                  pcl_dise::Precision precision = pcl_dise::Precision::Float) {
   pcl_dise::NormalSettings settings;
   settings.k = k;
   settings.iterations = iterations;
   settings.model = model_path;
   settings.threads = threads;
   settings.settle_degrees = settle_degrees;
+  settings.precision = precision;
   auto pipeline = std::make_shared<pcl_dise::NormalPipeline>(settings);  // validated, the model loaded once
   pipeline->estimator().setStoreIterations(true);
   return {name, color, [=](const pcl::PointCloud<pcl::PointXYZ>::Ptr& cloud, const LoadedCloud& truth) {
@@ -95,7 +97,7 @@ int main(int argc, char** argv) {
   int k = 64, iterations = 4;
   unsigned threads = 0;
   double settle = 0;
-  bool no_jet = false;
+  bool no_jet = false, bf16 = false;
   app.add_option("dir", dir, "folder holding PREFIX_<category>.txt lists and their clouds")
       ->required()
       ->check(CLI::ExistingDirectory);
@@ -107,6 +109,7 @@ int main(int argc, char** argv) {
   app.add_option("--iterations", iterations, "DISE iterations")->capture_default_str();
   app.add_option("--threads", threads, "threads (0: all)")->capture_default_str();
   app.add_option("--settle", settle, "also evaluate the model in adaptive mode with this settle angle (degrees)");
+  app.add_flag("--bf16", bf16, "also evaluate the model with --precision bf16 (docs/benchmarks.md#bfloat16)");
   app.add_flag("--no-jet", no_jet, "leave out jet fitting (the slowest of the methods)");
   app.add_option("--json", json_out, "write the results as JSON");
   app.add_option("--plot", plot_out, "write the good-points curves as a PNG");
@@ -117,6 +120,12 @@ int main(int argc, char** argv) {
     model = pcl_dise::modelPathOrDefault(model, k);
     std::vector<Method> methods{diseMethod("DISE", model, k, iterations, threads, 0, {200, 40, 40})};
     if (settle > 0) methods.push_back(diseMethod("adaptive", model, k, iterations, threads, settle, {230, 150, 20}));
+    if (bf16) {
+      if (!pcl_dise::bfloat16Available())
+        std::cerr << "dise_eval: warning: this processor lacks AVX512_BF16: \"DISE bf16\" runs in float\n";
+      methods.push_back(
+          diseMethod("DISE bf16", model, k, iterations, threads, 0, {150, 40, 160}, pcl_dise::Precision::Bf16));
+    }
     std::size_t compared = 0;  // index of --compare-model's method; 0: none
     if (!other_model.empty()) {
       compared = methods.size();

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Whole processes on one cloud, as a user runs them: PCL's NormalEstimationOMP program
-# (apps/bench/pcl_normals_omp.cpp) against dise_normals exact, adaptive (--settle 1) and plain PCA
+# (apps/bench/pcl_normals_omp.cpp) against dise_normals exact, adaptive (--settle 1), in bfloat16
+# (--precision bf16, alone and with --settle 1, where the processor has AVX512_BF16) and plain PCA
 # (--iterations 0): the same binary PCD in, binary PCD out, k = 64 (+ the point itself), 2 threads
 # unless THREADS is set. Best of REPEAT (3) wall times, /usr/bin/time. Usage:
 #   scripts/bench_processes.sh [points = 100000]
@@ -36,4 +37,8 @@ row() {
 }
 row "dise_normals (exact, L = 4)"
 row "dise_normals --settle 1 (adaptive)" --settle 1
+if grep -qw avx512_bf16 /proc/cpuinfo 2>/dev/null; then
+  row "dise_normals --precision bf16 (exact, L = 4)" --precision bf16
+  row "dise_normals --precision bf16 --settle 1" --precision bf16 --settle 1
+fi
 row "dise_normals --iterations 0 (PCA)" --iterations 0

@@ -30,9 +30,11 @@ __all__ = [
     "Result",
     "__version__",
     "backend_available",
+    "bfloat16_available",
     "default_model_path",
     "estimate_normals",
     "estimate_normals_file",
+    "native_instruction_set",
     "orient_normals",
     "read_cloud",
     "write_cloud",
@@ -40,6 +42,7 @@ __all__ = [
 
 _ORIENT = ("viewpoint", "up", "none", "mst", "closed")
 _BACKENDS = ("native", "torch", "cuda")
+_PRECISIONS = ("float", "bf16")
 ProgressCallback = Callable[[float], None]
 
 
@@ -74,7 +77,7 @@ def _viewpoint(viewpoint) -> Optional[Tuple[float, float, float]]:
 
 
 def _options(k, radius, max_neighbors, iterations, model, threads, settle, orient, viewpoint, backend,
-             orient_neighbors=10) -> "_native.NormalSettings":
+             orient_neighbors=10, precision="float") -> "_native.NormalSettings":
     o = _native.NormalSettings()
     if radius is not None:
         if not (float(radius) > 0 and np.isfinite(radius)):
@@ -96,12 +99,17 @@ def _options(k, radius, max_neighbors, iterations, model, threads, settle, orien
         raise ValueError(f"orient must be one of {', '.join(_ORIENT)}, not {orient!r}")
     if backend not in _BACKENDS:
         raise ValueError(f"backend must be one of {', '.join(_BACKENDS)}, not {backend!r}")
+    if precision not in _PRECISIONS:
+        raise ValueError(f"precision must be one of {', '.join(_PRECISIONS)}, not {precision!r}")
+    if precision != "float" and backend != "native":
+        raise ValueError(f"precision {precision!r} runs on the native backend only, not {backend!r}")
     if settle > 0 and backend == "torch":
         raise ValueError("settle (adaptive mode) runs on the native and cuda backends only")
     if int(orient_neighbors) != orient_neighbors or orient_neighbors < 1:
         raise ValueError(f"orient_neighbors must be a positive integer, not {orient_neighbors!r}")
     o.max_neighbors, o.iterations, o.threads, o.settle = int(max_neighbors), int(iterations), int(threads), float(settle)
     o.orient, o.backend, o.viewpoint, o.orient_neighbors = orient, backend, _viewpoint(viewpoint), int(orient_neighbors)
+    o.precision = precision
     if model is not None:
         model = os.fspath(model)
         if not os.path.isfile(model):
@@ -175,9 +183,9 @@ class Estimator:
     def __init__(self, k: int = 64, radius: Optional[float] = None, max_neighbors: int = 0, iterations: int = 4,
                  model: Optional[str] = None, threads: int = 0, settle: float = 0.0, orient: str = "viewpoint",
                  viewpoint: Optional[Sequence[float]] = None, backend: str = "native", store_iterations: bool = False,
-                 orient_neighbors: int = 10):
+                 orient_neighbors: int = 10, precision: str = "float"):
         options = _options(k, radius, max_neighbors, iterations, model, threads, settle, orient, viewpoint, backend,
-                           orient_neighbors)
+                           orient_neighbors, precision)
         if options.iterations > 0 and not _native.backend_available(backend):
             raise ValueError(f"backend '{backend}' is not available in this build or on this machine")
         self._native = _native.Estimator(options, bool(store_iterations))
@@ -207,7 +215,7 @@ class Estimator:
 def estimate_normals(points, k: int = 64, radius: Optional[float] = None, max_neighbors: int = 0, iterations: int = 4,
                      model: Optional[str] = None, threads: int = 0, settle: float = 0.0, orient: str = "viewpoint",
                      viewpoint: Optional[Sequence[float]] = None, backend: str = "native",
-                     return_curvature: bool = False, progress=None):
+                     return_curvature: bool = False, progress=None, precision: str = "float"):
     """Surface normals of a point cloud by DISE.
 
     points: (N, 3) float32 or float64 (any order or strides; C-contiguous arrays are read in
@@ -226,12 +234,16 @@ def estimate_normals(points, k: int = 64, radius: Optional[float] = None, max_ne
         minimum spanning tree), "closed" (mst, then the outside of closed shapes: solids, not scans).
     viewpoint: x, y, z in the points' coordinates (default: the origin).
     backend: "native" (CPU), "torch" or "cuda" where built.
+    precision: "float", or "bf16": the network's products in bfloat16 where the processor has
+        AVX512_BF16 (:func:`bfloat16_available`; elsewhere float, said once on stderr), faster at
+        an accuracy cost given in docs/benchmarks.md (native backend only).
     return_curvature: also return the (N,) float32 curvature.
     progress: a callable taking the share done (0..1), True for a progress bar, or None.
 
     Returns (N, 3) float32 unit normals, NaN rows where a point has none (and the curvature).
     """
-    estimator = Estimator(k, radius, max_neighbors, iterations, model, threads, settle, orient, viewpoint, backend)
+    estimator = Estimator(k, radius, max_neighbors, iterations, model, threads, settle, orient, viewpoint, backend,
+                          precision=precision)
     result = estimator.compute(points, progress=progress)
     return (result.normals, result.curvature) if return_curvature else result.normals
 
@@ -369,13 +381,13 @@ def estimate_normals_file(input, output, max_memory: Optional[float] = None, scr
         options["orient"] = "up" if lidar else "viewpoint"
     k = options.pop("k", 64)
     radius = options.pop("radius", None)
-    known = ("max_neighbors", "iterations", "model", "threads", "settle", "orient", "viewpoint", "backend")
+    known = ("max_neighbors", "iterations", "model", "threads", "settle", "orient", "viewpoint", "backend", "precision")
     unknown = set(options) - set(known)
     if unknown:
         raise ValueError(f"unknown options: {', '.join(sorted(unknown))}")
     o = _options(k, radius, options.get("max_neighbors", 0), options.get("iterations", 4), options.get("model"),
                  options.get("threads", 0), options.get("settle", 0.0), options.get("orient", "viewpoint"),
-                 options.get("viewpoint"), options.get("backend", "native"))
+                 options.get("viewpoint"), options.get("backend", "native"), precision=options.get("precision", "float"))
     needs_memory = o.orient in ("mst", "closed") or o.settle > 0
     if needs_memory and max_memory is not None:
         raise ValueError("orient='mst'/'closed' and settle need the cloud in memory: leave out max_memory")
@@ -398,6 +410,19 @@ def backend_available(name: str) -> bool:
     if name not in _BACKENDS:
         raise ValueError(f"backend must be one of {', '.join(_BACKENDS)}, not {name!r}")
     return _native.backend_available(name)
+
+
+def bfloat16_available() -> bool:
+    """Whether ``precision="bf16"`` runs in bfloat16 here (the processor has AVX512_BF16)."""
+    return _native.bfloat16_available()
+
+
+def native_instruction_set(precision: str = "float") -> str:
+    """The instruction set the native backend's network runs with here ("AVX-512", "AVX2",
+    "portable"; with precision "bf16": "AVX-512 BF16" where the processor has it)."""
+    if precision not in _PRECISIONS:
+        raise ValueError(f"precision must be one of {', '.join(_PRECISIONS)}, not {precision!r}")
+    return _native.native_instruction_set(precision)
 
 
 def default_model_path(k: int = 64) -> str:

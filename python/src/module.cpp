@@ -346,6 +346,11 @@ PYBIND11_MODULE(_native, m) {
       .def_property(
           "backend", [](const pcl_dise::NormalSettings& s) { return pcl_dise::toString(s.backend); },
           [](pcl_dise::NormalSettings& s, const std::string& name) { s.backend = pcl_dise::backendFromString(name); })
+      .def_property(
+          "precision", [](const pcl_dise::NormalSettings& s) { return pcl_dise::toString(s.precision); },
+          [](pcl_dise::NormalSettings& s, const std::string& name) {
+            s.precision = pcl_dise::precisionFromString(name);
+          })
       .def_readwrite("viewpoint", &pcl_dise::NormalSettings::viewpoint)
       .def_readwrite("orient_neighbors", &pcl_dise::NormalSettings::orientation_neighbors);
   py::class_<Estimator>(m, "Estimator")
@@ -360,6 +365,12 @@ PYBIND11_MODULE(_native, m) {
   m.def("estimate_file", &estimateFile);
   m.def("backend_available",
         [](const std::string& name) { return pcl_dise::backendAvailable(pcl_dise::backendFromString(name)); });
-  m.def("native_instruction_set", &pcl_dise::nativeInstructionSet);
+  m.def(
+      "native_instruction_set",
+      [](const std::string& precision) {
+        return pcl_dise::nativeInstructionSet(pcl_dise::precisionFromString(precision));
+      },
+      py::arg("precision") = "float");
+  m.def("bfloat16_available", &pcl_dise::bfloat16Available);
   m.def("default_model_path", [](int k) { return pcl_dise::defaultModelPath(k); });
 }

@@ -30,6 +30,25 @@ def test_equals_dise_normals_bit_for_bit(bunny, dise_normals, tmp_path):
         np.testing.assert_array_equal(curvature, written.fields["curvature"].astype(np.float32))
 
 
+def test_bf16_precision_is_close_to_float_and_equals_dise_normals(bunny, dise_normals, tmp_path):
+    expected = pcl_dise.estimate_normals(bunny)
+    normals = pcl_dise.estimate_normals(bunny, precision="bf16")
+    if not pcl_dise.bfloat16_available():
+        np.testing.assert_array_equal(normals, expected)  # runs in float here
+        assert pcl_dise.native_instruction_set("bf16") == pcl_dise.native_instruction_set()
+        return
+    assert pcl_dise.native_instruction_set("bf16") == "AVX-512 BF16"
+    assert not np.array_equal(normals, expected)
+    angle = angles_deg(normals, expected)  # 397 points: sparse, where bfloat16 moves normals most
+    assert np.median(angle) < 0.5 and np.percentile(angle, 99) < 10.0
+    xyz = tmp_path / "bunny.xyz"
+    np.savetxt(xyz, bunny, fmt="%.17g")
+    out = tmp_path / "out.pcd"
+    subprocess.run([str(dise_normals), str(xyz), str(out), "--precision", "bf16"], check=True, capture_output=True)
+    written = pcl_dise.read_cloud(out)
+    np.testing.assert_array_equal(normals, np.column_stack([written.fields[f"normal_{c}"] for c in "xyz"]))
+
+
 def test_float32_and_float64_agree(bunny):
     a = pcl_dise.estimate_normals(bunny)
     b = pcl_dise.estimate_normals(bunny.astype(np.float32))

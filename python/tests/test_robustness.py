@@ -23,7 +23,8 @@ def test_bad_arrays_raise_value_error(points):
 @pytest.mark.parametrize("options", [
     {"k": 0}, {"k": -3}, {"k": 2.5}, {"radius": -1.0}, {"radius": float("nan")}, {"iterations": -1},
     {"orient": "outward"}, {"backend": "gpu"}, {"viewpoint": (1, 2)}, {"threads": -1}, {"settle": -1.0},
-    {"settle": 1.0, "backend": "torch"}, {"max_neighbors": 8}, {"iterations": 256},
+    {"settle": 1.0, "backend": "torch"}, {"max_neighbors": 8}, {"iterations": 256}, {"precision": "fp16"},
+    {"precision": "bf16", "backend": "torch"},
 ])
 def test_bad_options_raise_value_error(options):
     with pytest.raises(ValueError):

@@ -27,6 +27,14 @@ Backend backendFromString(const std::string& name) {
   throw OptionsError("unknown backend '" + name + "' (expected native, torch or cuda)");
 }
 
+std::string toString(Precision precision) { return precision == Precision::Bf16 ? "bf16" : "float"; }
+
+Precision precisionFromString(const std::string& name) {
+  if (name == "float") return Precision::Float;
+  if (name == "bf16") return Precision::Bf16;
+  throw OptionsError("unknown precision '" + name + "' (expected float or bf16)");
+}
+
 bool backendAvailable(Backend backend, std::string* why) {
   const detail::BackendPlugin* plugin = detail::loadBackend(backend, why);
   if (!plugin) return false;
@@ -89,6 +97,9 @@ ForwardResult runForwardKeepingAll(const Model& model, const ForwardInput& input
     throw std::invalid_argument(
         "forward pass: the adaptive mode (settle_degrees > 0) runs on the native and cuda "
         "backends only");
+  if (options.precision != Precision::Float && backend != Backend::Native)
+    throw std::invalid_argument("forward pass: precision " + toString(options.precision) +
+                                " runs on the native backend only");
   const bool has_neighbors = input.neighborhoods != nullptr || input.search != nullptr;
   if (input.num_points > 0 && (input.points == nullptr || !has_neighbors))
     throw std::invalid_argument("forward pass: points and neighbourhoods (or a search) are required");

@@ -5,7 +5,9 @@
 #include <atomic>
 #include <chrono>
 #include <cmath>
+#include <iostream>
 #include <limits>
+#include <mutex>
 
 #include <omp.h>
 
@@ -86,6 +88,18 @@ class ProgressReporter {
   std::atomic<bool> stop_{false};
 };
 
+// The network for `precision`; Bf16 without AVX512_BF16 runs in float and says so, once a process.
+const PointNetworkImplementation& networkFor(Precision precision) {
+  if (precision == Precision::Bf16 && !bfloat16PointNetwork()) {
+    static std::once_flag told;
+    std::call_once(told, [] {
+      std::cerr << "pcl_dise: precision bf16 needs AVX512_BF16, which this processor lacks (or PCL_DISE_SIMD "
+                   "caps): the network runs in float\n";
+    });
+  }
+  return pointNetwork(precision);
+}
+
 }  // namespace
 
 void runNativeIterations(const Model& model, PreparedGraph& g, const ForwardOptions& options, ForwardResult& result) {
@@ -114,7 +128,7 @@ void runNativeIterations(const Model& model, PreparedGraph& g, const ForwardOpti
   // Adaptive mode: settled[i] once point i's normal turned by less than settle_degrees.
   const float settle_cos = settleCosine(options.settle_degrees);
   std::vector<char> settled(m, 0);
-  const PointNetworkImplementation& network = pointNetwork();
+  const PointNetworkImplementation& network = networkFor(options.precision);
   std::vector<std::int64_t> running;  // visit ranks of the points an iteration runs
   running.reserve(m);
   ProgressReporter reporter(options.progress, options.iterations);

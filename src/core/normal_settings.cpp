@@ -66,6 +66,9 @@ void NormalSettings::validate(bool check_model_file) const {
   if (iterations < 0 || iterations > 255) throw OptionsError("iterations must be in 0..255, not " + text(iterations));
   if (!(settle_degrees >= 0) || !std::isfinite(settle_degrees))
     throw OptionsError("settle must be at least 0 degrees, not " + text(settle_degrees));
+  if (precision != Precision::Float && backend != Backend::Native)
+    throw OptionsError("precision " + toString(precision) + " runs on the native backend only, not " +
+                       toString(backend));
   if (orientation_neighbors < 1)
     throw OptionsError("the orientation's neighbours must be at least 1, not " + text(orientation_neighbors));
   if (viewpoint &&

@@ -17,7 +17,8 @@ namespace detail {
 
 namespace {
 
-// Rows `columns` ({first, count} each) of a layer's W^T, with the layer's bias or without.
+// Rows `columns` ({first, count} each) of a layer's W^T, with the layer's bias or without, and
+// in bfloat16 pairs.
 DenseWeights rowsOf(const Linear& l, const std::vector<std::pair<int, int>>& columns, bool with_bias) {
   DenseWeights d;
   d.out = l.out_features;
@@ -29,6 +30,10 @@ DenseWeights rowsOf(const Linear& l, const std::vector<std::pair<int, int>>& col
     d.bias = l.bias;
     d.bias.resize(d.stride, 0.f);
   }
+  for (int r = 0; r < d.in; r += 2)
+    for (int o = 0; o < d.stride; ++o)
+      d.bf16_pairs.push_back(
+          bfloat16Pair(d.weight_t[r * d.stride + o], r + 1 < d.in ? d.weight_t[(r + 1) * d.stride + o] : 0.f));
   return d;
 }
 
@@ -48,6 +53,16 @@ std::vector<PointNetworkImplementation> availableImplementations() {
 }
 
 }  // namespace
+
+std::uint16_t bfloat16Bits(float x) {
+  std::uint32_t bits;
+  std::memcpy(&bits, &x, sizeof bits);
+  return static_cast<std::uint16_t>((bits + 0x8000u) >> 16);
+}
+
+std::uint32_t bfloat16Pair(float low, float high) {
+  return std::uint32_t(bfloat16Bits(low)) | std::uint32_t(bfloat16Bits(high)) << 16;
+}
 
 int roundUpToWidest(int n) { return (n + kWidestRegister - 1) / kWidestRegister * kWidestRegister; }
 
@@ -100,7 +115,22 @@ const std::vector<PointNetworkImplementation>& pointNetworkImplementations() {
   return implementations;
 }
 
-const PointNetworkImplementation& pointNetwork() { return pointNetworkImplementations().back(); }
+const PointNetworkImplementation* bfloat16PointNetwork() {
+  static const PointNetworkImplementation* const found = []() -> const PointNetworkImplementation* {
+#if defined(__x86_64__) && defined(PCL_DISE_HAVE_AVX512_BF16_KERNELS)
+    const char* cap = std::getenv("PCL_DISE_SIMD");
+    if (cap && (std::strcmp(cap, "portable") == 0 || std::strcmp(cap, "avx2") == 0)) return nullptr;
+    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bf16")) return &avx512_bf16::kPointNetwork;
+#endif
+    return nullptr;
+  }();
+  return found;
+}
+
+const PointNetworkImplementation& pointNetwork(Precision precision) {
+  if (precision == Precision::Bf16 && bfloat16PointNetwork()) return *bfloat16PointNetwork();
+  return pointNetworkImplementations().back();
+}
 
 std::size_t pointGroupScratchFloats(int count) {
   return GroupScratch(nullptr, count, kWidestRegister, kMaxBlockRegisters).floats;
@@ -108,6 +138,8 @@ std::size_t pointGroupScratchFloats(int count) {
 
 }  // namespace detail
 
-std::string nativeInstructionSet() { return detail::pointNetwork().name; }
+std::string nativeInstructionSet(Precision precision) { return detail::pointNetwork(precision).name; }
+
+bool bfloat16Available() { return detail::bfloat16PointNetwork() != nullptr; }
 
 }  // namespace pcl_dise

@@ -5,12 +5,14 @@
 // t of every point. Every per-edge layer is then a register-blocked product over whole registers
 // whatever the neighbourhood's size (k = 64 has 65 edges), and the per-point layers, means,
 // softmax and plane fits' sums run lane by lane without reductions across lanes. AVX2 + FMA and
-// AVX-512 versions are chosen at run time where the processor has them; the library itself is
-// built for the default x86-64 target, whose ABI PCL and Eigen users share.
+// AVX-512 versions are chosen at run time where the processor has them, and for Precision::Bf16
+// an AVX-512 BF16 version whose edge MLPs multiply in bfloat16 (vdpbf16ps, float sums); the
+// library itself is built for the default x86-64 target, whose ABI PCL and Eigen users share.
 #include <cstdint>
 #include <utility>
 #include <vector>
 
+#include "pcl_dise/core/forward.h"  // Precision
 #include "pcl_dise/core/model.h"
 
 namespace pcl_dise {
@@ -22,11 +24,22 @@ constexpr int kWidestRegister = 16;
 /** A linear layer as W^T (in x out, row-major, rows `stride` floats apart) and its bias (out;
  *  empty for the rows of a concatenated input whose bias another block carries). stride rounds
  *  out up to kWidestRegister, with zeros in the columns and bias entries after out, so that
- *  whole registers of outputs can be computed even where out is not a multiple of them. */
+ *  whole registers of outputs can be computed even where out is not a multiple of them.
+ *  bf16_pairs: the same W^T rounded to bfloat16, rows 2r and 2r + 1 side by side in one 32-bit
+ *  entry (bfloat16Pair; an odd last row with 0), (in + 1) / 2 rows of stride entries. */
 struct DenseWeights {
   int in = 0, out = 0, stride = 0;
   std::vector<float> weight_t, bias;
+  std::vector<std::uint32_t> bf16_pairs;
 };
+
+/** x rounded to bfloat16 (the high 16 bits of a float): to nearest, ties away from zero (the
+ *  bits plus 0x8000, cut to their high half; for finite x). The one rounding of the bfloat16
+ *  path: the weights here, the activations in its SIMD code. */
+std::uint16_t bfloat16Bits(float x);
+/** low and high rounded to bfloat16 in one 32-bit word, low in the low half (the layout
+ *  vdpbf16ps multiplies pairwise). */
+std::uint32_t bfloat16Pair(float low, float high);
 
 /** A Model's weights laid out for the per-point network. The first layers of layer2, layer3 and
  *  layer4 take concatenations [per-edge | per-point] and are split into edge rows and point rows:
@@ -85,17 +98,22 @@ using PointGroupFunction = void (*)(const PointNetworkWeights& net, const PointN
                                     float* scratch, PointResult* results);
 
 struct PointNetworkImplementation {
-  const char* name;  // "portable", "AVX2", "AVX-512"
+  const char* name;  // "portable", "AVX2", "AVX-512", "AVX-512 BF16"
   PointGroupFunction function;
   int group_size;  // points per call at most: the floats of its registers
 };
 
-/** The implementations this processor runs, narrowest (portable) first. The environment variable
- *  PCL_DISE_SIMD=portable|avx2 caps them (for comparisons). */
+/** The float implementations this processor runs, narrowest (portable) first. The environment
+ *  variable PCL_DISE_SIMD=portable|avx2 caps them (for comparisons). */
 const std::vector<PointNetworkImplementation>& pointNetworkImplementations();
 
-/** The widest of them: the one the native backend runs. */
-const PointNetworkImplementation& pointNetwork();
+/** The bfloat16 implementation where this processor has AVX512_BF16 (and the build has it, and
+ *  PCL_DISE_SIMD does not cap it), else nullptr. */
+const PointNetworkImplementation* bfloat16PointNetwork();
+
+/** The one the native backend runs at `precision`: the widest float implementation, or the
+ *  bfloat16 one where there is one (where there is none, Bf16 runs the float one). */
+const PointNetworkImplementation& pointNetwork(Precision precision = Precision::Float);
 
 /** Scratch floats every implementation needs for a group whose largest neighbourhood has `count`
  *  edges. */
@@ -112,6 +130,9 @@ extern const PointNetworkImplementation kPointNetwork;
 namespace avx512 {
 extern const PointNetworkImplementation kPointNetwork;
 }  // namespace avx512
+namespace avx512_bf16 {
+extern const PointNetworkImplementation kPointNetwork;
+}  // namespace avx512_bf16
 
 }  // namespace detail
 }  // namespace pcl_dise

@@ -3,7 +3,9 @@
 // (floats per register: the points of a group), lanes (registers a product keeps in flight),
 // outputs (output rows it keeps in flight), and load, store, set1, add, sub, mul, div, fma
 // (a * b + c), max, sqrt, relu, fillWhereBelow, fillTail, sum, maximum and exp (the SIMD types
-// build it with expPolynomial from min, round and pow2). Included only by the
+// build it with expPolynomial from min, round and pow2). With Rows = Bf16PairRows the edge MLPs
+// multiply in bfloat16, and V also has Pairs, loadPairs, storePairs, pack (two float registers
+// to one of bfloat16 pairs, rounded to nearest even) and dotPairs. Included only by the
 // translation units compiled for one instruction set each; everything here has internal
 // linkage, so no instance compiled for one instruction set can stand in for another's at link
 // time.
@@ -107,6 +109,24 @@ struct StoreRows {
   void finish() {}
 };
 
+// ... or as bfloat16 pairs for a product that reads Bf16PairRows: rows 2r and 2r + 1 of register e
+// become pair row r (productBlock hands the rows over in order; d.out even).
+template <typename V, int E>
+struct StorePairRows {
+  float* out;
+  int step;
+  bool relu;
+  typename V::Reg even[E];
+  void put(int row, int e, typename V::Reg acc) {
+    if (relu) acc = V::relu(acc);
+    if (row % 2 == 0)
+      even[e] = acc;
+    else
+      V::storePairs(out + row / 2 * V::width + e * step, V::pack(even[e], acc));
+  }
+  void finish() {}
+};
+
 // ... or through a layer with a single output on the fly, the hidden rows never stored: out (one
 // row) = bias + sum over the rows o of w[o * w_stride] relu(acc_o), summed in the order of o, as a
 // product over stored rows would.
@@ -128,28 +148,50 @@ struct ReluDotRow {
   }
 };
 
-// E registers of d.out rows = bias + d^T in, handed to sink, input c of register e at in + c *
-// width + e * step: RO x E accumulators stay in registers, each summing its d.in products in the
-// order of c. sink is taken by value: a local that the stores cannot alias keeps its fields in
-// registers.
-template <typename V, int E, int RO, typename Bias, typename Sink>
+// How a product reads its input rows and weights: float rows, one FMA per input row and output...
+template <typename V>
+struct FloatRows {
+  using X = typename V::Reg;
+  static constexpr int floats_per_row = 1;  // inputs per row of the array a product reads
+  static int rows(const DenseWeights& d) { return d.in; }
+  static const float* weights(const DenseWeights& d) { return d.weight_t.data(); }
+  static X load(const float* p) { return V::load(p); }
+  static typename V::Reg multiplyAdd(typename V::Reg acc, X x, const float* w) { return V::fma(V::set1(*w), x, acc); }
+};
+
+// ... or rows of bfloat16 pairs (inputs 2r and 2r + 1 in one 32-bit lane, V::pack), one V::dotPairs
+// per pair of input rows and output, accumulating in float (DenseWeights::bf16_pairs).
+template <typename V>
+struct Bf16PairRows {
+  using X = typename V::Pairs;
+  static constexpr int floats_per_row = 2;
+  static int rows(const DenseWeights& d) { return (d.in + 1) / 2; }
+  static const float* weights(const DenseWeights& d) { return reinterpret_cast<const float*>(d.bf16_pairs.data()); }
+  static X load(const float* p) { return V::loadPairs(p); }
+  static typename V::Reg multiplyAdd(typename V::Reg acc, X x, const float* w) { return V::dotPairs(acc, x, w); }
+};
+
+// E registers of d.out rows = bias + d^T in, handed to sink, input row c of register e at in + c *
+// width + e * step (Rows: of floats or of bfloat16 pairs): RO x E accumulators stay in registers,
+// each summing its products in the order of c. sink is taken by value: a local that the stores
+// cannot alias keeps its fields in registers.
+template <typename V, typename Rows, int E, int RO, typename Bias, typename Sink>
 void productBlock(const float* in, int step, const DenseWeights& d, Bias bias, Sink sink) {
   using Reg = typename V::Reg;
   constexpr int W = V::width;
-  const float* w = d.weight_t.data();
+  const float* w = Rows::weights(d);
+  const int rows = Rows::rows(d);
   for (int o = 0; o < d.out; o += RO) {
     Reg acc[RO][E];
     for (int j = 0; j < RO; ++j) {
       const Reg b = bias(o + j);
       for (int e = 0; e < E; ++e) acc[j][e] = b;
     }
-    for (int c = 0; c < d.in; ++c) {
-      Reg x[E];
-      for (int e = 0; e < E; ++e) x[e] = V::load(in + c * W + e * step);
-      for (int j = 0; j < RO; ++j) {
-        const Reg wv = V::set1(w[c * d.stride + o + j]);
-        for (int e = 0; e < E; ++e) acc[j][e] = V::fma(wv, x[e], acc[j][e]);
-      }
+    for (int c = 0; c < rows; ++c) {
+      typename Rows::X x[E];
+      for (int e = 0; e < E; ++e) x[e] = Rows::load(in + c * W + e * step);
+      for (int j = 0; j < RO; ++j)
+        for (int e = 0; e < E; ++e) acc[j][e] = Rows::multiplyAdd(acc[j][e], x[e], w + c * d.stride + o + j);
     }
     for (int j = 0; j < RO; ++j)
       for (int e = 0; e < E; ++e) sink.put(o + j, e, acc[j][e]);
@@ -158,10 +200,10 @@ void productBlock(const float* in, int step, const DenseWeights& d, Bias bias, S
 }
 
 // productBlock with V::outputs rows in flight where d.out is a multiple of them, else one.
-template <typename V, int E, typename Bias, typename Sink>
+template <typename V, typename Rows, int E, typename Bias, typename Sink>
 void product(const float* in, int step, const DenseWeights& d, Bias bias, Sink sink) {
-  if (d.out % V::outputs == 0) return productBlock<V, E, V::outputs>(in, step, d, bias, sink);
-  productBlock<V, E, 1>(in, step, d, bias, sink);
+  if (d.out % V::outputs == 0) return productBlock<V, Rows, E, V::outputs>(in, step, d, bias, sink);
+  productBlock<V, Rows, E, 1>(in, step, d, bias, sink);
 }
 
 // body(std::integral_constant<int, E>, q) for blocks of E registers from q on that cover
@@ -180,28 +222,50 @@ void forEachBlock(int registers, Body body) {
   lastBlock<V::lanes - 1>(registers - q, q, body);
 }
 
+// The rows an edge MLP reads for `in` (registers edges): `in` itself for FloatRows; for
+// Bf16PairRows its features packed two by two into `pairs` (an odd last feature with 0).
+template <typename V, typename Rows>
+EdgeArray productInput(EdgeArray in, float* pairs, int registers) {
+  if constexpr (Rows::floats_per_row == 1) {
+    return in;
+  } else {
+    const EdgeArray packed{pairs, (in.features + 1) / 2, V::width};
+    const typename V::Reg zero = V::set1(0.f);
+    for (int t = 0; t < registers; ++t)
+      for (int r = 0; r < packed.features; ++r) {
+        const typename V::Reg high = 2 * r + 1 < in.features ? V::load(in.at(2 * r + 1, t)) : zero;
+        V::storePairs(packed.at(r, t), V::pack(V::load(in.at(2 * r, t)), high));
+      }
+    return packed;
+  }
+}
+
 // An edge MLP: out = second(relu(first(in) + first_bias)), a block of registers at a time, its
-// hidden rows in `hidden` (in cache) between the two layers.
-template <typename V, typename FirstBias>
+// hidden rows in `hidden` (in cache, as Rows) between the two layers. `in` as productInput gives it.
+template <typename V, typename Rows, typename FirstBias>
 void edgeMlp(EdgeArray in, const DenseWeights& first, FirstBias first_bias, const DenseWeights& second, float* hidden,
              EdgeArray out, int registers) {
-  const int hidden_step = first.out * V::width;
+  const int hidden_step = first.out / Rows::floats_per_row * V::width;
   forEachBlock<V>(registers, [&](auto block, int q) {
     constexpr int E = decltype(block)::value;
-    product<V, E>(in.at(0, q), in.step(), first, first_bias, StoreRows<V, E>{hidden, hidden_step, true});
-    product<V, E>(hidden, hidden_step, second, SharedBias<V>{second.bias.data()},
-                  StoreRows<V, E>{out.at(0, q), out.step(), false});
+    if constexpr (Rows::floats_per_row == 1)
+      product<V, Rows, E>(in.at(0, q), in.step(), first, first_bias, StoreRows<V, E>{hidden, hidden_step, true});
+    else
+      product<V, Rows, E>(in.at(0, q), in.step(), first, first_bias,
+                          StorePairRows<V, E>{hidden, hidden_step, true, {}});
+    product<V, Rows, E>(hidden, hidden_step, second, SharedBias<V>{second.bias.data()},
+                        StoreRows<V, E>{out.at(0, q), out.step(), false});
   });
 }
 
-// The same with a second layer of one output, applied as the first one's outputs come: out has
-// one feature, and the hidden rows are never stored.
-template <typename V, typename FirstBias>
+// The same with a second layer of one output, applied (in float) as the first one's outputs
+// come: out has one feature, and the hidden rows are never stored.
+template <typename V, typename Rows, typename FirstBias>
 void edgeMlpToOne(EdgeArray in, const DenseWeights& first, FirstBias first_bias, const DenseWeights& second,
                   EdgeArray out, int registers) {
   forEachBlock<V>(registers, [&](auto block, int q) {
     constexpr int E = decltype(block)::value;
-    product<V, E>(in.at(0, q), in.step(), first, first_bias, ReluDotRow<V, E>(second, out.at(0, q), out.step()));
+    product<V, Rows, E>(in.at(0, q), in.step(), first, first_bias, ReluDotRow<V, E>(second, out.at(0, q), out.step()));
   });
 }
 
@@ -212,9 +276,9 @@ template <typename V, typename Bias>
 void pointLayer(const float* x, const DenseWeights& d, Bias bias, bool relu, float* y) {
   constexpr int many = V::lanes * V::outputs;
   const StoreRows<V, 1> sink{y, 0, relu};
-  if (d.out % many == 0) return productBlock<V, 1, many>(x, 0, d, bias, sink);
-  if (d.out % 8 == 0) return productBlock<V, 1, 8>(x, 0, d, bias, sink);
-  product<V, 1>(x, 0, d, bias, sink);
+  if (d.out % many == 0) return productBlock<V, FloatRows<V>, 1, many>(x, 0, d, bias, sink);
+  if (d.out % 8 == 0) return productBlock<V, FloatRows<V>, 1, 8>(x, 0, d, bias, sink);
+  product<V, FloatRows<V>, 1>(x, 0, d, bias, sink);
 }
 
 // A per-point MLP: y = second(relu(first(x))), through `hidden`.
@@ -314,6 +378,7 @@ struct LaneWeights {
 // counts the floats.
 struct GroupScratch {
   EdgeArray positions, features, e1, e2, kernel_in;  // p_j (3), edge features (8), e1, e2 (16), [e3 | R c] (19)
+  float* pairs;  // an edge MLP's input as bfloat16 pairs (productInput): the widest, [e3 | R c]
   float *hidden, *centers, *normals, *scales, *means, *point_hidden, *g1, *g2, *g3, *bias, *rotations;
   std::size_t floats = 0;
   GroupScratch(float* base, int registers, int width, int block) {
@@ -330,6 +395,7 @@ struct GroupScratch {
     e1 = edgeArray(kEdgeEmbedding);
     e2 = edgeArray(kEdgeEmbedding);
     kernel_in = edgeArray(kEdgeEmbedding + kRotatedEdge);
+    pairs = edgeArray((kEdgeEmbedding + kRotatedEdge + 1) / 2).data;
     hidden = take(std::size_t(kHiddenRows) * block * width);
     centers = take(3 * width);
     normals = take(3 * width);
@@ -346,7 +412,7 @@ struct GroupScratch {
 
 // PointGroupFunction (point_network.h) for V: lane p runs group[p]; the lanes after size repeat
 // the first point (finite work whose results are dropped).
-template <typename V>
+template <typename V, typename Rows = FloatRows<V>>
 void pointGroupLanes(const PointNetworkWeights& net, const PointNeighborhood* group, int size, float* scratch,
                      PointResult* results) {
   using L = Lanes<V>;
@@ -397,21 +463,23 @@ void pointGroupLanes(const PointNetworkWeights& net, const PointNeighborhood* gr
   }
 
   // 2: e1 per edge; g1 = layerg([mean e1, n_i]) per point.
-  edgeMlp<V>(s.features, net.layer1_first, SharedBias<V>{net.layer1_first.bias.data()}, net.layer1_second, s.hidden,
-             s.e1, registers);
+  edgeMlp<V, Rows>(productInput<V, Rows>(s.features, s.pairs, registers), net.layer1_first,
+                   SharedBias<V>{net.layer1_first.bias.data()}, net.layer1_second, s.hidden, s.e1, registers);
   edgeMeans<V, kEdgeEmbedding>(s.e1, edges, s.means);
   std::copy_n(s.normals, 3 * W, s.means + kEdgeEmbedding * W);
   pointMlp<V>(s.means, net.g1_first, net.g1_second, s.point_hidden, s.g1);
 
   // 3-4: e2 = layer2([e1, g1]), where g1's rows join the bias; g2 = layerg2(mean e2).
   pointLayer<V>(s.g1, net.layer2_point, SharedBias<V>{net.layer2_edge.bias.data()}, false, s.bias);
-  edgeMlp<V>(s.e1, net.layer2_edge, LaneBias<V>{s.bias}, net.layer2_second, s.hidden, s.e2, registers);
+  edgeMlp<V, Rows>(productInput<V, Rows>(s.e1, s.pairs, registers), net.layer2_edge, LaneBias<V>{s.bias},
+                   net.layer2_second, s.hidden, s.e2, registers);
   edgeMeans<V, kEdgeEmbedding>(s.e2, edges, s.means);
   pointMlp<V>(s.means, net.g2_first, net.g2_second, s.point_hidden, s.g2);
 
   // 5-6: e3 = layer3([e2, g2]) into the kernel's input; g3 = (quaternion, theta) = layerg3(mean e3).
   pointLayer<V>(s.g2, net.layer3_point, SharedBias<V>{net.layer3_edge.bias.data()}, false, s.bias);
-  edgeMlp<V>(s.e2, net.layer3_edge, LaneBias<V>{s.bias}, net.layer3_second, s.hidden, s.kernel_in, registers);
+  edgeMlp<V, Rows>(productInput<V, Rows>(s.e2, s.pairs, registers), net.layer3_edge, LaneBias<V>{s.bias},
+                   net.layer3_second, s.hidden, s.kernel_in, registers);
   edgeMeans<V, kEdgeEmbedding>(s.kernel_in, edges, s.means);
   pointMlp<V>(s.means, net.g3_first, net.g3_second, s.point_hidden, s.g3);
 
@@ -435,7 +503,8 @@ void pointGroupLanes(const PointNetworkWeights& net, const PointNeighborhood* gr
   // 8: kernel logits from [e3, theta, R c]; theta is per point and joins the bias.
   pointLayer<V>(s.g3 + 4 * W, net.kernel_theta, SharedBias<V>{net.kernel_edge.bias.data()}, false, s.bias);
   const EdgeArray logits{s.e1.data, 1, W};  // e1 is free after step 3
-  edgeMlpToOne<V>(s.kernel_in, net.kernel_edge, LaneBias<V>{s.bias}, net.kernel_logit, logits, registers);
+  edgeMlpToOne<V, Rows>(productInput<V, Rows>(s.kernel_in, s.pairs, registers), net.kernel_edge, LaneBias<V>{s.bias},
+                        net.kernel_logit, logits, registers);
 
   // 9: softmax over each neighbourhood.
   edgeSoftmax<V>(logits, edges);

@@ -9,6 +9,8 @@
 namespace pcl_dise {
 namespace detail {
 namespace avx512 {
+// Internal linkage: the AVX-512 BF16 unit, compiled with more instructions, has its own copy.
+namespace {
 
 struct Avx512 {
   using Reg = __m512;
@@ -59,6 +61,7 @@ struct Avx512 {
   static Reg exp(Reg x) { return expPolynomial<Avx512>(x); }
 };
 
+}  // namespace
 }  // namespace avx512
 }  // namespace detail
 }  // namespace pcl_dise

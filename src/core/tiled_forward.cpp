@@ -296,6 +296,7 @@ TiledForwardReport runTiledForward(const Model& model, const TiledCloud& cloud, 
   ForwardOptions forward;
   forward.iterations = options.iterations;
   forward.threads = options.threads;
+  forward.precision = options.precision;
   HaloDepths depths(options.iterations);
   done = 0;
   for (std::size_t tile = 0; tile < cloud.tiles().size(); ++tile) {

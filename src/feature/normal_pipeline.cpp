@@ -43,6 +43,7 @@ NormalPipeline::NormalPipeline(const NormalSettings& settings, std::shared_ptr<c
   }
   estimator_.setIterations(settings_.iterations);
   estimator_.setSettleAngle(settings_.settle_degrees);
+  estimator_.setPrecision(settings_.precision);
   estimator_.setNumberOfThreads(settings_.threads);
   estimator_.setBackend(settings_.backend);
   estimator_.setNormalSign(normalSignOf(settings_.orientation));

@@ -156,6 +156,7 @@ OutOfCoreOptions outOfCoreOptions(const NormalSettings& settings) {
   f.max_neighbors = static_cast<std::size_t>(settings.max_neighbors);
   f.iterations = settings.iterations;
   f.threads = static_cast<int>(settings.threads);
+  f.precision = settings.precision;
   options.has_viewpoint = settings.viewpoint.has_value();
   if (settings.viewpoint) options.viewpoint = *settings.viewpoint;
   options.sign = normalSignOf(settings.orientation);

@@ -29,6 +29,7 @@ NormalSettings Options::settings() const {
   s.backend = backendFromString(backend);
   s.threads = threads;
   s.settle_degrees = settle;
+  s.precision = precisionFromString(precision);
   if (!viewpoint.empty()) s.viewpoint = parseViewpoint(viewpoint);
   s.orientation = orient.empty() ? defaultOrientationFor(input, s.viewpoint.has_value()) : orientationFromName(orient);
   return s;
@@ -51,6 +52,10 @@ void addNormalsOptions(CLI::App& app, Options& o) {
   app.add_option("--iterations", o.iterations, "DISE iterations after the PCA (0: plain PCA)")->capture_default_str();
   app.add_option("--settle", o.settle,
                  "adaptive mode: a point stops iterating once its normal turns by less than this (degrees; 0: exact)")
+      ->capture_default_str();
+  app.add_option("--precision", o.precision,
+                 "float, or bf16: the network's products in bfloat16 where the processor has AVX512_BF16 (faster; "
+                 "accuracy in docs/benchmarks.md; native backend; elsewhere it runs in float and says so)")
       ->capture_default_str();
   app.add_option("--threads", o.threads, "threads (0: all)")->capture_default_str();
   app.add_option("--viewpoint", o.viewpoint, "flip normals towards X,Y,Z (default: the cloud's sensor origin)");
@@ -82,6 +87,8 @@ nlohmann::json normalsReport(const Options& o, std::uint64_t points, std::uint64
   s["max_neighbors"] = o.max_neighbors;
   s["iterations"] = o.iterations;
   s["settle"] = o.settle;
+  s["precision"] = o.precision;
+  s["instruction_set"] = settings.backend == Backend::Native ? nativeInstructionSet(settings.precision) : "";
   s["orient"] = orientationName(settings.orientation);
   s["backend"] = o.backend;
   s["threads"] = o.threads;

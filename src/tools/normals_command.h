@@ -15,7 +15,7 @@ namespace pcl_dise {
 namespace tools {
 
 struct Options {
-  std::string input, output, model, backend = "native", viewpoint, scratch;
+  std::string input, output, model, backend = "native", precision = "float", viewpoint, scratch;
   std::string orient;  ///< --orient: viewpoint, up, mst, closed or none ("": by the input, defaultOrientationFor)
   int k = 0, iterations = 4, max_neighbors = 0;
   double radius = 0.0, settle = 0.0, max_memory = 0.0;
@@ -24,7 +24,7 @@ struct Options {
   bool quiet = false;
   std::string report;  ///< --report: the summary as JSON to this file
 
-  /** The run's settings: the options above, --backend, --orient (or the input's default) and
+  /** The run's settings: the options above, --backend, --precision, --orient (or the input's default) and
    *  --viewpoint read; throws OptionsError for a name or a viewpoint that cannot be read. */
   NormalSettings settings() const;
   /** settings().validate() and the tools' own options: throws OptionsError or FileError. */

@@ -30,10 +30,11 @@ TEST(DiseNormalsMpi, TwoRanksGiveTheOneProcessOutput) {
   const std::string mpirun = std::string("OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 ") +
                              PCL_DISE_MPIEXEC + " --oversubscribe -np 2 " + binaryDir() + "/apps/dise_normals_mpi ";
   const std::string log = dir + "/mpi.txt";
-  // Text in, PLY out; LAZ in, LAZ out (its records kept, compressed in chunks).
-  for (const std::string out : {".ply", ".laz"}) {
-    const std::string input = out == ".ply" ? "/in.xyz" : "/in.laz";
-    const std::string args = dir + input + " --k 16 --iterations 2 --threads 1 --model " + model;
+  // Text in, PLY out (in float and in bf16); LAZ in, LAZ out (its records kept, compressed in chunks).
+  for (const std::string out : {".ply", "_bf16.ply", ".laz"}) {
+    const std::string input = out == ".laz" ? "/in.laz" : "/in.xyz";
+    const std::string precision = out == "_bf16.ply" ? " --precision bf16" : "";
+    const std::string args = dir + input + " --k 16 --iterations 2 --threads 1 --model " + model + precision;
     const CommandResult one = runCommand(tool + args + " " + dir + "/one" + out);
     ASSERT_EQ(one.exit_code, 0) << one.output;
     const int status =

@@ -136,6 +136,9 @@ TEST(DiseNormals, ClearErrors) {
       {dir + "/in.xyz " + dir + "/o.vtk --model " + model, "unknown output extension"},
       {dir + "/in.xyz " + dir + "/o.normals --model " + model + " --viewpoint 1,2", "viewpoint expects X,Y,Z"},
       {dir + "/in.xyz " + dir + "/o.normals --model " + model + " --backend opencl", "unknown backend"},
+      {dir + "/in.xyz " + dir + "/o.normals --model " + model + " --precision fp16", "unknown precision"},
+      {dir + "/in.xyz " + dir + "/o.normals --model " + model + " --precision bf16 --backend torch",
+       "native backend only"},
   };
   for (const auto& c : cases) {
     const CommandResult r = runTool(c.args);
@@ -215,6 +218,12 @@ TEST(DiseNormals, TilesGiveTheInMemoryNormals) {
   ASSERT_EQ(runTool(xyz + " " + dir + "/whole_viewpoint.ply").exit_code, 0);
   EXPECT_EQ(readFile(dir + "/tiled_none.ply"), readFile(dir + "/whole_none.ply"));
   EXPECT_NE(readFile(dir + "/whole_none.ply"), readFile(dir + "/whole_viewpoint.ply"));
+  // --precision bf16: in tiles the bytes of bf16 in memory (not float's where the processor has bf16).
+  ASSERT_EQ(runTool(xyz + " --precision bf16 " + dir + "/whole_bf16.ply").exit_code, 0);
+  ASSERT_EQ(runTool(xyz + " --precision bf16 " + dir + "/tiled_bf16.ply --tile-points 400").exit_code, 0);
+  EXPECT_EQ(readFile(dir + "/tiled_bf16.ply"), readFile(dir + "/whole_bf16.ply"));
+  if (pcl_dise::bfloat16Available())
+    EXPECT_NE(readFile(dir + "/whole_bf16.ply"), readFile(dir + "/whole_viewpoint.ply"));
   // --max-memory tiles a cloud that does not fit, and keeps one that does in memory.
   const CommandResult small =
       runTool(dir + "/in.las " + dir + "/budget.normals --k 16 --model " + model + " --max-memory 1");

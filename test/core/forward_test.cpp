@@ -161,6 +161,32 @@ TEST(Forward, AdaptiveModeFreezesSettledPoints) {
   EXPECT_THROW(runForward(model, in, some), std::invalid_argument);
 }
 
+TEST(Forward, Bfloat16StaysCloseToFloat) {
+  // The shipped model in bf16 against float on a box (where the processor has bf16; in
+  // float elsewhere, which gives float's bits): close, and not the same bits.
+  const auto cloud = test::boxCloud(3000);
+  const std::vector<float> points = flatten(*cloud);
+  const Neighborhoods nb = bruteForceKnn(points, 33);
+  ForwardInput in{points.data(), cloud->size(), &nb, edgeScale(points.data(), nb)};
+  const Model model = loadModel(defaultModelPath(32));
+  ForwardOptions options;
+  const ForwardResult float_result = runForward(model, in, options);
+  options.precision = Precision::Bf16;
+  const ForwardResult bf16_result = runForward(model, in, options);
+  if (!bfloat16Available()) {
+    EXPECT_EQ(bf16_result.normals, float_result.normals);
+    GTEST_SKIP() << "this processor lacks AVX512_BF16: bf16 ran in float";
+  }
+  std::vector<double> errors;
+  for (std::size_t i = 0; i < cloud->size(); ++i)
+    errors.push_back(test::unorientedAngleDeg(&bf16_result.normals[3 * i], &float_result.normals[3 * i]));
+  EXPECT_NE(bf16_result.normals, float_result.normals);
+  EXPECT_LT(test::percentile(errors, 50), 0.1);
+  EXPECT_LT(test::percentile(errors, 99), 2.0);
+  // The native backend only.
+  EXPECT_THROW(runForward(model, in, options, Backend::Torch), std::invalid_argument);
+}
+
 TEST(Forward, KernelWeightsAreASoftmaxPerNeighbourhood) {
   const auto cloud = test::sphereCloud(400);
   const std::vector<float> points = flatten(*cloud);

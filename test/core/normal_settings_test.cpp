@@ -78,6 +78,17 @@ TEST(NormalSettings, ValuesOutOfRangeAreOptionsErrors) {
   EXPECT_NE(with([](NormalSettings& s) { s.orientation_neighbors = 0; }).find("neighbours must be at least 1"),
             std::string::npos);
   EXPECT_EQ(with([](NormalSettings& s) { s.viewpoint = {{0, INFINITY, 0}}; }), "viewpoint must be 3 finite numbers");
+  EXPECT_EQ(with([](NormalSettings& s) { s.precision = pcl_dise::Precision::Bf16; }), "");
+  EXPECT_EQ(
+      with([](NormalSettings& s) { s.precision = pcl_dise::Precision::Bf16, s.backend = pcl_dise::Backend::Torch; }),
+      "precision bf16 runs on the native backend only, not torch");
+}
+
+TEST(NormalSettings, PrecisionHasOneNameBothWays) {
+  for (pcl_dise::Precision p : {pcl_dise::Precision::Float, pcl_dise::Precision::Bf16})
+    EXPECT_EQ(pcl_dise::precisionFromString(pcl_dise::toString(p)), p);
+  EXPECT_EQ(pcl_dise::toString(pcl_dise::Precision::Bf16), "bf16");
+  EXPECT_THROW(pcl_dise::precisionFromString("fp16"), pcl_dise::OptionsError);
 }
 
 TEST(NormalSettings, AMissingModelIsAFileErrorOnlyWhereTheIterationsNeedIt) {

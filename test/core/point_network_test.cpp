@@ -1,11 +1,13 @@
 // The native backend's per-point network against a double-precision reference that follows
 // docs/algorithm.md literally (concatenated inputs, no split layers): every implementation this
-// processor runs (portable, AVX2, AVX-512), groups of neighbourhoods of different sizes,
+// processor runs (portable, AVX2, AVX-512, and AVX-512 BF16 against the same reference rounded
+// where bfloat16 rounds), groups of neighbourhoods of different sizes,
 // coincident neighbours, large logits; then its weighted plane fit; nothing written past the
 // scratch or the weights; a point's result independent of its group.
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstring>
 #include <iostream>
 #include <random>
 
@@ -22,16 +24,47 @@ using namespace pcl_dise;
 using namespace pcl_dise::detail;
 using Values = std::vector<double>;
 
-Values apply(const Linear& l, const Values& x, bool relu) {
+// x rounded to bfloat16 (to nearest, ties away from zero), by the bits of the float nearest it.
+double toBfloat16(double x) {
+  const float f = static_cast<float>(x);
+  std::uint32_t bits;
+  std::memcpy(&bits, &f, sizeof bits);
+  bits = (bits + 0x8000u) & 0xffff0000u;
+  float rounded;
+  std::memcpy(&rounded, &bits, sizeof rounded);
+  return rounded;
+}
+
+// Which arithmetic the reference follows: float's (every product exact in double), or the
+// bfloat16 path's (edgeMlp below rounds what that path rounds).
+struct Arithmetic {
+  bool bf16 = false;
+};
+
+// l(x), with relu; the inputs and weights of the columns where `rounded` is true rounded to bfloat16.
+Values apply(const Linear& l, const Values& x, bool relu, const std::vector<bool>& rounded = {}) {
   Values y(l.bias.begin(), l.bias.end());
   for (int o = 0; o < l.out_features; ++o) {
-    for (int c = 0; c < l.in_features; ++c) y[o] += double(l.weight[o * l.in_features + c]) * x[c];
+    for (int c = 0; c < l.in_features; ++c) {
+      const bool r = c < static_cast<int>(rounded.size()) && rounded[c];
+      const double w = l.weight[o * l.in_features + c];
+      y[o] += (r ? toBfloat16(w) : w) * (r ? toBfloat16(x[c]) : x[c]);
+    }
     if (relu) y[o] = std::max(y[o], 0.0);
   }
   return y;
 }
 
 Values mlp(const Mlp& m, const Values& x) { return apply(m.second, apply(m.first, x, true), false); }
+
+// An edge MLP: with bf16 both layers' products in bfloat16 but for the first's per-point columns
+// (from `point_columns` on: g1 or g2) and, for the kernel's MLP (second_in_float), the second layer.
+Values edgeMlp(const Mlp& m, const Values& x, Arithmetic a, int point_columns, int point_count,
+               bool second_in_float = false) {
+  std::vector<bool> first(x.size(), a.bf16), second(m.second.in_features, a.bf16 && !second_in_float);
+  for (int c = point_columns; c < point_columns + point_count; ++c) first[c] = false;
+  return apply(m.second, apply(m.first, x, true, first), false, second);
+}
 
 Values join(Values a, const Values& b) {
   a.insert(a.end(), b.begin(), b.end());
@@ -52,7 +85,7 @@ double cosine(const double* a, const double* b) {
 }
 
 // docs/algorithm.md steps 1-9 for one point, in double.
-Values referenceWeights(const Model& model, const PointNeighborhood& nb) {
+Values referenceWeights(const Model& model, const PointNeighborhood& nb, Arithmetic arithmetic = {}) {
   const int k = nb.count;
   std::vector<Values> edge(k), c(k), e1(k), e2(k), e3(k);
   const float* pi = nb.points + 3 * nb.center;
@@ -71,12 +104,14 @@ Values referenceWeights(const Model& model, const PointNeighborhood& nb) {
                cosine(nj, c[e].data()),
                cosine(ni, nj),
                std::sqrt(c[e][0] * c[e][0] + c[e][1] * c[e][1] + c[e][2] * c[e][2])};
-    e1[e] = mlp(model.layer1, edge[e]);
+    e1[e] = edgeMlp(model.layer1, edge[e], arithmetic, 0, 0);
   }
   const Values g1 = mlp(model.layerg, join(mean(e1), {ni[0], ni[1], ni[2]}));
-  for (int e = 0; e < k; ++e) e2[e] = mlp(model.layer2, join(e1[e], g1));
+  for (int e = 0; e < k; ++e)
+    e2[e] = edgeMlp(model.layer2, join(e1[e], g1), arithmetic, kEdgeEmbedding, kPointEmbedding);
   const Values g2 = mlp(model.layerg2, mean(e2));
-  for (int e = 0; e < k; ++e) e3[e] = mlp(model.layer3, join(e2[e], g2));
+  for (int e = 0; e < k; ++e)
+    e3[e] = edgeMlp(model.layer3, join(e2[e], g2), arithmetic, kEdgeEmbedding, kPointEmbedding);
   const Values g3 = mlp(model.layerg3, mean(e3));
   const float q[4] = {float(g3[0]), float(g3[1]), float(g3[2]), float(g3[3])};
   float r[3][3];
@@ -86,7 +121,8 @@ Values referenceWeights(const Model& model, const PointNeighborhood& nb) {
     Values rc(3, 0.0);
     for (int a = 0; a < 3; ++a)
       for (int b = 0; b < 3; ++b) rc[a] += r[a][b] * c[e][b];
-    logits[e] = mlp(model.layer4, join(join(e3[e], Values(g3.begin() + 4, g3.end())), rc))[0];
+    logits[e] = edgeMlp(model.layer4, join(join(e3[e], Values(g3.begin() + 4, g3.end())), rc), arithmetic,
+                        kEdgeEmbedding, kTheta, true)[0];
   }
   const double largest = *std::max_element(logits.begin(), logits.end());
   double sum = 0;
@@ -174,10 +210,10 @@ GroupRun runGroup(const PointNetworkImplementation& implementation, const PointN
 }
 
 void expectMatchesReference(const Model& model, const Fixture& f, float scale, const std::vector<float>& weights,
-                            bool fitted, const float* normal, float curvature) {
+                            bool fitted, const float* normal, float curvature, Arithmetic arithmetic) {
   const PointNeighborhood nb = f.neighborhood(scale);
   const int count = nb.count;
-  const Values expected = referenceWeights(model, nb);
+  const Values expected = referenceWeights(model, nb, arithmetic);
   for (int e = 0; e < count; ++e) ASSERT_NEAR(weights[e], expected[e], 1e-6 + 1e-4 * expected[e]) << "edge " << e;
   // The plane fit: fitPlane (tested on its own) with the reference weights.
   const std::vector<float> expected_weights(expected.begin(), expected.end());
@@ -206,7 +242,8 @@ void expectMatchesReference(const Model& model, const Fixture& f, float scale, c
 // implementation's size: registers real in every lane, in some lanes, in one.
 const std::vector<int> kCounts = {1, 2, 3, 7, 8, 9, 16, 17, 33, 65, 80, 81, 129};
 
-void expectEveryGroupMatchesTheReference(const PointNetworkImplementation& implementation, const Model& model) {
+void expectEveryGroupMatchesTheReference(const PointNetworkImplementation& implementation, const Model& model,
+                                         Arithmetic arithmetic = {}) {
   const PointNetworkWeights net(model);
   std::vector<Fixture> fixtures;
   for (int count : kCounts) fixtures.push_back(makeFixture(count, count / 4, 100 + count));
@@ -219,7 +256,7 @@ void expectEveryGroupMatchesTheReference(const PointNetworkImplementation& imple
     for (std::size_t p = 0; p < members.size(); ++p) {
       SCOPED_TRACE(std::string(implementation.name) + ", " + std::to_string(members[p]->neighbors.size()) + " edges");
       expectMatchesReference(model, *members[p], scale, run.weights[p], run.fitted[p], run.normals[p].data(),
-                             run.curvatures[p]);
+                             run.curvatures[p], arithmetic);
     }
   }
 }
@@ -238,6 +275,13 @@ TEST(PointNetwork, LargeLogitsStillGiveTheSoftmax) {
     expectEveryGroupMatchesTheReference(implementation, model);
 }
 
+// The float implementations and the bfloat16 one where this processor has it.
+std::vector<PointNetworkImplementation> everyImplementation() {
+  std::vector<PointNetworkImplementation> all = pointNetworkImplementations();
+  if (bfloat16PointNetwork()) all.push_back(*bfloat16PointNetwork());
+  return all;
+}
+
 TEST(PointNetwork, APointGivesTheSameBitsInAnyGroup) {
   // Tiles, threads and MPI ranks group points differently: a point's result must not depend on
   // the others in its group, nor on its lane.
@@ -245,7 +289,7 @@ TEST(PointNetwork, APointGivesTheSameBitsInAnyGroup) {
   const PointNetworkWeights net(model);
   std::vector<Fixture> fixtures;
   for (int count : kCounts) fixtures.push_back(makeFixture(count, count / 4, 200 + count));
-  for (const auto& implementation : pointNetworkImplementations()) {
+  for (const auto& implementation : everyImplementation()) {
     SCOPED_TRACE(implementation.name);
     for (std::size_t p = 0; p < fixtures.size(); ++p) {
       const GroupRun alone = runGroup(implementation, net, {&fixtures[p]}, 0.9f);
@@ -271,6 +315,44 @@ TEST(PointNetwork, TheWidestImplementationRuns) {
   EXPECT_EQ(pointNetwork().function, implementations.back().function);
   EXPECT_EQ(nativeInstructionSet(), implementations.back().name);
   std::cout << "the per-point network runs with " << pointNetwork().name << "\n";
+}
+
+TEST(PointNetworkBf16, MatchesTheReferenceThatRoundsWhereItRounds) {
+  const PointNetworkImplementation* bf16 = bfloat16PointNetwork();
+  if (!bf16) GTEST_SKIP() << "this processor lacks AVX512_BF16 (or PCL_DISE_SIMD caps it)";
+  Model model = randomModel(7);
+  expectEveryGroupMatchesTheReference(*bf16, model, {true});
+  for (float& w : model.layer4.second.weight) w *= 200.f;
+  expectEveryGroupMatchesTheReference(*bf16, model, {true});
+}
+
+TEST(PointNetworkBf16, TheTwoReferencesDifferByMoreThanTheTolerance) {
+  // What makes the test above tell the bfloat16 path from the float one: on the same
+  // neighbourhoods (its logits spread over hundreds) the two references' weights differ by far more
+  // than its tolerance.
+  Model model = randomModel(7);
+  for (float& w : model.layer4.second.weight) w *= 200.f;
+  double largest = 0;
+  for (int count : kCounts) {
+    const Fixture f = makeFixture(count, count / 4, 100 + count);
+    const Values float_weights = referenceWeights(model, f.neighborhood(1.7f));
+    const Values bf16_weights = referenceWeights(model, f.neighborhood(1.7f), {true});
+    for (int e = 0; e < count; ++e)
+      largest = std::max(largest, std::abs(float_weights[e] - bf16_weights[e]) / (1e-6 + 1e-4 * float_weights[e]));
+  }
+  EXPECT_GT(largest, 10.0);
+}
+
+TEST(PointNetworkBf16, RunsWhereTheProcessorHasIt) {
+  if (bfloat16PointNetwork()) {
+    EXPECT_STREQ(pointNetwork(Precision::Bf16).name, "AVX-512 BF16");
+    EXPECT_EQ(nativeInstructionSet(Precision::Bf16), "AVX-512 BF16");
+  } else {
+    EXPECT_EQ(pointNetwork(Precision::Bf16).function, pointNetwork().function) << "bf16 runs in float";
+  }
+  EXPECT_EQ(bfloat16Available(), bfloat16PointNetwork() != nullptr);
+  EXPECT_EQ(pointNetwork(Precision::Float).function, pointNetworkImplementations().back().function);
+  std::cout << "bf16 runs with " << pointNetwork(Precision::Bf16).name << "\n";
 }
 
 }  // namespace

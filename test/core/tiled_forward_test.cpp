@@ -66,20 +66,22 @@ bool sameBits(const std::vector<float>& a, const std::vector<float>& b) {
 
 // The forward pass on the whole cloud (points x 3) over `graph`.
 ForwardResult wholeCloud(const Model& model, const std::vector<float>& points, const Neighborhoods& graph,
-                         int iterations) {
+                         int iterations, Precision precision = Precision::Float) {
   ForwardInput input;
   input.points = points.data();
   input.num_points = points.size() / 3;
   input.neighborhoods = &graph;
   ForwardOptions options;
   options.iterations = iterations;
+  options.precision = precision;
   return runForward(model, input, options);
 }
 
 // The same over each point's `neighbors` nearest (itself included).
 ForwardResult wholeCloudForward(const Model& model, const std::vector<float>& points, std::size_t neighbors,
-                                int iterations) {
-  return wholeCloud(model, points, nearestNeighborGraph(points.data(), points.size() / 3, neighbors), iterations);
+                                int iterations, Precision precision = Precision::Float) {
+  return wholeCloud(model, points, nearestNeighborGraph(points.data(), points.size() / 3, neighbors), iterations,
+                    precision);
 }
 
 TEST(TiledForward, GivesTheWholeCloudsNormalsBitForBit) {
@@ -106,6 +108,25 @@ TEST(TiledForward, GivesTheWholeCloudsNormalsBitForBit) {
       EXPECT_TRUE(sameBits(normals, whole.normals));
       EXPECT_TRUE(sameBits(curvature, whole.curvature));
     }
+}
+
+TEST(TiledForward, GivesTheWholeCloudsBfloat16NormalsBitForBit) {
+  // bf16 (where the processor has it; float elsewhere, as in memory) in tiles: the bytes of bf16
+  // in memory, which are not float's.
+  const std::vector<float> points = unevenCloud(6000);
+  const std::size_t n = points.size() / 3;
+  const Model model = randomModel(5);
+  const ForwardResult whole = wholeCloudForward(model, points, 33, 4, Precision::Bf16);
+  TiledForwardOptions tiled;
+  tiled.neighbors = 33;
+  tiled.tile_points = 700;
+  tiled.precision = Precision::Bf16;
+  std::vector<float> normals, curvature;
+  runTiledForward(model, points.data(), n, tiled, normals, curvature);
+  EXPECT_TRUE(sameBits(normals, whole.normals));
+  EXPECT_TRUE(sameBits(curvature, whole.curvature));
+  if (bfloat16Available())
+    EXPECT_FALSE(sameBits(normals, wholeCloudForward(model, points, 33, 4).normals)) << "bf16 ran in float";
 }
 
 // A halo learns its depth from the tiles before it: on a surface of even density only the first

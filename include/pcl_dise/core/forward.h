@@ -22,7 +22,17 @@ enum class Backend {
   Cuda,    ///< CUDA kernels (when built with CUDA and a GPU is present)
 };
 
+/** The arithmetic of the native backend's network (docs/benchmarks.md#bfloat16). */
+enum class Precision {
+  Float,  ///< float throughout (default): the parity tests' and the bit-for-bit promises' path
+  Bf16,   ///< the edge MLPs' products in bfloat16 with float sums (AVX512_BF16), the rest in float
+};
+
 std::string toString(Backend backend);
+/** "float" or "bf16". */
+std::string toString(Precision precision);
+/** "float" or "bf16"; throws OptionsError (core/errors.h) otherwise. */
+Precision precisionFromString(const std::string& name);
 /** "native", "torch" or "cuda"; throws OptionsError (core/errors.h) otherwise. */
 Backend backendFromString(const std::string& name);
 /** Whether this build has the backend and it can run here (Cuda: a device is present).
@@ -30,9 +40,14 @@ Backend backendFromString(const std::string& name);
  *  \param[out] why where not null and the backend is not available: why not (not built, its
  *  library not loaded, or loaded and no device to run on) */
 bool backendAvailable(Backend backend, std::string* why = nullptr);
-/** The instruction set the native backend's network runs with on this processor: "AVX-512",
- *  "AVX2" or "portable" (chosen at run time; PCL_DISE_SIMD=avx2|portable caps it). */
-std::string nativeInstructionSet();
+/** The instruction set the native backend's network runs with on this processor at `precision`:
+ *  "AVX-512", "AVX2" or "portable" (chosen at run time; PCL_DISE_SIMD=avx2|portable caps it), or
+ *  for Bf16 "AVX-512 BF16" where the processor has AVX512_BF16 (elsewhere Bf16 runs in float and
+ *  this names the float one). */
+std::string nativeInstructionSet(Precision precision = Precision::Float);
+/** Whether Precision::Bf16 runs in bfloat16 here (the processor has AVX512_BF16 and
+ *  PCL_DISE_SIMD does not cap it). */
+bool bfloat16Available();
 
 /** What the forward pass works on.
  *  points: M x 3 row-major node positions in a local frame (an origin subtracted, so that float
@@ -73,6 +88,9 @@ struct ForwardOptions {
   /// keeping its normal, curvature and kernel weights, which its neighbours go on reading. 0:
   /// exact, every point runs every iteration.
   double settle_degrees = 0;
+  /// The native backend's arithmetic. Bf16 runs in float where the processor lacks AVX512_BF16
+  /// (saying so once on stderr); the other backends take Float only (std::invalid_argument).
+  Precision precision = Precision::Float;
   /// Torch backend: points per chunk. Each chunk runs as one graph (its points plus the points
   /// their neighbourhoods read), about 60 KB per point at k = 64, so memory stays bounded
   /// whatever the cloud's size; results do not depend on it.

@@ -1,7 +1,7 @@
 #pragma once
 // One set of settings for a normals run, whichever front end asks for it (dise_normals, the
 // MPI tool, dise_reconstruct, dise_viewer, Python, the ROS node): the neighbourhood, the model,
-// the iterations, the backend, the threads, the adaptive mode and the orientation, validated in
+// the iterations, the backend, the threads, the adaptive mode, the precision and the orientation, validated in
 // one place with one set of messages. NormalPipeline (feature/normal_pipeline.h) runs a cloud in
 // memory from them, io::outOfCoreOptions (io/out_of_core_normals.h) a file in tiles.
 #include <array>
@@ -47,6 +47,8 @@ struct NormalSettings {
   Backend backend = Backend::Native;  ///< where the iterations run
   unsigned threads = 0;               ///< 0: every core
   double settle_degrees = 0;  ///< adaptive mode (adaptive_mode.h): stop a point turning less than this; 0: exact
+  /// The native network's arithmetic: Float, or Bf16 (forward.h; native backend only)
+  Precision precision = Precision::Float;
   Orientation orientation = Orientation::kViewpoint;  ///< how the normals get their side
   /// The viewpoint in the cloud's own coordinates (before any offset); none: the cloud's sensor
   /// origin (a PCD VIEWPOINT, or the origin)
@@ -59,7 +61,8 @@ struct NormalSettings {
   /** model, or the shipped model for the neighbourhood (the k = 64 one for a radius search). */
   std::string modelPath() const;
   /** Throws OptionsError for a value out of range or a combination that cannot run (k and radius
-   *  both, max_neighbors without radius, a viewpoint that is not finite), and, with
+   *  both, max_neighbors without radius, a viewpoint that is not finite, precision bf16 off the
+   *  native backend), and, with
    *  check_model_file, FileError where iterations > 0 and the model file cannot be opened. The
    *  messages name the settings as this type, Python and the command line do (k, radius, ...). */
   void validate(bool check_model_file = true) const;

@@ -19,14 +19,15 @@ namespace pcl_dise {
 
 /** How runTiledForward cuts and runs the cloud. */
 struct TiledForwardOptions {
-  std::size_t neighbors = 65;         ///< k + 1: each point's k nearest plus itself (radius == 0)
-  float radius = 0;                   ///< > 0: every point within radius instead of k nearest
-  std::size_t max_neighbors = 0;      ///< with radius: keep the nearest this many (0: all)
-  int iterations = 4;                 ///< L
-  int threads = 0;                    ///< 0: all hardware threads
-  std::size_t tile_points = 1 << 20;  ///< most points a tile holds (its halo not counted)
-  std::size_t max_load = 0;           ///< most points a tile may load with its halo (0: no limit); a
-                                      ///< tile that needs more runs in halves, halved again as needed
+  std::size_t neighbors = 65;              ///< k + 1: each point's k nearest plus itself (radius == 0)
+  float radius = 0;                        ///< > 0: every point within radius instead of k nearest
+  std::size_t max_neighbors = 0;           ///< with radius: keep the nearest this many (0: all)
+  int iterations = 4;                      ///< L
+  int threads = 0;                         ///< 0: all hardware threads
+  Precision precision = Precision::Float;  ///< the native network's arithmetic (ForwardOptions::precision)
+  std::size_t tile_points = 1 << 20;       ///< most points a tile holds (its halo not counted)
+  std::size_t max_load = 0;                ///< most points a tile may load with its halo (0: no limit); a
+                                           ///< tile that needs more runs in halves, halved again as needed
   /// Several processes sharing one cloud (MPI): this one runs the tiles t with t % parts == part.
   int part = 0;   ///< this process's number, 0..parts-1
   int parts = 1;  ///< processes

@@ -157,6 +157,13 @@ class DeepIterativeNormalEstimation : public Feature<PointInT, PointOutT> {
   void setSettleAngle(double degrees) { settle_degrees_ = degrees; }
   double getSettleAngle() const { return settle_degrees_; }  ///< see setSettleAngle
 
+  /** The native backend's arithmetic (core/forward.h): Precision::Float (default) or
+   *  Precision::Bf16, the edge MLPs' products in bfloat16 where the processor has AVX512_BF16
+   *  (elsewhere float, said once on stderr); docs/benchmarks.md#bfloat16 gives its speed and
+   *  accuracy. The other backends refuse Bf16 (PCL_ERROR, empty output). */
+  void setPrecision(pcl_dise::Precision precision) { precision_ = precision; }
+  pcl_dise::Precision getPrecision() const { return precision_; }  ///< see setPrecision
+
   /** \brief Progress of compute() (core/progress.h): the share of iteration 0 and the iterations
    *  done, after the search. Answering false stops compute(), which then leaves the output empty,
    *  as on failure, and wasCancelled() is true; nothing is printed.
@@ -258,6 +265,7 @@ class DeepIterativeNormalEstimation : public Feature<PointInT, PointOutT> {
   std::shared_ptr<const pcl_dise::Model> model_;
   int iterations_ = 4;
   double settle_degrees_ = 0;
+  pcl_dise::Precision precision_ = pcl_dise::Precision::Float;
   pcl_dise::ProgressCallback progress_;
   bool cancelled_ = false;
   unsigned int threads_ = 0;

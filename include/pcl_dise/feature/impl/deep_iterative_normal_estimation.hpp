@@ -304,6 +304,7 @@ bool DeepIterativeNormalEstimation<PointInT, PointOutT>::runForwardPass(pcl_dise
   options.keep_iterations = store_iterations_;
   options.keep_kernel_weights = store_kernel_weights_;
   options.settle_degrees = settle_degrees_;
+  options.precision = precision_;
   options.progress = progress_;
   try {
     static const pcl_dise::Model no_model;  // iteration 0 needs no weights
