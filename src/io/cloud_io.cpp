@@ -103,7 +103,7 @@ void writeNormals(const std::string& path, const LocalCloud& local, const pcl::P
                    " points");
   const std::string ext = extension(path);
   const bool confidence =
-      orientation_confidence && !orientation_confidence->empty() && (ext == ".pcd" || ext == ".ply");
+      orientation_confidence && !orientation_confidence->empty() && (ext == ".pcd" || ext == ".ply" || isLasFamily(path));
   if (confidence && orientation_confidence->size() != points.size())
     fail(path, "cannot write " + std::to_string(orientation_confidence->size()) + " confidences for " +
                    std::to_string(points.size()) + " points");

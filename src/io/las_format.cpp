@@ -167,6 +167,15 @@ std::string normalDescriptors() {
   return out;
 }
 
+// Ours too, where an orientation gave one: each point's confidence in its side, a float.
+std::string confidenceDescriptor() {
+  std::string out(kExtraBytesDescriptorSize, '\0');
+  writeAt<std::uint8_t>(out, 2, kExtraBytesFloat);
+  writeText(out, 4, "OrientationConfidence", 32);
+  writeText(out, 160, "confidence in the side, 0..1 (DISE)", 32);
+  return out;
+}
+
 std::string extraBytesVlr(const std::string& descriptors) {
   std::string vlr(kVlrHeaderSize, '\0');
   writeText(vlr, 2, "LASF_Spec", 16);
@@ -192,10 +201,11 @@ struct LasWriter::Source {
   std::uint32_t evlr_count = 0;
   std::uint64_t read = 0;
   // Where the normal goes in an output record: after the source's record, or over the NormalX,
-  // NormalY, NormalZ and Curvature floats of a source that has them (an output of ours read again).
-  std::size_t normal_at = 0, record_length = 0;
+  // NormalY, NormalZ and Curvature floats of a source that has them (an output of ours read again);
+  // likewise the orientation confidence (0: none, neither asked for nor in the source).
+  std::size_t normal_at = 0, confidence_at = 0, record_length = 0;
 
-  Source(const std::string& source, std::shared_ptr<const std::string> source_bytes)
+  Source(const std::string& source, std::shared_ptr<const std::string> source_bytes, bool with_confidence)
       : path(source), in(source, std::ios::binary), decoded(std::move(source_bytes)) {
     if (!in) fail(path, "cannot be opened");
     in.seekg(0, std::ios::end);
@@ -239,15 +249,21 @@ struct LasWriter::Source {
     }
     if (header.version_minor >= 4 && header_size >= kHeaderSize14) readEvlrs(head, file_size, descriptors);
     std::string extra_bytes = keptDescriptors(descriptors);
-    normal_at = findNormals(extra_bytes);
+    normal_at = findDescriptors(extra_bytes, normalDescriptors());
+    confidence_at = findDescriptors(extra_bytes, confidenceDescriptor());
     record_length = header.record_length;
     if (normal_at == 0) {
-      normal_at = header.record_length;
+      normal_at = record_length;
       record_length += kExtraBytes;
       extra_bytes += normalDescriptors();
     }
+    if (confidence_at == 0 && with_confidence) {
+      confidence_at = record_length;
+      record_length += sizeof(float);
+      extra_bytes += confidenceDescriptor();
+    }
     if (extra_bytes.size() > 65535 || record_length > 65535)
-      fail(path, "its point records leave no room for four more extra bytes in LAS");
+      fail(path, "its point records leave no room for our extra bytes in LAS");
     vlrs += extraBytesVlr(extra_bytes);
     ++vlr_count;
     if (decoded && decoded->size() != header.point_data + header.count * header.record_length)
@@ -296,14 +312,12 @@ struct LasWriter::Source {
     return descriptors + undocumentedDescriptors(extra - described);
   }
 
-  // The record byte of NormalX where the descriptors hold NormalX, NormalY, NormalZ and Curvature
-  // as consecutive floats; else 0.
-  std::size_t findNormals(const std::string& descriptors) const {
-    const std::string ours = normalDescriptors();
+  // The record byte where the descriptors hold `ours` (floats, by name) one after another; else 0.
+  std::size_t findDescriptors(const std::string& descriptors, const std::string& ours) const {
     std::size_t at = kMinRecordLength[header.point_format];
     for (std::size_t d = 0; d < descriptors.size(); d += kExtraBytesDescriptorSize) {
       bool same = d + ours.size() <= descriptors.size();
-      for (std::size_t e = 0; same && e < 4; ++e) {
+      for (std::size_t e = 0; same && e < ours.size() / kExtraBytesDescriptorSize; ++e) {
         const char* theirs = descriptors.data() + d + e * kExtraBytesDescriptorSize;
         same = theirs[2] == kExtraBytesFloat &&
                std::strncmp(theirs + 4, ours.data() + e * kExtraBytesDescriptorSize + 4, 32) == 0;
@@ -342,8 +356,13 @@ struct LasWriter::Source {
 };
 
 LasWriter::LasWriter(std::ostream& out, const std::string& path, const std::array<double, 3>& scale,
-                     const std::array<double, 3>& offset)
-    : out_(out), path_(path), scale_(scale), offset_(offset), record_(kFormat6Length + kExtraBytes, '\0') {
+                     const std::array<double, 3>& offset, bool orientation_confidence)
+    : out_(out),
+      path_(path),
+      scale_(scale),
+      offset_(offset),
+      confidence_at_(orientation_confidence ? kFormat6Length + kExtraBytes : 0),
+      record_(kFormat6Length + kExtraBytes + (orientation_confidence ? sizeof(float) : 0), '\0') {
   for (int c = 0; c < 3; ++c) {
     lo_[c] = std::numeric_limits<double>::infinity();
     hi_[c] = -lo_[c];
@@ -351,15 +370,18 @@ LasWriter::LasWriter(std::ostream& out, const std::string& path, const std::arra
   if (isLazPath(path))
     laz_ = std::make_unique<LazChunkWriter>(out_, path, 6, static_cast<std::uint16_t>(record_.size()));
   const std::size_t point_data =
-      kHeaderSize14 + kVlrHeaderSize + 4 * kExtraBytesDescriptorSize + (laz_ ? laz_->vlr().size() : 0);
+      kHeaderSize14 + kVlrHeaderSize + ourDescriptors().size() + (laz_ ? laz_->vlr().size() : 0);
   out_.write(std::string(point_data, '\0').data(), point_data);  // the header, once the bounds are known
   if (laz_) laz_->begin();
   writeAt<std::uint8_t>(record_, 14, 0x11);  // return 1 of 1
 }
 
 LasWriter::LasWriter(std::ostream& out, const std::string& path, const std::string& source,
-                     std::shared_ptr<const std::string> source_bytes)
-    : out_(out), path_(path), source_(std::make_unique<Source>(source, std::move(source_bytes))) {
+                     std::shared_ptr<const std::string> source_bytes, bool orientation_confidence)
+    : out_(out),
+      path_(path),
+      source_(std::make_unique<Source>(source, std::move(source_bytes), orientation_confidence)) {
+  confidence_at_ = source_->confidence_at;
   record_.assign(source_->record_length, '\0');
   if (isLazPath(path))
     laz_ = std::make_unique<LazChunkWriter>(out_, path, source_->header.point_format,
@@ -371,7 +393,11 @@ LasWriter::LasWriter(std::ostream& out, const std::string& path, const std::stri
 
 LasWriter::~LasWriter() = default;
 
-void LasWriter::add(const std::array<double, 3>& xyz, const NormalWithCurvature& normal) {
+std::string LasWriter::ourDescriptors() const {
+  return normalDescriptors() + (confidence_at_ ? confidenceDescriptor() : std::string());
+}
+
+void LasWriter::add(const std::array<double, 3>& xyz, const NormalWithCurvature& normal, float confidence) {
   const std::size_t normal_at = source_ ? source_->normal_at : record_.size() - kExtraBytes;
   if (source_) {
     source_->next(&record_[0]);
@@ -391,6 +417,7 @@ void LasWriter::add(const std::array<double, 3>& xyz, const NormalWithCurvature&
     }
   }
   std::memcpy(&record_[normal_at], normal.data(), kExtraBytes);
+  if (confidence_at_) std::memcpy(&record_[confidence_at_], &confidence, sizeof confidence);
   if (laz_)
     laz_->add(record_.data());
   else
@@ -438,7 +465,7 @@ void LasWriter::finish() {
     }
     writeAt<std::uint64_t>(bytes, kPointCountAt, count_);
     writeAt<std::uint64_t>(bytes, kByReturnAt, count_);  // all first returns
-    bytes += extraBytesVlr(normalDescriptors());
+    bytes += extraBytesVlr(ourDescriptors());
   }
   if (laz_) {
     bytes += laz_->vlr();

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <limits>
 #include <sstream>
 #include <stdexcept>
 
@@ -60,11 +61,12 @@ NormalsWriter::NormalsWriter(const std::string& path, const NormalsFileLayout& l
   if (ext_ == ".pcd") out_ << pcdHeader(layout);
   if (ext_ == ".ply") out_ << plyHeader(layout);
   if (ext_ == ".las" && !layout.las_source.empty()) {
-    las_ = std::make_unique<LasWriter>(out_, path, layout.las_source, layout.las_source_bytes);
+    las_ = std::make_unique<LasWriter>(out_, path, layout.las_source, layout.las_source_bytes,
+                                       layout.orientation_confidence);
   } else if (ext_ == ".las") {
     std::array<double, 3> scale = layout.las_scale, offset = layout.las_offset;
     if (scale[0] == 0) fail(path, "LAS output needs a scale and offset");
-    las_ = std::make_unique<LasWriter>(out_, path, scale, offset);
+    las_ = std::make_unique<LasWriter>(out_, path, scale, offset, layout.orientation_confidence);
   }
 }
 
@@ -98,7 +100,8 @@ void NormalsWriter::add(const std::array<double, 3>& xyz, const float* normal, f
     }
     pending_.append(line, end - line);
   } else if (ext_ == ".las") {
-    las_->add(xyz, {normal[0], normal[1], normal[2], curvature});
+    las_->add(xyz, {normal[0], normal[1], normal[2], curvature},
+              layout_.orientation_confidence ? confidence : std::numeric_limits<float>::quiet_NaN());
   } else {
     char record[3 * 8 + 5 * 4];
     std::size_t at = 0;

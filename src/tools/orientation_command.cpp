@@ -22,7 +22,7 @@ std::string orientationText(const NormalSettings& settings, const NormalsOutcome
   if (r.parity_flipped) text << ", " << r.parity_flipped << " flipped after the tree by ray parity";
   text << "\n  confidence: " << r.low_confidence << " points below 0.5 ("
        << (r.oriented ? 100.0 * double(r.low_confidence) / double(r.oriented) : 0.0)
-       << "%; written as orientation_confidence to .pcd and .ply)\n";
+       << "%; written as orientation_confidence to .pcd and .ply, OrientationConfidence to .las and .laz)\n";
   if (r.outside_grid) {
     const double share = r.oriented ? 100.0 * double(r.undecided) / double(r.oriented) : 0.0;
     text << "  sides: outside grid of cell " << r.grid_cell << ", " << r.grid_flipped << " flipped after the tree, "

@@ -222,8 +222,9 @@ TEST(DiseNormals, TilesGiveTheInMemoryNormals) {
   ASSERT_EQ(runTool(xyz + " --precision bf16 " + dir + "/whole_bf16.ply").exit_code, 0);
   ASSERT_EQ(runTool(xyz + " --precision bf16 " + dir + "/tiled_bf16.ply --tile-points 400").exit_code, 0);
   EXPECT_EQ(readFile(dir + "/tiled_bf16.ply"), readFile(dir + "/whole_bf16.ply"));
-  if (pcl_dise::bfloat16Available())
+  if (pcl_dise::bfloat16Available()) {
     EXPECT_NE(readFile(dir + "/whole_bf16.ply"), readFile(dir + "/whole_viewpoint.ply"));
+  }
   // --max-memory tiles a cloud that does not fit, and keeps one that does in memory.
   const CommandResult small =
       runTool(dir + "/in.las " + dir + "/budget.normals --k 16 --model " + model + " --max-memory 1");

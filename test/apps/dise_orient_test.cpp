@@ -61,20 +61,43 @@ TEST_F(DiseOrient, ClosedReportsTheOutsideGridsSides) {
   EXPECT_EQ(r.output.find("warning"), std::string::npos) << r.output;
 }
 
-TEST_F(DiseOrient, WritesEachPointsConfidenceToPcdAndPly) {
-  for (const char* ext : {".pcd", ".ply"}) {
+// The values of field `name` of a cloud file (none: empty).
+std::vector<double> fieldValues(const std::string& path, const std::string& name) {
+  const pcl_dise::io::PointTable table = pcl_dise::io::readPointTable(path);
+  for (const auto& f : table.fields)
+    if (f.name == name) return f.values;
+  return {};
+}
+
+TEST_F(DiseOrient, WritesEachPointsConfidenceToPcdPlyAndLas) {
+  for (const char* ext : {".pcd", ".ply", ".las", ".laz"}) {
     const std::string out = dir_ + "/confident" + ext;
     const CommandResult r = runTool(dir_ + "/sphere.xyz " + dir_ + "/sphere.normals " + out + " --closed");
     ASSERT_EQ(r.exit_code, 0) << r.output;
     EXPECT_NE(r.output.find("confidence: 0 points below 0.5"), std::string::npos) << r.output;
-    const pcl_dise::io::PointTable table = pcl_dise::io::readPointTable(out);
-    const pcl_dise::io::PointField* field = nullptr;
-    for (const auto& f : table.fields)
-      if (f.name == "orientation_confidence") field = &f;
-    ASSERT_NE(field, nullptr) << ext;
-    ASSERT_EQ(field->values.size(), 2000u);
-    for (double c : field->values) EXPECT_TRUE(c >= 0.5 && c <= 1.0) << c;
+    const bool las = std::string(ext) == ".las" || std::string(ext) == ".laz";
+    const std::vector<double> values = fieldValues(out, las ? "OrientationConfidence" : "orientation_confidence");
+    ASSERT_EQ(values.size(), 2000u) << ext;
+    for (double c : values) EXPECT_TRUE(c >= 0.5 && c <= 1.0) << c;
   }
+}
+
+TEST_F(DiseOrient, ALasInputsConfidenceIsReplacedNeverLeftStale) {
+  // Our LAS output read again: --closed writes its confidence in place (the records keep their
+  // length); dise_normals without a whole-cloud orientation leaves NaN there, not the last run's values.
+  ASSERT_EQ(runTool(dir_ + "/sphere.xyz " + dir_ + "/sphere.normals " + dir_ + "/first.las --closed").exit_code, 0);
+  ASSERT_EQ(runTool(dir_ + "/first.las " + dir_ + "/sphere.normals " + dir_ + "/again.las --closed").exit_code, 0);
+  const CommandResult up = runCommand(binaryDir() + "/apps/dise_normals " + dir_ + "/first.las " + dir_ +
+                                      "/tree.las --orient up --iterations 0 --k 8");
+  ASSERT_EQ(up.exit_code, 0) << up.output;
+  const auto size = [](const std::string& path) { return std::ifstream(path, std::ios::ate | std::ios::binary).tellg(); };
+  EXPECT_EQ(size(dir_ + "/again.las"), size(dir_ + "/first.las"));
+  EXPECT_EQ(fieldValues(dir_ + "/again.las", "OrientationConfidence"),
+            fieldValues(dir_ + "/first.las", "OrientationConfidence"));
+  const std::vector<double> stale = fieldValues(dir_ + "/tree.las", "OrientationConfidence");
+  ASSERT_EQ(stale.size(), 2000u);
+  for (double c : stale) EXPECT_TRUE(std::isnan(c)) << c;
+  EXPECT_TRUE(fieldValues(dir_ + "/first.las", "NormalX").size() == 2000u);
 }
 
 TEST_F(DiseOrient, ClosedOnAnOpenSurfaceWarnsThatItsSidesAreUnverified) {

@@ -125,8 +125,9 @@ TEST(TiledForward, GivesTheWholeCloudsBfloat16NormalsBitForBit) {
   runTiledForward(model, points.data(), n, tiled, normals, curvature);
   EXPECT_TRUE(sameBits(normals, whole.normals));
   EXPECT_TRUE(sameBits(curvature, whole.curvature));
-  if (bfloat16Available())
+  if (bfloat16Available()) {
     EXPECT_FALSE(sameBits(normals, wholeCloudForward(model, points, 33, 4).normals)) << "bf16 ran in float";
+  }
 }
 
 // A halo learns its depth from the tiles before it: on a surface of even density only the first

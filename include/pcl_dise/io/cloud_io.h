@@ -48,7 +48,8 @@ pcl::PointCloud<pcl::Normal>::Ptr readNormals(const std::string& path);
  *  `F 8`, PLY `double`); a LAS input's points keep their scale and offset in a LAS output.
  *  orientation_confidence: one value per point (a consistent orientation's confidence in each
  *  side, NormalsOutcome::confidence), written as a float field orientation_confidence to .pcd and
- *  .ply; nullptr or empty: none (the other formats never hold it).
+ *  .ply and as a float extra byte OrientationConfidence to .las and .laz; nullptr or empty: none
+ *  (text formats never hold it).
  *  Throws std::runtime_error (LAS: also for points with non-finite coordinates). */
 void writeNormals(const std::string& path, const LocalCloud& points, const pcl::PointCloud<pcl::Normal>& normals,
                   const std::vector<float>* orientation_confidence = nullptr);

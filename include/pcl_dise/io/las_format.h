@@ -7,6 +7,7 @@
 // a LAS file, that file's every point record, VLR and EVLR kept. Plain C++, no PCL.
 #include <array>
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <ostream>
 #include <string>
@@ -77,9 +78,10 @@ using NormalWithCurvature = std::array<float, 4>;
  *  `path` for a point that LAS cannot hold. */
 class LasWriter {
  public:
-  /** New points: point format 6, coordinates stored with `scale` and `offset` (see writeLas). */
+  /** New points: point format 6, coordinates stored with `scale` and `offset` (see writeLas);
+   *  with orientation_confidence a fifth float extra byte, OrientationConfidence. */
   LasWriter(std::ostream& out, const std::string& path, const std::array<double, 3>& scale,
-            const std::array<double, 3>& offset);
+            const std::array<double, 3>& offset, bool orientation_confidence = false);
   /** The points of the LAS or LAZ file `source`, added in its order: each output record is the source's
    *  record unchanged (its point format, every dimension, its own extra bytes) followed by the
    *  normal and curvature (or with them in place of the source's own NormalX, NormalY, NormalZ and
@@ -89,22 +91,29 @@ class LasWriter {
    * version. Waveform packets are not kept: formats 4, 5, 9 and 10 keep their records with the wave packet descriptor
    * index set to 0 (no waveform). Throws std::runtime_error naming `source` where it cannot be read, and from finish()
    * where fewer or more points came than it holds. `source_bytes`: a LAZ source already decoded
-   * (LasCloud::decoded), whose records are then read from there instead of decoded again. */
+   * (LasCloud::decoded), whose records are then read from there instead of decoded again.
+   * orientation_confidence: the OrientationConfidence float extra byte too (after the normal's, or
+   * in place of the source's own); a source that has one and a run without gets NaN there (no
+   * stale confidence). */
   LasWriter(std::ostream& out, const std::string& path, const std::string& source,
-            std::shared_ptr<const std::string> source_bytes = nullptr);
+            std::shared_ptr<const std::string> source_bytes = nullptr, bool orientation_confidence = false);
   ~LasWriter();
-  /** The next point; with a source, `xyz` must be that point's (the record is copied). */
-  void add(const std::array<double, 3>& xyz, const NormalWithCurvature& normal);
+  /** The next point; with a source, `xyz` must be that point's (the record is copied).
+   *  confidence: its orientation confidence, written where the records hold the field. */
+  void add(const std::array<double, 3>& xyz, const NormalWithCurvature& normal,
+           float confidence = std::numeric_limits<float>::quiet_NaN());
   /** \brief Writes the header (bounds, counts); throws std::runtime_error where a write failed. */
   void finish();
 
  private:
   struct Source;
+  std::string ourDescriptors() const;  ///< the Extra Bytes descriptors of new points' records
   std::ostream& out_;
   std::string path_;
   std::array<double, 3> scale_{}, offset_{};  ///< new points only: a source keeps its own
   double lo_[3], hi_[3];
   std::uint64_t count_ = 0;
+  std::size_t confidence_at_ = 0;  ///< the record byte of OrientationConfidence; 0: none
   std::string record_;
   std::unique_ptr<Source> source_;
   std::unique_ptr<LazChunkWriter> laz_;  ///< .laz output

@@ -30,8 +30,9 @@ struct NormalsFileLayout {
   /// are kept, the normals added (LasWriter).
   std::string las_source;
   std::shared_ptr<const std::string> las_source_bytes;  ///< las_source decoded, where it is LAZ (optional)
-  /// PCD, PLY: a float field orientation_confidence after the curvature (a consistent orientation's
-  /// confidence in each point's side, orientation_propagation.h); the other formats leave it out
+  /// PCD, PLY: a float field orientation_confidence after the curvature; LAS, LAZ: a float extra
+  /// byte OrientationConfidence (a consistent orientation's confidence in each point's side,
+  /// orientation_propagation.h); text formats leave it out
   bool orientation_confidence = false;
 };
 
