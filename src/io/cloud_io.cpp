@@ -102,8 +102,8 @@ void writeNormals(const std::string& path, const LocalCloud& local, const pcl::P
     fail(path, "cannot write " + std::to_string(normals.size()) + " normals for " + std::to_string(points.size()) +
                    " points");
   const std::string ext = extension(path);
-  const bool confidence =
-      orientation_confidence && !orientation_confidence->empty() && (ext == ".pcd" || ext == ".ply" || isLasFamily(path));
+  const bool confidence = orientation_confidence && !orientation_confidence->empty() &&
+                          (ext == ".pcd" || ext == ".ply" || isLasFamily(path));
   if (confidence && orientation_confidence->size() != points.size())
     fail(path, "cannot write " + std::to_string(orientation_confidence->size()) + " confidences for " +
                    std::to_string(points.size()) + " points");

@@ -90,7 +90,9 @@ TEST_F(DiseOrient, ALasInputsConfidenceIsReplacedNeverLeftStale) {
   const CommandResult up = runCommand(binaryDir() + "/apps/dise_normals " + dir_ + "/first.las " + dir_ +
                                       "/tree.las --orient up --iterations 0 --k 8");
   ASSERT_EQ(up.exit_code, 0) << up.output;
-  const auto size = [](const std::string& path) { return std::ifstream(path, std::ios::ate | std::ios::binary).tellg(); };
+  const auto size = [](const std::string& path) {
+    return std::ifstream(path, std::ios::ate | std::ios::binary).tellg();
+  };
   EXPECT_EQ(size(dir_ + "/again.las"), size(dir_ + "/first.las"));
   EXPECT_EQ(fieldValues(dir_ + "/again.las", "OrientationConfidence"),
             fieldValues(dir_ + "/first.las", "OrientationConfidence"));

@@ -159,8 +159,8 @@ class DeepIterativeNormalEstimation : public Feature<PointInT, PointOutT> {
 
   /** The native backend's arithmetic (core/forward.h): Precision::Float (default) or
    *  Precision::Bf16, the edge MLPs' products in bfloat16 where the processor has AVX512_BF16
-   *  (elsewhere float, said once on stderr); docs/benchmarks.md#bfloat16 gives its speed and
-   *  accuracy. The other backends refuse Bf16 (PCL_ERROR, empty output). */
+   *  (elsewhere float, said once on stderr); docs/benchmarks.md, section "bfloat16", gives its
+   *  speed and accuracy. The other backends refuse Bf16 (PCL_ERROR, empty output). */
   void setPrecision(pcl_dise::Precision precision) { precision_ = precision; }
   pcl_dise::Precision getPrecision() const { return precision_; }  ///< see setPrecision
 
