@@ -39,17 +39,20 @@ class DiseNormalsNode {
   static pcl_dise::NormalSettings settingsFrom(ros::NodeHandle& private_nh) {
     pcl_dise::NormalSettings s;
     int threads = 0;
-    std::string orient;
+    std::string orient, precision;
     private_nh.param("k_search", s.k, 64);
     private_nh.param("radius_search", s.radius, 0.0);
     private_nh.param("max_neighbors", s.max_neighbors, 0);
     private_nh.param("iterations", s.iterations, 4);
     private_nh.param("threads", threads, 0);
     private_nh.param("model", s.model, std::string());
+    private_nh.param("settle", s.settle_degrees, 0.0);
+    private_nh.param("precision", precision, std::string("float"));
     private_nh.param("orient", orient, std::string("viewpoint"));
     if (threads < 0) throw pcl_dise::OptionsError("threads must not be negative");
     s.threads = static_cast<unsigned>(threads);
     s.orientation = pcl_dise::orientationFromName(orient);
+    s.precision = pcl_dise::precisionFromString(precision);
     if (private_nh.hasParam("viewpoint_x") || private_nh.hasParam("viewpoint_y") ||
         private_nh.hasParam("viewpoint_z")) {
       std::array<double, 3> v{0, 0, 0};
