@@ -5,7 +5,7 @@
 // (a * b + c), max, sqrt, relu, fillWhereBelow, fillTail, sum, maximum and exp (the SIMD types
 // build it with expPolynomial from min, round and pow2). With Rows = Bf16PairRows the edge MLPs
 // multiply in bfloat16, and V also has Pairs, loadPairs, storePairs, pack (two float registers
-// to one of bfloat16 pairs, rounded to nearest even) and dotPairs. Included only by the
+// to one of bfloat16 pairs, rounded as bfloat16Bits rounds) and dotPairs. Included only by the
 // translation units compiled for one instruction set each; everything here has internal
 // linkage, so no instance compiled for one instruction set can stand in for another's at link
 // time.
