@@ -100,6 +100,11 @@ def test_estimate_normals_file_in_tiles_equals_in_memory(tmp_path):
                                   expected)
     pcl_dise.estimate_normals_file(source, tmp_path / "oriented.xyz", k=32, orient="mst")
     assert (tmp_path / "oriented.xyz").exists()
+    # bf16 in tiles: bf16's normals in memory.
+    pcl_dise.estimate_normals_file(source, tmp_path / "bf16.ply", max_memory=150, k=32, precision="bf16")
+    tiled = pcl_dise.read_cloud(tmp_path / "bf16.ply")
+    np.testing.assert_array_equal(np.column_stack([tiled.fields["normal_" + c] for c in "xyz"]).astype(np.float32),
+                                  pcl_dise.estimate_normals(points, k=32, precision="bf16"))
 
 
 def test_stopping_a_file_job_leaves_no_output(tmp_path):
