@@ -68,6 +68,10 @@ int run(const Options& o) {
                       : "radius " + std::to_string(o.radius) +
                             (o.max_neighbors ? ", at most " + std::to_string(o.max_neighbors) : ""))
             << "\n  iterations: " << o.iterations << ", backend: " << o.backend
+            << (o.precision != "float"
+                    ? ", precision " + o.precision + " (" +
+                          pcl_dise::nativeInstructionSet(pcl_dise::precisionFromString(o.precision)) + ")"
+                    : std::string())
             << (o.iterations > 0 ? ", model: " + pipeline.modelPath() : std::string()) << "\n"
             << "  " << (cloud->size() - missing) << " normals, " << missing << " points without a normal (NaN)\n"
             << orientation << "  time: " << seconds << " s (search + estimation"
