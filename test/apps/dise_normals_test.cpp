@@ -165,6 +165,25 @@ TEST(DiseNormals, CudaWithoutADeviceIsAClearError) {
   }
 }
 
+TEST(DiseNormals, Bf16WithoutTheInstructionsRunsInFloatAndSaysSoOnce) {
+  // PCL_DISE_SIMD=avx2 stands for a processor without AVX512_BF16.
+  const std::string dir = temporaryDir("cli_bf16_capped");
+  writeXyzFile(dir + "/in.xyz", terrainPoints({0.0, 0.0, 0.0}));
+  const std::string model = randomModelFile(6);
+  const std::string args = dir + "/in.xyz --k 16 --iterations 2 --model " + model;
+  const CommandResult plain = runCommand("PCL_DISE_SIMD=avx2 " + binaryDir() + "/apps/dise_normals " + args + " " +
+                                         dir + "/float.ply --tile-points 400");
+  ASSERT_EQ(plain.exit_code, 0) << plain.output;
+  const CommandResult capped = runCommand("PCL_DISE_SIMD=avx2 " + binaryDir() + "/apps/dise_normals " + args + " " +
+                                          dir + "/bf16.ply --tile-points 400 --precision bf16");
+  ASSERT_EQ(capped.exit_code, 0) << capped.output;
+  const std::string said = "precision bf16 needs AVX512_BF16";
+  const std::size_t first = capped.output.find(said);
+  EXPECT_NE(first, std::string::npos) << capped.output;
+  EXPECT_EQ(capped.output.find(said, first + 1), std::string::npos) << "said more than once:\n" << capped.output;
+  EXPECT_EQ(readFile(dir + "/bf16.ply"), readFile(dir + "/float.ply"));
+}
+
 TEST(DiseNormals, TilesGiveTheInMemoryNormals) {
   // A georeferenced terrain with a NaN point, read as .xyz, binary .ply and .pcd (double
   // coordinates), .las and .laz: in tiles of 400 points (each with its halo read from scratch
