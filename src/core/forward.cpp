@@ -46,12 +46,14 @@ bool backendAvailable(Backend backend, std::string* why) {
 namespace {
 
 // The forward pass on neighbourhoods at hand: iteration 0 on the CPU, the iterations on the plugin.
+// owned: the lists input.neighborhoods points to where they are the pass's own (its search's),
+// which iteration 0 may take over; nullptr for a caller's.
 ForwardResult runOnNeighborhoods(const Model& model, const ForwardInput& input, const ForwardOptions& options,
-                                 const detail::BackendPlugin* plugin) {
+                                 const detail::BackendPlugin* plugin, Neighborhoods* owned) {
   ForwardInput measured = input;
   if (std::isnan(input.edge_scale))  // iteration 0 does not read it
     measured.edge_scale = options.iterations > 0 ? edgeScale(input.points, input.num_points, options.threads) : 1.f;
-  detail::PreparedGraph graph = detail::prepareGraph(measured, options.threads);
+  detail::PreparedGraph graph = detail::prepareGraph(measured, options.threads, owned);
   const double stages = options.iterations + 1.0;
   if (options.progress && !options.progress({1.0 / stages, "iterations", 0, std::uint64_t(options.iterations)}))
     throw Cancelled();
@@ -120,12 +122,12 @@ ForwardResult runForwardKeepingAll(const Model& model, const ForwardInput& input
     plugin->run_whole(model, what, options, result);
     return result;
   };
-  auto onNeighborhoods = [&](const ForwardInput& with_neighborhoods) {
-    if (!whole_on_device) return runOnNeighborhoods(model, with_neighborhoods, options, plugin);
+  auto onNeighborhoods = [&](const ForwardInput& with_neighborhoods, Neighborhoods* owned) {
+    if (!whole_on_device) return runOnNeighborhoods(model, with_neighborhoods, options, plugin, owned);
     detail::checkForwardInput(with_neighborhoods);
     return onDevice(with_neighborhoods);
   };
-  if (input.neighborhoods) return onNeighborhoods(input);
+  if (input.neighborhoods) return onNeighborhoods(input, nullptr);
 
   const NeighborSearch& search = *input.search;
   // Checked before the device's path as before the CPU's.
@@ -133,12 +135,12 @@ ForwardResult runForwardKeepingAll(const Model& model, const ForwardInput& input
   detail::checkEdgeScale(input.edge_scale);
   // The device searches where every point's neighbourhood is wanted (the iterations read them all).
   if (whole_on_device && !search.queried) return onDevice(input);
-  const Neighborhoods found = searchNeighborhoods(input.points, input.num_points, search, options.threads);
+  Neighborhoods found = searchNeighborhoods(input.points, input.num_points, search, options.threads);
   ForwardInput searched = input;
   searched.neighborhoods = &found;
   if (std::isnan(input.edge_scale) && options.iterations > 0)
     searched.edge_scale = searchEdgeScale(input.points, input.num_points, search, found, options.threads);
-  return onNeighborhoods(searched);
+  return onNeighborhoods(searched, &found);
 }
 
 }  // namespace

@@ -37,7 +37,7 @@ void checkEdgeScale(float edge_scale) {
     throw std::invalid_argument("forward pass: edge scale must be finite and positive");
 }
 
-PreparedGraph prepareGraph(const ForwardInput& input, int threads) {
+PreparedGraph prepareGraph(const ForwardInput& input, int threads, Neighborhoods* owned) {
   if (std::isnan(input.edge_scale)) throw std::invalid_argument("forward pass: edge scale must be finite and positive");
   checkForwardInput(input);
   const Neighborhoods& full = *input.neighborhoods;
@@ -93,17 +93,26 @@ PreparedGraph prepareGraph(const ForwardInput& input, int threads) {
       for (std::size_t i = 0; i < m; ++i)
         if (g.active[i] && kept_count[i] < 3) g.active[i] = 0;
   }
-  g.neighborhoods.offsets.assign(m + 1, 0);
-  for (std::size_t i = 0; i < m; ++i)
-    g.neighborhoods.offsets[i + 1] = g.neighborhoods.offsets[i] + (g.active[i] ? kept_count[i] : 0);
-  g.neighborhoods.indices.resize(static_cast<std::size_t>(g.neighborhoods.offsets[m]));
+  bool all_kept = true;
+  for (std::size_t i = 0; i < m && all_kept; ++i) all_kept = g.active[i] && kept_count[i] == static_cast<std::int64_t>(full.size(i));
+  if (owned && owned == input.neighborhoods && all_kept) {
+    g.neighborhoods = std::move(*owned);
+  } else {
+    g.neighborhoods.offsets.assign(m + 1, 0);
+    for (std::size_t i = 0; i < m; ++i)
+      g.neighborhoods.offsets[i + 1] = g.neighborhoods.offsets[i] + (g.active[i] ? kept_count[i] : 0);
+    g.neighborhoods.indices.resize(static_cast<std::size_t>(g.neighborhoods.offsets[m]));
+#pragma omp parallel for num_threads(resolveThreads(threads)) schedule(dynamic, 1024)
+    for (std::int64_t i = 0; i < static_cast<std::int64_t>(m); ++i) {
+      if (!g.active[i]) continue;
+      std::int32_t* kept = g.neighborhoods.indices.data() + g.neighborhoods.offsets[i];
+      for (const std::int32_t* j = full.begin(i); j != full.begin(i) + full.size(i); ++j)
+        if (g.active[*j]) *kept++ = *j;
+    }
+  }
   g.initial_weights.resize(g.neighborhoods.indices.size());
 #pragma omp parallel for num_threads(resolveThreads(threads)) schedule(dynamic, 1024)
   for (std::int64_t i = 0; i < static_cast<std::int64_t>(m); ++i) {
-    if (!g.active[i]) continue;
-    std::int32_t* kept = g.neighborhoods.indices.data() + g.neighborhoods.offsets[i];
-    for (const std::int32_t* j = full.begin(i); j != full.begin(i) + full.size(i); ++j)
-      if (g.active[*j]) *kept++ = *j;
     const std::int64_t first = g.neighborhoods.offsets[i], count = g.neighborhoods.size(i);
     std::fill_n(g.initial_weights.data() + first, count, count > 1 ? 1.f / static_cast<float>(count - 1) : 0.f);
   }
