@@ -94,7 +94,8 @@ PreparedGraph prepareGraph(const ForwardInput& input, int threads, Neighborhoods
         if (g.active[i] && kept_count[i] < 3) g.active[i] = 0;
   }
   bool all_kept = true;
-  for (std::size_t i = 0; i < m && all_kept; ++i) all_kept = g.active[i] && kept_count[i] == static_cast<std::int64_t>(full.size(i));
+  for (std::size_t i = 0; i < m && all_kept; ++i)
+    all_kept = g.active[i] && kept_count[i] == static_cast<std::int64_t>(full.size(i));
   if (owned && owned == input.neighborhoods && all_kept) {
     g.neighborhoods = std::move(*owned);
   } else {
