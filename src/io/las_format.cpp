@@ -398,7 +398,7 @@ std::string LasWriter::ourDescriptors() const {
 }
 
 void LasWriter::add(const std::array<double, 3>& xyz, const NormalWithCurvature& normal, float confidence) {
-  const std::size_t normal_at = source_ ? source_->normal_at : record_.size() - kExtraBytes;
+  const std::size_t normal_at = source_ ? source_->normal_at : kFormat6Length;
   if (source_) {
     source_->next(&record_[0]);
   } else {

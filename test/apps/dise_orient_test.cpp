@@ -79,6 +79,13 @@ TEST_F(DiseOrient, WritesEachPointsConfidenceToPcdPlyAndLas) {
     const std::vector<double> values = fieldValues(out, las ? "OrientationConfidence" : "orientation_confidence");
     ASSERT_EQ(values.size(), 2000u) << ext;
     for (double c : values) EXPECT_TRUE(c >= 0.5 && c <= 1.0) << c;
+    // The normals beside the confidence are those of the PCD output, field for field.
+    if (las) {
+      const std::string pcd = dir_ + "/confident.pcd";
+      EXPECT_EQ(fieldValues(out, "NormalX"), fieldValues(pcd, "normal_x")) << ext;
+      EXPECT_EQ(fieldValues(out, "NormalZ"), fieldValues(pcd, "normal_z")) << ext;
+      EXPECT_EQ(values, fieldValues(pcd, "orientation_confidence")) << ext;
+    }
   }
 }
 
