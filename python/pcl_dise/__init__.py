@@ -42,7 +42,6 @@ __all__ = [
 
 _ORIENT = ("viewpoint", "up", "none", "mst", "closed")
 _BACKENDS = ("native", "torch", "cuda")
-_PRECISIONS = ("float", "bf16")
 ProgressCallback = Callable[[float], None]
 
 
@@ -99,17 +98,13 @@ def _options(k, radius, max_neighbors, iterations, model, threads, settle, orien
         raise ValueError(f"orient must be one of {', '.join(_ORIENT)}, not {orient!r}")
     if backend not in _BACKENDS:
         raise ValueError(f"backend must be one of {', '.join(_BACKENDS)}, not {backend!r}")
-    if precision not in _PRECISIONS:
-        raise ValueError(f"precision must be one of {', '.join(_PRECISIONS)}, not {precision!r}")
-    if precision != "float" and backend != "native":
-        raise ValueError(f"precision {precision!r} runs on the native backend only, not {backend!r}")
     if settle > 0 and backend == "torch":
         raise ValueError("settle (adaptive mode) runs on the native and cuda backends only")
     if int(orient_neighbors) != orient_neighbors or orient_neighbors < 1:
         raise ValueError(f"orient_neighbors must be a positive integer, not {orient_neighbors!r}")
     o.max_neighbors, o.iterations, o.threads, o.settle = int(max_neighbors), int(iterations), int(threads), float(settle)
     o.orient, o.backend, o.viewpoint, o.orient_neighbors = orient, backend, _viewpoint(viewpoint), int(orient_neighbors)
-    o.precision = precision
+    o.precision = precision  # the library checks the name here and the backend in validate (ValueError)
     if model is not None:
         model = os.fspath(model)
         if not os.path.isfile(model):
@@ -420,8 +415,6 @@ def bfloat16_available() -> bool:
 def native_instruction_set(precision: str = "float") -> str:
     """The instruction set the native backend's network runs with here ("AVX-512", "AVX2",
     "portable"; with precision "bf16": "AVX-512 BF16" where the processor has it)."""
-    if precision not in _PRECISIONS:
-        raise ValueError(f"precision must be one of {', '.join(_PRECISIONS)}, not {precision!r}")
     return _native.native_instruction_set(precision)
 
 
