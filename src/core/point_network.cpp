@@ -118,9 +118,10 @@ const std::vector<PointNetworkImplementation>& pointNetworkImplementations() {
 const PointNetworkImplementation* bfloat16PointNetwork() {
   static const PointNetworkImplementation* const found = []() -> const PointNetworkImplementation* {
 #if defined(__x86_64__) && defined(PCL_DISE_HAVE_AVX512_BF16_KERNELS)
-    const char* cap = std::getenv("PCL_DISE_SIMD");
-    if (cap && (std::strcmp(cap, "portable") == 0 || std::strcmp(cap, "avx2") == 0)) return nullptr;
-    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bf16")) return &avx512_bf16::kPointNetwork;
+    // Only where the float network runs in AVX-512 (the processor has it, PCL_DISE_SIMD does not cap it).
+    if (pointNetworkImplementations().back().function == avx512::kPointNetwork.function &&
+        __builtin_cpu_supports("avx512bf16"))
+      return &avx512_bf16::kPointNetwork;
 #endif
     return nullptr;
   }();
