@@ -1,5 +1,6 @@
 #include "pcl_dise/core/edge_scale.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "pcl_dise/core/grid_search.h"
@@ -53,7 +54,16 @@ float edgeScale(const float* points, std::size_t num_points, int threads) {
 
 float edgeScale(const float* points, std::size_t num_points, const Neighborhoods* nearest, int threads) {
   if (!nearest) return edgeScale(points, num_points, threads);
-  return edgeScale(points, nearest->truncated(num_points, kEdgeScaleNeighbors));
+  // The first kEdgeScaleNeighbors entries of each of the first num_points rows, read in place.
+  auto used = [&](std::size_t i) {
+    return std::min<std::size_t>(static_cast<std::size_t>(nearest->size(i)), kEdgeScaleNeighbors);
+  };
+  std::size_t entries = 0;
+  for (std::size_t i = 0; i < num_points; ++i) entries += used(i);
+  return edgeScaleFromSum(
+      sumInThreads(num_points,
+                   [&](std::size_t i) { return edgeScaleTerm(points, points + 3 * i, nearest->begin(i), used(i)); }),
+      entries);
 }
 
 }  // namespace pcl_dise

@@ -55,12 +55,37 @@ float keyDist2(std::uint64_t k) {
 #endif
 
 // The `wanted` smallest of keys[0, count) (distinct, count <= kRankSortLimit), in order, into
-// out: each key's rank is the number of keys below it. The ranks of a block of kRankBlock keys
-// stay in registers while every key is compared with them (no sums across lanes); the last
-// block is padded to fill its registers, and the padding's ranks are not used.
-constexpr std::size_t kRankBlock = 32;
+// out: each key's rank is the number of keys below it. The ranks of a block of keys stay in
+// registers while every key is compared with them (no sums across lanes); the last block is
+// padded to fill its registers, and the padding's ranks are not used. First by the distances
+// alone (32 bits: twice the keys per register), which gives every key its rank unless two keys
+// of the same distance fall among the wanted (they claim the same place: ranked again in full).
+constexpr std::size_t kRankBlock = 32, kDistanceRankBlock = 64;
+PCL_DISE_VECTOR_CLONES bool rankByDistance(const std::uint64_t* keys, std::size_t count, std::size_t wanted,
+                                           std::uint64_t* out) {
+  std::uint32_t distances[kRankSortLimit + kDistanceRankBlock];
+  for (std::size_t j = 0; j < count; ++j) distances[j] = static_cast<std::uint32_t>(keys[j] >> 32);
+  std::fill(distances + count, distances + count + kDistanceRankBlock, ~std::uint32_t{0});
+  bool taken[kRankSortLimit] = {};
+  for (std::size_t first = 0; first < count; first += kDistanceRankBlock) {
+    const std::uint32_t* block = distances + first;
+    std::uint32_t rank[kDistanceRankBlock] = {};
+    for (std::size_t j = 0; j < count; ++j) {
+      const std::uint32_t d = distances[j];
+      for (std::size_t t = 0; t < kDistanceRankBlock; ++t) rank[t] += d < block[t];
+    }
+    for (std::size_t t = 0; t < kDistanceRankBlock && first + t < count; ++t) {
+      if (rank[t] >= wanted) continue;
+      if (taken[rank[t]]) return false;
+      taken[rank[t]] = true;
+      out[rank[t]] = keys[first + t];
+    }
+  }
+  return true;
+}
 PCL_DISE_VECTOR_CLONES void rankSmallest(const std::uint64_t* keys, std::size_t count, std::size_t wanted,
                                          std::uint64_t* out) {
+  if (rankByDistance(keys, count, wanted, out)) return;
   std::uint64_t padded[kRankSortLimit + kRankBlock];
   std::copy(keys, keys + count, padded);
   std::fill(padded + count, padded + count + kRankBlock, ~std::uint64_t{0});

@@ -61,17 +61,24 @@ PreparedGraph prepareGraph(const ForwardInput& input, int threads, Neighborhoods
     g.visit_order = mortonOrder(input.points, m);
   }
 
-  // Iteration 0: PCA over the full neighbourhoods, as pcl::NormalEstimation does.
-#pragma omp parallel for num_threads(resolveThreads(threads)) schedule(dynamic, 256)
-  for (std::int64_t t = 0; t < static_cast<std::int64_t>(m); ++t) {
-    const std::int64_t i = g.visit_order[t];
-    if (full.size(i) < 3) continue;
-    float normal[3], curvature;
-    if (fitPlane<double>(input.points, input.points + 3 * i, full.begin(i), nullptr, static_cast<int>(full.size(i)),
-                         normal, &curvature)) {
-      for (int c = 0; c < 3; ++c) g.normals[3 * i + c] = normal[c];
-      g.curvature[i] = curvature;
-      g.active[i] = 1;
+  // Iteration 0: PCA over the full neighbourhoods, as pcl::NormalEstimation does. One thread
+  // first allocates the initial weights (a serial zero fill, page faults: 14 ms at 100,000 points
+  // and k = 64) while the others fit; pruning below only shrinks them.
+#pragma omp parallel num_threads(resolveThreads(threads))
+  {
+#pragma omp single nowait
+    g.initial_weights.resize(full.indices.size());
+#pragma omp for schedule(dynamic, 256)
+    for (std::int64_t t = 0; t < static_cast<std::int64_t>(m); ++t) {
+      const std::int64_t i = g.visit_order[t];
+      if (full.size(i) < 3) continue;
+      float normal[3], curvature;
+      if (fitPlane<double>(input.points, input.points + 3 * i, full.begin(i), nullptr,
+                           static_cast<int>(full.size(i)), normal, &curvature)) {
+        for (int c = 0; c < 3; ++c) g.normals[3 * i + c] = normal[c];
+        g.curvature[i] = curvature;
+        g.active[i] = 1;
+      }
     }
   }
 
