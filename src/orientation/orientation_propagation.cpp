@@ -500,8 +500,11 @@ std::size_t flipPatchesByParity(FinitePoints& finite, const LocalScale& scale, c
 // The outside grid (outside_grid.h). Its band must be closed, or the outside floods the shape,
 // and thin, or it fills the concave parts near the surface and reads them as inside. Grids are tried
 // from fine to coarse (kGridTries), first with no dilation (noise near the spacing fills the band on
-// its own), then with one cell of it, and the first where the volume enclosed is at least
-// kGridEnclosed of the band's and at least half the points vote is used. A smaller volume is a
+// its own), then with one cell of it. A grid counts where the volume enclosed is at least
+// kGridEnclosed of the band's and at least half the points vote, and the one where most points vote
+// is used: a band that leaks somewhere (a part whose inside the outside floods) leaves that part's
+// walks leaving both ways, silent, while a grid that closes it gives them votes. The search stops at
+// a grid where kGridEnough of the points vote. A smaller volume is a
 // pocket the band closed between thin walls (the gap of a hairpin: 0.8% of its band), whose faces it
 // would turn inwards; where the band leaks, walks leave both ways and few points vote. The finest
 // cell is the spacing 90% of the points stay within, or the median offset of a point's neighbours
@@ -512,7 +515,7 @@ struct GridTry {
   int dilation;  // cells
 };
 constexpr GridTry kGridTries[] = {{1.f, 0}, {1.25f, 0}, {1.5f, 0}, {1.f, 1}, {1.5f, 1}, {2.25f, 1}, {3.4f, 1}};
-constexpr double kGridEnclosed = 0.05;
+constexpr double kGridEnclosed = 0.05, kGridEnough = 0.99;
 // At most 2^23 cells (8 MB; the cell grows to fit): a grid's flood fill takes about 0.15 s there.
 constexpr std::size_t kGridCells = std::size_t(1) << 23;
 // A point's walk towards the outside: half-cell steps, up to 5 cells each way.
@@ -540,15 +543,16 @@ int outsideVote(const OutsideGrid& grid, const float* p, const float* n) {
   return int(out_ahead) - int(out_behind);
 }
 
-// Each point's outside-grid vote on the finest grid where at least half the points vote, and its
-// cell in the report; none where no grid gets that many (walls thinner than the walks, or a band
-// that leaks at every cell tried).
+// Each point's outside-grid vote on the grid where most points vote, and its cell in the report;
+// none where no grid encloses a volume with at least half the points voting (walls thinner than
+// the walks, or a band that leaks at every cell tried).
 std::vector<signed char> outsideVotes(const FinitePoints& finite, const LocalScale& scale, int threads,
                                       OrientationReport& report) {
   const std::size_t m = finite.size();
   const auto count = static_cast<std::int64_t>(m);
   const float finest = std::max(quantile(scale.spacing, kGridQuantile), kGridNoise * quantile(scale.noise, 0.5f));
-  std::vector<signed char> vote(m);
+  std::vector<signed char> vote(m), best;
+  std::int64_t most = 0;
   float last_cell = 0.f;
   int last_dilation = -1;
   for (const GridTry& tried : kGridTries) {
@@ -565,12 +569,13 @@ std::vector<signed char> outsideVotes(const FinitePoints& finite, const LocalSca
       vote[i] = static_cast<signed char>(outsideVote(grid, &finite.xyz[3 * i], &finite.normal[3 * i]));
       voting += vote[i] != 0;
     }
-    if (2 * voting >= count) {
-      report.grid_cell = grid.cell();
-      return vote;
-    }
+    if (2 * voting < count || voting <= most) continue;
+    most = voting;
+    best = vote;
+    report.grid_cell = grid.cell();
+    if (double(voting) >= kGridEnough * double(count)) break;
   }
-  return {};
+  return best;
 }
 
 // Turns each point to the side the outside grid shows it; counts in report.undecided the points

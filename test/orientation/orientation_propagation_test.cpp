@@ -259,6 +259,20 @@ TEST(OrientNormals, ClosedShapesUnderHeavyNoiseFaceOut) {
   }
 }
 
+// A band that closes a dense shape can leak around a sparse one: the grid on which most points
+// vote decides, not the first that encloses a volume (the sparse sphere's walks would leave both
+// ways and its points stay undecided).
+TEST(OrientNormals, TheGridWhereMostPointsVoteClosesASparsePartToo) {
+  Shape two = sphere(19000, 5);
+  two.append(sphere(1000, 6), 3.f);
+  OrientationOptions options;
+  options.closed = true;
+  OrientationReport report;
+  EXPECT_EQ(orientedOutward(two, options, &report), 1.0);
+  EXPECT_TRUE(report.outside_grid);
+  EXPECT_LT(report.undecided, two.size() / 100);
+}
+
 // The confidence says where the side is least sure: high on a clean closed shape, lower under
 // heavy noise, and its low values find the points that came out wrong more often than the rest.
 TEST(OrientNormals, ConfidenceIsHighWhereTheSideIsClearAndLowWhereItIsWrong) {
