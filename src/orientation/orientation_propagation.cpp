@@ -500,7 +500,7 @@ std::size_t flipPatchesByParity(FinitePoints& finite, const LocalScale& scale, c
 // The outside grid (outside_grid.h). Its band must be closed, or the outside floods the shape,
 // and thin, or it fills the concave parts near the surface and reads them as inside. Grids are tried
 // from fine to coarse (kGridTries), first with no dilation (noise near the spacing fills the band on
-// its own), then with one cell of it. A grid counts where the volume enclosed is at least
+// its own), then with one cell of it, then two. A grid counts where the volume enclosed is at least
 // kGridEnclosed of the band's and at least half the points vote, and the one where most points vote
 // is used: a band that leaks somewhere (a part whose inside the outside floods) leaves that part's
 // walks leaving both ways, silent, while a grid that closes it gives them votes. The search stops at
@@ -514,7 +514,8 @@ struct GridTry {
   float cell;    // times the finest
   int dilation;  // cells
 };
-constexpr GridTry kGridTries[] = {{1.f, 0}, {1.25f, 0}, {1.5f, 0}, {1.f, 1}, {1.5f, 1}, {2.25f, 1}, {3.4f, 1}};
+constexpr GridTry kGridTries[] = {{0.75f, 0}, {1.f, 0},  {1.25f, 0}, {1.5f, 0}, {0.75f, 1}, {1.f, 1},
+                                  {1.5f, 1},  {2.25f, 1}, {3.4f, 1},  {1.f, 2},  {1.5f, 2}};
 constexpr double kGridEnclosed = 0.05, kGridEnough = 0.99;
 // At most 2^23 cells (8 MB; the cell grows to fit): a grid's flood fill takes about 0.15 s there.
 constexpr std::size_t kGridCells = std::size_t(1) << 23;
