@@ -55,26 +55,27 @@ float keyDist2(std::uint64_t k) {
 #endif
 
 // The `wanted` smallest of keys[0, count) (distinct, count <= kRankSortLimit), in order, into
-// out: each key's rank is the number of keys below it. The ranks of a block of keys stay in
-// registers while every key is compared with them (no sums across lanes); the last block is
-// padded to fill its registers, and the padding's ranks are not used. First by the distances
-// alone (32 bits: twice the keys per register), which gives every key its rank unless two keys
-// of the same distance fall among the wanted (they claim the same place: ranked again in full).
-constexpr std::size_t kRankBlock = 32, kDistanceRankBlock = 64;
-PCL_DISE_VECTOR_CLONES bool rankByDistance(const std::uint64_t* keys, std::size_t count, std::size_t wanted,
-                                           std::uint64_t* out) {
-  std::uint32_t distances[kRankSortLimit + kDistanceRankBlock];
-  for (std::size_t j = 0; j < count; ++j) distances[j] = static_cast<std::uint32_t>(keys[j] >> 32);
-  std::fill(distances + count, distances + count + kDistanceRankBlock, ~std::uint32_t{0});
+// out: each key's rank is the number of keys below it, counted on `values` (the keys themselves,
+// or a part of them that orders them as they do; padded with kBlock largest values). The ranks of
+// a block of kBlock values stay in registers while every value is compared with them (no sums
+// across lanes). Two equal values would claim the same place: false, and out is incomplete.
+#if defined(__GNUC__)
+#define PCL_DISE_ALWAYS_INLINE inline __attribute__((always_inline))
+#else
+#define PCL_DISE_ALWAYS_INLINE inline
+#endif
+template <std::size_t kBlock, typename Value>
+PCL_DISE_ALWAYS_INLINE bool rankInBlocks(const Value* values, const std::uint64_t* keys, std::size_t count,
+                                         std::size_t wanted, std::uint64_t* out) {
   bool taken[kRankSortLimit] = {};
-  for (std::size_t first = 0; first < count; first += kDistanceRankBlock) {
-    const std::uint32_t* block = distances + first;
-    std::uint32_t rank[kDistanceRankBlock] = {};
+  for (std::size_t first = 0; first < count; first += kBlock) {
+    const Value* block = values + first;
+    Value rank[kBlock] = {};
     for (std::size_t j = 0; j < count; ++j) {
-      const std::uint32_t d = distances[j];
-      for (std::size_t t = 0; t < kDistanceRankBlock; ++t) rank[t] += d < block[t];
+      const Value v = values[j];
+      for (std::size_t t = 0; t < kBlock; ++t) rank[t] += v < block[t];
     }
-    for (std::size_t t = 0; t < kDistanceRankBlock && first + t < count; ++t) {
+    for (std::size_t t = 0; t < kBlock && first + t < count; ++t) {
       if (rank[t] >= wanted) continue;
       if (taken[rank[t]]) return false;
       taken[rank[t]] = true;
@@ -83,22 +84,21 @@ PCL_DISE_VECTOR_CLONES bool rankByDistance(const std::uint64_t* keys, std::size_
   }
   return true;
 }
+
+// First by the squared distances alone (the keys' high 32 bits: twice the values per register),
+// which ranks every key unless two of the same distance fall among the wanted; then by the whole
+// keys, which are distinct.
 PCL_DISE_VECTOR_CLONES void rankSmallest(const std::uint64_t* keys, std::size_t count, std::size_t wanted,
                                          std::uint64_t* out) {
-  if (rankByDistance(keys, count, wanted, out)) return;
-  std::uint64_t padded[kRankSortLimit + kRankBlock];
+  constexpr std::size_t kDistanceBlock = 64, kKeyBlock = 32;
+  std::uint32_t distances[kRankSortLimit + kDistanceBlock];
+  for (std::size_t j = 0; j < count; ++j) distances[j] = static_cast<std::uint32_t>(keys[j] >> 32);
+  std::fill(distances + count, distances + count + kDistanceBlock, ~std::uint32_t{0});
+  if (rankInBlocks<kDistanceBlock>(distances, keys, count, wanted, out)) return;
+  std::uint64_t padded[kRankSortLimit + kKeyBlock];
   std::copy(keys, keys + count, padded);
-  std::fill(padded + count, padded + count + kRankBlock, ~std::uint64_t{0});
-  for (std::size_t first = 0; first < count; first += kRankBlock) {
-    const std::uint64_t* block = padded + first;
-    std::uint64_t rank[kRankBlock] = {};
-    for (std::size_t j = 0; j < count; ++j) {
-      const std::uint64_t k = keys[j];
-      for (std::size_t t = 0; t < kRankBlock; ++t) rank[t] += k < block[t];
-    }
-    for (std::size_t t = 0; t < kRankBlock && first + t < count; ++t)
-      if (rank[t] < wanted) out[rank[t]] = block[t];
-  }
+  std::fill(padded + count, padded + count + kKeyBlock, ~std::uint64_t{0});
+  rankInBlocks<kKeyBlock>(padded, keys, count, wanted, out);
 }
 
 void sortSmallest(std::uint64_t* keys, std::size_t count, std::size_t wanted, std::uint64_t* out) {
