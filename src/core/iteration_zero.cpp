@@ -73,8 +73,8 @@ PreparedGraph prepareGraph(const ForwardInput& input, int threads, Neighborhoods
       const std::int64_t i = g.visit_order[t];
       if (full.size(i) < 3) continue;
       float normal[3], curvature;
-      if (fitPlane<double>(input.points, input.points + 3 * i, full.begin(i), nullptr,
-                           static_cast<int>(full.size(i)), normal, &curvature)) {
+      if (fitPlane<double>(input.points, input.points + 3 * i, full.begin(i), nullptr, static_cast<int>(full.size(i)),
+                           normal, &curvature)) {
         for (int c = 0; c < 3; ++c) g.normals[3 * i + c] = normal[c];
         g.curvature[i] = curvature;
         g.active[i] = 1;

@@ -514,7 +514,7 @@ struct GridTry {
   float cell;    // times the finest
   int dilation;  // cells
 };
-constexpr GridTry kGridTries[] = {{0.75f, 0}, {1.f, 0},  {1.25f, 0}, {1.5f, 0}, {0.75f, 1}, {1.f, 1},
+constexpr GridTry kGridTries[] = {{0.75f, 0}, {1.f, 0},   {1.25f, 0}, {1.5f, 0}, {0.75f, 1}, {1.f, 1},
                                   {1.5f, 1},  {2.25f, 1}, {3.4f, 1},  {1.f, 2},  {1.5f, 2}};
 constexpr double kGridEnclosed = 0.05, kGridEnough = 0.99;
 // At most 2^23 cells (8 MB; the cell grows to fit): a grid's flood fill takes about 0.15 s there.
