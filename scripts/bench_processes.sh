@@ -16,12 +16,13 @@ repeat="${REPEAT:-3}"
 dir="$(mktemp -d)"
 trap 'rm -rf "$dir"' EXIT
 "$bin/dise_bench" --sizes "$n" --write-cloud "$dir/cloud.pcd"
+# Row 0 is PCL's program; every other row is dise_normals with its options (words split as written).
 labels=("pcl_normals_omp (pcl::NormalEstimationOMP)")
-commands=("$bin/pcl_normals_omp $dir/cloud.pcd $dir/pcl.pcd 64 $threads")
+options=("")
 add() {  # add LABEL [dise_normals options...]
   labels+=("$1")
   shift
-  commands+=("$bin/dise_normals $dir/cloud.pcd $dir/dise.pcd --threads $threads $*")
+  options+=("$*")
 }
 add "dise_normals (exact, L = 4)"
 add "dise_normals --settle 1 (adaptive)" --settle 1
@@ -32,15 +33,20 @@ fi
 add "dise_normals --iterations 0 (PCA)" --iterations 0
 best=()
 for _ in $(seq "$repeat"); do
-  for c in "${!commands[@]}"; do
-    # shellcheck disable=SC2086  # the command's words split as written above
-    /usr/bin/time -f "%e" -o "$dir/t" ${commands[$c]} > /dev/null 2>&1
+  for c in "${!labels[@]}"; do
+    if [ "$c" -eq 0 ]; then
+      command=("$bin/pcl_normals_omp" "$dir/cloud.pcd" "$dir/pcl.pcd" 64 "$threads")
+    else
+      # shellcheck disable=SC2206  # the options' words split as written above
+      command=("$bin/dise_normals" "$dir/cloud.pcd" "$dir/dise.pcd" --threads "$threads" ${options[$c]})
+    fi
+    /usr/bin/time -f "%e" -o "$dir/t" "${command[@]}" > /dev/null 2>&1
     s="$(cat "$dir/t")"
-    if [ -z "${best[$c]:-}" ] || awk "BEGIN{exit !($s < ${best[$c]})}"; then best[$c]="$s"; fi
+    if [ -z "${best[$c]:-}" ] || awk "BEGIN{exit !($s < ${best[$c]})}"; then best[c]="$s"; fi
   done
 done
 echo "| what ($n points, k = 64, $threads threads, whole process) | seconds | / PCL's program |"
 echo "|---|---|---|"
-for c in "${!commands[@]}"; do
+for c in "${!labels[@]}"; do
   echo "| ${labels[$c]} | ${best[$c]} | $(awk "BEGIN{printf \"%.2fx\", ${best[$c]} / ${best[0]}}") |"
 done

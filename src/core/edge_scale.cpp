@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "pcl_dise/core/grid_search.h"
 
@@ -37,6 +38,20 @@ ExactSum sumInThreads(std::size_t count, Term term) {
   return sum;
 }
 
+// The edge scale over the first num_nodes rows of `rows`, each read in place up to its first
+// max_per_node entries.
+float edgeScaleOfRows(const float* points, const Neighborhoods& rows, std::size_t num_nodes, std::size_t max_per_node) {
+  auto used = [&](std::size_t i) {
+    return std::min<std::size_t>(static_cast<std::size_t>(rows.size(i)), max_per_node);
+  };
+  std::size_t entries = 0;
+  for (std::size_t i = 0; i < num_nodes; ++i) entries += used(i);
+  return edgeScaleFromSum(
+      sumInThreads(num_nodes,
+                   [&](std::size_t i) { return edgeScaleTerm(points, points + 3 * i, rows.begin(i), used(i)); }),
+      entries);
+}
+
 }  // namespace
 
 float edgeScaleFromTerms(const double* terms, std::size_t count, std::size_t entries) {
@@ -44,8 +59,7 @@ float edgeScaleFromTerms(const double* terms, std::size_t count, std::size_t ent
 }
 
 float edgeScale(const float* points, const Neighborhoods& knn) {
-  return edgeScaleFromSum(sumInThreads(knn.numNodes(), [&](std::size_t i) { return edgeScaleTerm(points, knn, i); }),
-                          knn.numEdges());
+  return edgeScaleOfRows(points, knn, knn.numNodes(), std::numeric_limits<std::size_t>::max());
 }
 
 float edgeScale(const float* points, std::size_t num_points, int threads) {
@@ -54,16 +68,7 @@ float edgeScale(const float* points, std::size_t num_points, int threads) {
 
 float edgeScale(const float* points, std::size_t num_points, const Neighborhoods* nearest, int threads) {
   if (!nearest) return edgeScale(points, num_points, threads);
-  // The first kEdgeScaleNeighbors entries of each of the first num_points rows, read in place.
-  auto used = [&](std::size_t i) {
-    return std::min<std::size_t>(static_cast<std::size_t>(nearest->size(i)), kEdgeScaleNeighbors);
-  };
-  std::size_t entries = 0;
-  for (std::size_t i = 0; i < num_points; ++i) entries += used(i);
-  return edgeScaleFromSum(
-      sumInThreads(num_points,
-                   [&](std::size_t i) { return edgeScaleTerm(points, points + 3 * i, nearest->begin(i), used(i)); }),
-      entries);
+  return edgeScaleOfRows(points, *nearest, num_points, kEdgeScaleNeighbors);
 }
 
 }  // namespace pcl_dise
