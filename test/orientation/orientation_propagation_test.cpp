@@ -273,6 +273,23 @@ TEST(OrientNormals, TheGridWhereMostPointsVoteClosesASparsePartToo) {
   EXPECT_LT(report.undecided, two.size() / 100);
 }
 
+// A thin tube, sparse and noisy (as a knot at 15,000 points under noise 1e-1): no band both closes
+// and leaves half the points voting, and the noise is too large for ray parity. The grid on which
+// most points vote is still used where at least 40% do; the tree alone leaves the tube half and half.
+TEST(OrientNormals, AThinNoisyTubeTakesAGridWhereFewerThanHalfVote) {
+  const Shape tube = noisy(torus(8000, 1.f, 0.15f), 0.025f, 0.25f);
+  std::vector<float> normals = tube.outward;
+  for (std::size_t i = 0; i < tube.size(); ++i)
+    if (i % 2)
+      for (int a = 0; a < 3; ++a) normals[3 * i + a] = -normals[3 * i + a];
+  OrientationOptions options;
+  options.closed = true;
+  const OrientationReport report = orientNormals(tube.points.data(), normals.data(), tube.size(), options);
+  EXPECT_TRUE(report.outside_grid);
+  EXPECT_FALSE(report.parity_checked);
+  EXPECT_GE(fractionOutward(tube, normals), 0.97);
+}
+
 // The confidence says where the side is least sure: high on a clean closed shape, lower under
 // heavy noise, and its low values find the points that came out wrong more often than the rest.
 TEST(OrientNormals, ConfidenceIsHighWhereTheSideIsClearAndLowWhereItIsWrong) {
