@@ -530,19 +530,23 @@ float quantile(std::vector<float> values, float q) {
   return values[k];
 }
 
-// +1 where a walk along n from p reaches the outside within kGridSteps and the walk along -n does
-// not, -1 for the reverse, 0 where both or neither do: a wall thinner than the walks (its side is
-// the tree's), or a band that leaks, so that the outside lies on both sides.
+// A point's vote, from two walks along n and -n from p, kGridSteps half-cell steps each: +-2 where
+// one walk reaches the outside and the other does not; where both do (a wall thinner than the walks,
+// a part the noise blurs, a band that leaks), +-1 for the side whose walk gets out first: the nearer
+// exit is the likelier side, but weaker evidence (judged on the tuning set: oriented RMSE 9.36 ->
+// 9.27 at 100,000 points and 13.01 -> 12.61 at 15,000; the undecided points of a hand skeleton
+// under noise 5e-2, 17% -> 11%); 0 where neither does, or both at the same step.
 int outsideVote(const OutsideGrid& grid, const float* p, const float* n) {
   const float step = 0.5f * grid.cell();
-  bool out_ahead = false, out_behind = false;
-  for (int s = 1; s <= kGridSteps && !(out_ahead && out_behind); ++s) {
+  int ahead_at = 0, behind_at = 0;  // the step at which each walk reached the outside; 0: never
+  for (int s = 1; s <= kGridSteps && !(ahead_at && behind_at); ++s) {
     float ahead[3], behind[3];
     for (int a = 0; a < 3; ++a) ahead[a] = p[a] + s * step * n[a], behind[a] = p[a] - s * step * n[a];
-    out_ahead = out_ahead || grid.outside(ahead);
-    out_behind = out_behind || grid.outside(behind);
+    if (!ahead_at && grid.outside(ahead)) ahead_at = s;
+    if (!behind_at && grid.outside(behind)) behind_at = s;
   }
-  return int(out_ahead) - int(out_behind);
+  if (bool(ahead_at) != bool(behind_at)) return ahead_at ? 2 : -2;
+  return (ahead_at && ahead_at < behind_at) - (behind_at && behind_at < ahead_at);
 }
 
 // Each point's outside-grid vote on the grid where most points vote (none where no grid encloses a
@@ -574,7 +578,7 @@ GridVotes outsideVotes(const FinitePoints& finite, const LocalScale& scale, int 
 #pragma omp parallel for schedule(static) num_threads(threads) reduction(+ : voting)
     for (std::int64_t i = 0; i < count; ++i) {
       vote[i] = static_cast<signed char>(outsideVote(grid, &finite.xyz[3 * i], &finite.normal[3 * i]));
-      voting += vote[i] != 0;
+      voting += std::abs(vote[i]) == 2;  // a leaking band lets walks out both ways: count the clear votes
     }
     if (double(voting) < kGridFewest * double(count) || voting <= best.voting) continue;
     best.vote = vote;
@@ -640,9 +644,10 @@ void orientByOutsideGrid(FinitePoints& finite, const std::vector<signed char>& v
     const std::int32_t p = patch[i];
     if (p == kept) continue;
     int side = says[i];
-    // How sure: the margin of the point's own vote among the neighbours asked, or half the margin
-    // of its patch's clear vote; 0 where nothing decides.
-    confidence[i] = side != 0 ? float(std::abs(side)) / float(std::max(asked[i], 1)) : 0.f;
+    // How sure: the margin of the point's own vote among the neighbours asked (1: each of them has
+    // a walk that alone gets out on that side), or half the margin of its patch's clear vote; 0
+    // where nothing decides.
+    confidence[i] = side != 0 ? float(std::abs(side)) / float(2 * std::max(asked[i], 1)) : 0.f;
     if (side == 0 && with_patches && clearVote(votes.in[p], votes.out[p])) {
       side = votes.out[p] - votes.in[p];
       confidence[i] = 0.5f * float(std::abs(side)) / float(votes.in[p] + votes.out[p]);

@@ -290,6 +290,35 @@ TEST(OrientNormals, AThinNoisyTubeTakesAGridWhereFewerThanHalfVote) {
   EXPECT_GE(fractionOutward(tube, normals), 0.97);
 }
 
+// A fin thinner than the walks (0.02, under noise of deviation 0.006) on a block: from its faces
+// both walks get out, neither alone; the nearer exit still says which face a point lies on. Without
+// it half the fin's points have no vote and keep the tree's signs, which the noise leaves mixed
+// (75% of the fin facing out).
+TEST(OrientNormals, TheNearerExitDecidesAWallThinnerThanTheWalks) {
+  const std::array<float, 6> block{0.f, 0.f, 0.f, 1.f, 1.f, 1.f}, fin{0.3f, 0.49f, 1.f, 0.7f, 0.51f, 1.5f};
+  const Shape s = noisy(boxUnion({block, fin}, 0.012f), 0.006f, 0.25f);
+  std::vector<float> normals = s.outward;
+  for (std::size_t i = 0; i < s.size(); ++i)
+    if (i % 2)
+      for (int a = 0; a < 3; ++a) normals[3 * i + a] = -normals[3 * i + a];
+  OrientationOptions options;
+  options.closed = true;
+  const OrientationReport report = orientNormals(s.points.data(), normals.data(), s.size(), options);
+  ASSERT_TRUE(report.outside_grid);
+  std::size_t on_fin = 0, fin_out = 0;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    if (s.points[3 * i + 2] < 1.05f) continue;  // the fin's faces above the block
+    const float* n = &normals[3 * i];
+    const float* o = &s.outward[3 * i];
+    ++on_fin;
+    fin_out += n[0] * o[0] + n[1] * o[1] + n[2] * o[2] > 0.f;
+  }
+  ASSERT_GT(on_fin, 1000u);
+  EXPECT_GE(double(fin_out) / double(on_fin), 0.85);
+  EXPECT_LT(report.undecided, on_fin / 10);
+  EXPECT_GE(fractionOutward(s, normals), 0.97);
+}
+
 // The confidence says where the side is least sure: high on a clean closed shape, lower under
 // heavy noise, and its low values find the points that came out wrong more often than the rest.
 TEST(OrientNormals, ConfidenceIsHighWhereTheSideIsClearAndLowWhereItIsWrong) {
