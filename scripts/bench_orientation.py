@@ -33,7 +33,7 @@ Each set is made with dise_make_dataset where its folder is missing (the command
 
 Usage: /usr/bin/python3 scripts/bench_orientation.py [--sets tuning test]
        [--categories no_noise low_noise med_noise high_noise vardensity_striped vardensity_gradient]
-       [--methods ours tree pca+tree open3d] [--points 100000 15000] [--k 10] [--build build]
+       [--methods ours tree pca+tree open3d nearest] [--points 100000 15000] [--k 10] [--build build]
        [--work /tmp/bench_orientation] [--json FILE]
        /usr/bin/python3 scripts/bench_orientation.py FOLDER --prefix PREFIX ...   # any PCPNet-format set
 With --points 15000 the first 15,000 points of each cloud are used (the .pidx points among them).
@@ -44,7 +44,6 @@ the clean and density categories' mean share facing out.
 import argparse
 import importlib.util
 import json
-import math
 import os
 import re
 import subprocess
@@ -328,7 +327,7 @@ def main():
     parser.add_argument("--prefix", default="validationset", help="its list files' prefix")
     parser.add_argument("--sets", nargs="+", default=["tuning", "test"], choices=list(SETS))
     parser.add_argument("--categories", nargs="+", default=CATEGORIES)
-    parser.add_argument("--methods", nargs="+", default=["ours", "tree", "pca+tree", "open3d"], choices=METHODS)
+    parser.add_argument("--methods", nargs="+", default=["ours", "tree", "pca+tree", "open3d", "nearest"], choices=METHODS)
     parser.add_argument("--points", nargs="+", type=int, default=[100000, 15000])
     parser.add_argument("--k", type=int, default=10, help="propagation neighbours (every method)")
     parser.add_argument("--build", default="build")
