@@ -566,7 +566,7 @@ struct GridVotes {
 
 GridVotes outsideVotes(const FinitePoints& finite, const LocalScale& scale, int threads) {
   const std::size_t m = finite.size();
-  const std::size_t stride = std::max<std::size_t>(1, m / kGridSample);
+  const std::size_t stride = std::max<std::size_t>(1, (m + kGridSample - 1) / kGridSample);
   const auto sampled = static_cast<std::int64_t>((m + stride - 1) / stride);
   const float finest = std::max(quantile(scale.spacing, kGridQuantile), kGridNoise * quantile(scale.noise, 0.5f));
   auto voteOf = [&](const OutsideGrid& grid, std::size_t i) {

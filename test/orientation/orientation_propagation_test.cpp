@@ -319,6 +319,20 @@ TEST(OrientNormals, TheNearerExitDecidesAWallThinnerThanTheWalks) {
   EXPECT_GE(fractionOutward(s, normals), 0.97);
 }
 
+// Above 2^17 points the grids are compared on a sample, and the chosen grid's walks then run from
+// every point: the same sides as on a smaller cloud.
+TEST(OrientNormals, LargeCloudsCompareGridsOnASampleAndVoteEverywhere) {
+  Shape two = sphere(190000, 5);
+  two.append(sphere(10000, 6), 3.f);
+  OrientationOptions options;
+  options.closed = true;
+  OrientationReport report;
+  EXPECT_EQ(orientedOutward(two, options, &report), 1.0);
+  EXPECT_TRUE(report.outside_grid);
+  EXPECT_LT(report.undecided, two.size() / 100);
+  EXPECT_LT(report.low_confidence, two.size() / 100);  // each point's own walks vote, not only the sample's
+}
+
 // The confidence says where the side is least sure: high on a clean closed shape, lower under
 // heavy noise, and its low values find the points that came out wrong more often than the rest.
 TEST(OrientNormals, ConfidenceIsHighWhereTheSideIsClearAndLowWhereItIsWrong) {
