@@ -237,6 +237,15 @@ Shape noisy(Shape s, float deviation, float normal_error, unsigned seed = 11) {
   return s;
 }
 
+// The true normals (noise included), every other one flipped: scrambled() would flip them along
+// with their noise.
+std::vector<float> alternated(const Shape& s) {
+  std::vector<float> normals = s.outward;
+  for (std::size_t i = 1; i < s.size(); i += 2)
+    for (int a = 0; a < 3; ++a) normals[3 * i + a] = -normals[3 * i + a];
+  return normals;
+}
+
 // Under noise near the spacing (a deviation of 1.4% of the size, PCPNet's noise 1e-1), the tree
 // alone joins faces with opposite signs; the outside grid decides each point's side.
 TEST(OrientNormals, ClosedShapesUnderHeavyNoiseFaceOut) {
@@ -246,11 +255,7 @@ TEST(OrientNormals, ClosedShapesUnderHeavyNoiseFaceOut) {
     OrientationOptions options;
     options.closed = true;
     OrientationReport report;
-    std::vector<float> normals = s.outward;
-    // The true directions carry their sign; scrambled() would flip them along with their noise.
-    for (std::size_t i = 0; i < s.size(); ++i)
-      if (i % 2)
-        for (int a = 0; a < 3; ++a) normals[3 * i + a] = -normals[3 * i + a];
+    std::vector<float> normals = alternated(s);
     report = orientNormals(s.points.data(), normals.data(), s.size(), options);
     EXPECT_TRUE(report.outside_grid);
     EXPECT_GT(report.grid_cell, 0.f);
@@ -262,26 +267,27 @@ TEST(OrientNormals, ClosedShapesUnderHeavyNoiseFaceOut) {
 // A band that closes a dense shape can leak around a sparse one: the grid on which most points
 // vote decides, not the first that encloses a volume (the sparse sphere's walks would leave both
 // ways and its points stay undecided).
-TEST(OrientNormals, TheGridWhereMostPointsVoteClosesASparsePartToo) {
-  Shape two = sphere(19000, 5);
-  two.append(sphere(1000, 6), 3.f);
+// A dense sphere and a sparse one beside it, oriented as closed shapes; their report.
+OrientationReport expectTwoSpheresFaceOut(int dense, int sparse) {
+  Shape two = sphere(dense, 5);
+  two.append(sphere(sparse, 6), 3.f);
   OrientationOptions options;
   options.closed = true;
   OrientationReport report;
   EXPECT_EQ(orientedOutward(two, options, &report), 1.0);
   EXPECT_TRUE(report.outside_grid);
   EXPECT_LT(report.undecided, two.size() / 100);
+  return report;
 }
+
+TEST(OrientNormals, TheGridWhereMostPointsVoteClosesASparsePartToo) { expectTwoSpheresFaceOut(19000, 1000); }
 
 // A thin tube, sparse and noisy (as a knot at 15,000 points under noise 1e-1): no band both closes
 // and leaves half the points voting, and the noise is too large for ray parity. The grid on which
 // most points vote is still used where at least 40% do; the tree alone leaves the tube half and half.
 TEST(OrientNormals, AThinNoisyTubeTakesAGridWhereFewerThanHalfVote) {
   const Shape tube = noisy(torus(8000, 1.f, 0.15f), 0.025f, 0.25f);
-  std::vector<float> normals = tube.outward;
-  for (std::size_t i = 0; i < tube.size(); ++i)
-    if (i % 2)
-      for (int a = 0; a < 3; ++a) normals[3 * i + a] = -normals[3 * i + a];
+  std::vector<float> normals = alternated(tube);
   OrientationOptions options;
   options.closed = true;
   const OrientationReport report = orientNormals(tube.points.data(), normals.data(), tube.size(), options);
@@ -297,10 +303,7 @@ TEST(OrientNormals, AThinNoisyTubeTakesAGridWhereFewerThanHalfVote) {
 TEST(OrientNormals, TheNearerExitDecidesAWallThinnerThanTheWalks) {
   const std::array<float, 6> block{0.f, 0.f, 0.f, 1.f, 1.f, 1.f}, fin{0.3f, 0.49f, 1.f, 0.7f, 0.51f, 1.5f};
   const Shape s = noisy(boxUnion({block, fin}, 0.012f), 0.006f, 0.25f);
-  std::vector<float> normals = s.outward;
-  for (std::size_t i = 0; i < s.size(); ++i)
-    if (i % 2)
-      for (int a = 0; a < 3; ++a) normals[3 * i + a] = -normals[3 * i + a];
+  std::vector<float> normals = alternated(s);
   OrientationOptions options;
   options.closed = true;
   const OrientationReport report = orientNormals(s.points.data(), normals.data(), s.size(), options);
@@ -322,15 +325,8 @@ TEST(OrientNormals, TheNearerExitDecidesAWallThinnerThanTheWalks) {
 // Above 2^17 points the grids are compared on a sample, and the chosen grid's walks then run from
 // every point: the same sides as on a smaller cloud.
 TEST(OrientNormals, LargeCloudsCompareGridsOnASampleAndVoteEverywhere) {
-  Shape two = sphere(190000, 5);
-  two.append(sphere(10000, 6), 3.f);
-  OrientationOptions options;
-  options.closed = true;
-  OrientationReport report;
-  EXPECT_EQ(orientedOutward(two, options, &report), 1.0);
-  EXPECT_TRUE(report.outside_grid);
-  EXPECT_LT(report.undecided, two.size() / 100);
-  EXPECT_LT(report.low_confidence, two.size() / 100);  // each point's own walks vote, not only the sample's
+  const OrientationReport report = expectTwoSpheresFaceOut(190000, 10000);
+  EXPECT_LT(report.low_confidence, 2000u);  // each point's own walks vote, not only the sample's
 }
 
 // The confidence says where the side is least sure: high on a clean closed shape, lower under
@@ -351,11 +347,8 @@ TEST(OrientNormals, ConfidenceIsHighWhereTheSideIsClearAndLowWhereItIsWrong) {
   EXPECT_LT(low, clean.size() / 50);
 
   const Shape heavy = noisy(torus(30000, 1.f, 0.35f), 0.05f, 0.5f);
-  normals = heavy.outward;
+  normals = alternated(heavy);
   confidence.assign(heavy.size(), 0.f);
-  for (std::size_t i = 0; i < heavy.size(); ++i)
-    if (i % 2)
-      for (int a = 0; a < 3; ++a) normals[3 * i + a] = -normals[3 * i + a];
   report = orientNormals(heavy.points.data(), normals.data(), heavy.size(), options, confidence.data());
   EXPECT_GT(report.low_confidence, low);
   // The share of wrong sides among the least sure points exceeds the share among the others.
