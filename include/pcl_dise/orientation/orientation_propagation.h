@@ -59,7 +59,8 @@ struct OrientationReport {
  *  points [in] N×3 row-major; normals [in,out] N×3 row-major, unit length or not (only signs change);
  *  confidence [out] N values or nullptr: how sure each point's side is, in [0, 1] (NaN for a point
  *  without a normal). With an outside grid (closed): the margin of the point's vote among its
- *  aligned graph neighbours' votes (1: all agree), half its smooth patch's margin where it had no
+ *  aligned graph neighbours' votes (1: each has a walk that alone reaches the outside on that side;
+ *  a nearer exit counts half, step 7), half its smooth patch's margin where it had no
  *  vote of its own, 0 where nothing decided (undecided); otherwise |agreement| of the tree edge
  *  that gave the point its side (1 at a seed; low where neighbouring normals barely agree, e.g.
  *  across a thin wall or under noise).
