@@ -260,14 +260,15 @@ def targets(table, categories, method):
     than their noise: no orientation from positions reaches 90% there)."""
     rmse, worst, reachable, mean = [], {}, {}, {}
     for category in categories:
-        rows = [r for name, r in table[category].items() if r.get(method) and not name.startswith("thin_")]
+        rows = {name: r for name, r in table[category].items() if r.get(method) and not name.startswith("thin_")}
         if not rows:
             return None
-        values = [r[method] for r in rows]
+        values = [r[method] for r in rows.values()]
         rmse.append(sum(v["oriented_rmse"] for v in values) / len(values))
-        worst[category] = min(v["facing_out"] for v in values)
+        worst[category] = min((r[method]["facing_out"], name) for name, r in rows.items())
         mean[category] = sum(v["facing_out"] for v in values) / len(values)
-        within = [r[method]["facing_out"] for r in rows if r.get("nearest") and r["nearest"]["facing_out"] >= 0.9]
+        within = [(r[method]["facing_out"], name) for name, r in rows.items()
+                  if r.get("nearest") and r["nearest"]["facing_out"] >= 0.9]
         if within:
             reachable[category] = min(within)
     return {"oriented_rmse": sum(rmse) / len(rmse), "worst_facing_out": worst, "worst_reachable": reachable,
@@ -362,13 +363,16 @@ def main():
                 t = targets(table, args.categories, method)
                 if t is None:
                     continue
-                worst = min(t["worst_facing_out"].values())
-                dense = min(t["mean_facing_out"][c] for c in ("no_noise", "vardensity_striped", "vardensity_gradient")
-                            if c in t["mean_facing_out"])
-                reachable = (f" ({100 * min(t['worst_reachable'].values()):6.2f}% where the nearest surface reaches 90%)"
-                             if t["worst_reachable"] else "")
+                worst, worst_name = min(t["worst_facing_out"].values())
+                dense = [t["mean_facing_out"][c] for c in ("no_noise", "vardensity_striped", "vardensity_gradient")
+                         if c in t["mean_facing_out"]]
+                dense = f"{100 * min(dense):6.2f}%" if dense else "-"
+                reachable = ""
+                if t["worst_reachable"]:
+                    share, name = min(t["worst_reachable"].values())
+                    reachable = f" ({100 * share:6.2f}% {name} where the nearest surface reaches 90%)"
                 print(f"{label:<8} {points:>7} {method:<10} oriented RMSE {t['oriented_rmse']:6.2f}, worst cloud "
-                      f"{100 * worst:6.2f}%{reachable}, clean/density mean at least {100 * dense:6.2f}%")
+                      f"{100 * worst:6.2f}% {worst_name}{reachable}, clean/density mean at least {dense}")
                 met.setdefault(label, {}).setdefault(points, {})[method] = t
     if args.json:
         with open(args.json, "w") as f:
