@@ -617,6 +617,60 @@ bool usableGrid(const GridVotes& grid, bool parity_runs) {
   return grid.voting >= 0.5 || !parity_runs;
 }
 
+// Where neither an outside grid nor ray parity can tell the sides (walls thinner than the walks,
+// under noise near the spacing): the kMidNeighbors nearest points of a point on a thin wall hold
+// both faces, so their centroid lies near the wall's middle, and the point lies on its own face's
+// side of it. Its vote: +-2 for the side of the centroid its normal points away from. As many
+// neighbours as the estimation's: judged on the tuning set's thin structures under noise 5e-2, 16,
+// 32 and 64 neighbours turned the hollow box 48% -> 80%, 86%, 88% facing out.
+// Where the neighbourhood holds one face only (a sheet thicker than its reach) the vote is the
+// noise's, so the votes are used only where the neighbourhoods show two faces: the offsets along
+// the normal from two faces of equal weight, noise sigma, are bimodal once the faces lie more than
+// 2 sigma apart, where their kurtosis falls below kTwoFaces (2.5; one face: 3, a Gaussian). The
+// median over the cloud decides (a bent sheet under noise 5e-2, whose 64 nearest points reach one
+// face: 2.79, and the tree's 94.9% facing out kept; the hollow box: 2.34).
+constexpr std::size_t kMidNeighbors = 64;
+constexpr float kTwoFaces = 2.5f;
+
+// The votes, or none where the median neighbourhood shows one face.
+std::vector<signed char> wallMiddleVotes(const FinitePoints& finite, int threads) {
+  const std::size_t m = finite.size();
+  const std::size_t k = std::min(kMidNeighbors, m);
+  const GridSearch search = GridSearch::forNearest(finite.xyz.data(), m, k);
+  std::vector<signed char> vote(m);
+  std::vector<float> kurtosis(m);
+#pragma omp parallel num_threads(threads)
+  {
+    std::vector<std::int32_t> ids;
+    std::vector<float> dist2;
+#pragma omp for schedule(dynamic, 256)
+    for (std::int64_t i = 0; i < static_cast<std::int64_t>(m); ++i) {
+      const float* p = &finite.xyz[3 * i];
+      const float* n = &finite.normal[3 * i];
+      search.nearest(p, k, ids, dist2);
+      double centroid[3] = {0., 0., 0.};
+      for (const std::int32_t j : ids)
+        for (int a = 0; a < 3; ++a) centroid[a] += finite.xyz[3 * std::size_t(j) + a];
+      for (double& c : centroid) c /= double(ids.size());
+      auto offset = [&](const float* q) {
+        return double(n[0]) * (q[0] - centroid[0]) + double(n[1]) * (q[1] - centroid[1]) +
+               double(n[2]) * (q[2] - centroid[2]);
+      };
+      double m2 = 0., m4 = 0.;
+      for (const std::int32_t j : ids) {
+        const double o = offset(&finite.xyz[3 * std::size_t(j)]);
+        m2 += o * o;
+        m4 += o * o * o * o;
+      }
+      kurtosis[i] = m2 > 0. ? float(m4 * double(ids.size()) / (m2 * m2)) : 3.f;
+      const double along = offset(p);
+      vote[i] = static_cast<signed char>(along > 0. ? 2 : along < 0. ? -2 : 0);
+    }
+  }
+  if (!(quantile(std::move(kurtosis), 0.5f) < kTwoFaces)) vote.clear();
+  return vote;
+}
+
 // Turns each point to the side the outside grid shows it; counts in report.undecided the points
 // that neither their own vote nor their smooth patch's decides. A point's vote is summed with those
 // of its graph neighbours whose normals lie within 60 degrees of its own line (carried over to its
@@ -741,6 +795,12 @@ OrientationReport orientNormals(const float* points, float* normals, std::size_t
     } else if (report.parity_checked) {
       report.parity_flipped =
           flipPatchesByParity(finite, scale, graph, stride, forest.part, user_seed, options.has_viewpoint, threads);
+    } else {
+      const std::vector<signed char> vote = wallMiddleVotes(finite, threads);
+      report.wall_middles = !vote.empty();
+      if (report.wall_middles)
+        orientByOutsideGrid(finite, vote, graph, stride, forest.part, user_seed, options.has_viewpoint, threads, report,
+                            sure);
     }
   }
 

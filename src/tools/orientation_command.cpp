@@ -32,10 +32,18 @@ std::string orientationText(const NormalSettings& settings, const NormalsOutcome
            << "% of the points is uncertain (thin walls under noise, or holes in the sampling)\n";
   } else if (settings.orientation == Orientation::kClosed) {
     text << "  sides: no outside grid enclosed a volume (walls thinner than the grid resolves, holes wider than its "
-            "band, or an open surface); "
-         << (r.parity_checked ? "ray parity checked the tree's sides\n"
-                              : "noise too large for ray parity: the tree's sides kept\n");
-    if (!r.parity_checked) text << "  warning: the sides are unverified (the tree's alone)\n";
+            "band, or an open surface); ";
+    if (r.parity_checked) {
+      text << "ray parity checked the tree's sides\n";
+    } else if (r.wall_middles) {
+      text << "noise too large for ray parity: each side read from the middle of its wall, " << r.grid_flipped
+           << " flipped after the tree\n"
+           << "  warning: the sides are least sure here (thin walls under noise: a point nearer the other face "
+              "takes that face's side)\n";
+    } else {
+      text << "noise too large for ray parity, and no wall shows two faces: the tree's sides kept\n"
+           << "  warning: the sides are unverified (the tree's alone)\n";
+    }
   }
   return text.str();
 }

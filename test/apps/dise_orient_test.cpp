@@ -110,7 +110,8 @@ TEST_F(DiseOrient, ALasInputsConfidenceIsReplacedNeverLeftStale) {
 }
 
 TEST_F(DiseOrient, ClosedOnAnOpenSurfaceWarnsThatItsSidesAreUnverified) {
-  // A noisy open plane: no grid encloses a volume, and its noise is too large for ray parity.
+  // A noisy open plane: no grid encloses a volume, its noise is too large for ray parity, and its
+  // neighbourhoods show one face, not a wall's two: the tree's sides stay, and the tool says so.
   std::ofstream xyz(dir_ + "/plane.xyz"), normals(dir_ + "/plane.normals");
   std::mt19937 rng(3);
   std::uniform_real_distribution<float> u(-1.f, 1.f);
@@ -125,6 +126,7 @@ TEST_F(DiseOrient, ClosedOnAnOpenSurfaceWarnsThatItsSidesAreUnverified) {
       runTool(dir_ + "/plane.xyz " + dir_ + "/plane.normals " + dir_ + "/plane_out.normals --closed");
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("no outside grid enclosed a volume"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("no wall shows two faces"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("warning: the sides are unverified"), std::string::npos) << r.output;
 }
 

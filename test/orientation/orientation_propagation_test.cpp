@@ -322,6 +322,27 @@ TEST(OrientNormals, TheNearerExitDecidesAWallThinnerThanTheWalks) {
   EXPECT_GE(fractionOutward(s, normals), 0.97);
 }
 
+// A closed slab thinner than the noise's spread (0.02 thick, deviation 0.006): no band encloses a
+// volume and the noise rules out ray parity. Each point's side comes from the middle of its wall,
+// the centroid of its 64 nearest points; the tree alone leaves the two faces mixed.
+TEST(OrientNormals, ThinNoisyWallsTakeTheirSidesFromTheWallsMiddle) {
+  const Shape slab = noisy(box(40000, 1.f, 1.f, 0.02f), 0.006f, 0.25f);
+  std::vector<float> normals = alternated(slab);
+  OrientationOptions options;
+  options.closed = true;
+  const OrientationReport report = orientNormals(slab.points.data(), normals.data(), slab.size(), options);
+  EXPECT_FALSE(report.outside_grid);
+  EXPECT_FALSE(report.parity_checked);
+  EXPECT_TRUE(report.wall_middles);
+  std::size_t faces = 0, out = 0;  // the two large faces (the rims are as thick as the noise)
+  for (std::size_t i = 0; i < slab.size(); ++i) {
+    if (std::abs(slab.outward[3 * i + 2]) < 0.5f) continue;
+    ++faces;
+    out += normals[3 * i + 2] * slab.outward[3 * i + 2] > 0.f;
+  }
+  EXPECT_GE(double(out) / double(faces), 0.85);
+}
+
 // Above 2^17 points the grids are compared on a sample, and the chosen grid's walks then run from
 // every point: the same sides as on a smaller cloud.
 TEST(OrientNormals, LargeCloudsCompareGridsOnASampleAndVoteEverywhere) {

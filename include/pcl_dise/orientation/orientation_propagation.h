@@ -22,8 +22,9 @@ struct OrientationOptions {
   /** The cloud samples closed shapes (solids, each part's surface closed): after the tree and the
    *  seeding, each point takes the side an outside grid shows it (outside_grid.h: the empty space
    *  connected to the border), which holds under noise near the point spacing; where no grid
-   *  resolves the walls, a ray-parity vote flips the smooth patches that point into their shape
-   *  (docs/orientation.md, steps 7 and 8). Leave it off for scans and other open surfaces: there
+   *  resolves the walls, a ray-parity vote flips the smooth patches that point into their shape;
+   *  where noise rules that out, each point's side comes from the middle of its wall
+   *  (docs/orientation.md, steps 7 to 9). Leave it off for scans and other open surfaces: there
    *  the outside surrounds the surface and rays escape on one side, and the votes would flip some
    *  parts and not others. */
   bool closed = false;
@@ -45,8 +46,12 @@ struct OrientationReport {
   bool outside_grid = false;
   /** closed, without an outside grid: whether ray parity ran (not under noise near the spacing). */
   bool parity_checked = false;
+  /** closed, with neither: whether each point's side came from the middle of its wall (the centroid
+   *  of its 64 nearest points; thin walls under noise near the spacing, where the neighbourhoods
+   *  show a wall's two faces). False there too where they show one face: the tree's sides stay. */
+  bool wall_middles = false;
   float grid_cell = 0.f;         ///< the outside grid's cell (0 where it was not used)
-  std::size_t grid_flipped = 0;  ///< points of smooth patches flipped by the outside grid's vote
+  std::size_t grid_flipped = 0;  ///< points flipped by the outside grid's (or the wall middles') votes
   /** Points whose side the outside grid's vote could not decide (no votes, or no three-quarter
    *  majority in their patch): they keep the tree's sign, and are where the result is least sure. */
   std::size_t undecided = 0;
