@@ -246,6 +246,14 @@ std::vector<float> alternated(const Shape& s) {
   return normals;
 }
 
+// Orients the shape's alternated true normals (into `normals`) as a closed shape.
+OrientationReport orientAlternatedAsClosed(const Shape& s, std::vector<float>& normals) {
+  normals = alternated(s);
+  OrientationOptions options;
+  options.closed = true;
+  return orientNormals(s.points.data(), normals.data(), s.size(), options);
+}
+
 // Under noise near the spacing (a deviation of 1.4% of the size, PCPNet's noise 1e-1), the tree
 // alone joins faces with opposite signs; the outside grid decides each point's side.
 TEST(OrientNormals, ClosedShapesUnderHeavyNoiseFaceOut) {
@@ -287,10 +295,8 @@ TEST(OrientNormals, TheGridWhereMostPointsVoteClosesASparsePartToo) { expectTwoS
 // most points vote is still used where at least 40% do; the tree alone leaves the tube half and half.
 TEST(OrientNormals, AThinNoisyTubeTakesAGridWhereFewerThanHalfVote) {
   const Shape tube = noisy(torus(8000, 1.f, 0.15f), 0.025f, 0.25f);
-  std::vector<float> normals = alternated(tube);
-  OrientationOptions options;
-  options.closed = true;
-  const OrientationReport report = orientNormals(tube.points.data(), normals.data(), tube.size(), options);
+  std::vector<float> normals;
+  const OrientationReport report = orientAlternatedAsClosed(tube, normals);
   EXPECT_TRUE(report.outside_grid);
   EXPECT_FALSE(report.parity_checked);
   EXPECT_GE(fractionOutward(tube, normals), 0.97);
@@ -303,10 +309,8 @@ TEST(OrientNormals, AThinNoisyTubeTakesAGridWhereFewerThanHalfVote) {
 TEST(OrientNormals, TheNearerExitDecidesAWallThinnerThanTheWalks) {
   const std::array<float, 6> block{0.f, 0.f, 0.f, 1.f, 1.f, 1.f}, fin{0.3f, 0.49f, 1.f, 0.7f, 0.51f, 1.5f};
   const Shape s = noisy(boxUnion({block, fin}, 0.012f), 0.006f, 0.25f);
-  std::vector<float> normals = alternated(s);
-  OrientationOptions options;
-  options.closed = true;
-  const OrientationReport report = orientNormals(s.points.data(), normals.data(), s.size(), options);
+  std::vector<float> normals;
+  const OrientationReport report = orientAlternatedAsClosed(s, normals);
   ASSERT_TRUE(report.outside_grid);
   std::size_t on_fin = 0, fin_out = 0;
   for (std::size_t i = 0; i < s.size(); ++i) {
@@ -327,10 +331,8 @@ TEST(OrientNormals, TheNearerExitDecidesAWallThinnerThanTheWalks) {
 // the centroid of its 64 nearest points; the tree alone leaves the two faces mixed.
 TEST(OrientNormals, ThinNoisyWallsTakeTheirSidesFromTheWallsMiddle) {
   const Shape slab = noisy(box(40000, 1.f, 1.f, 0.02f), 0.006f, 0.25f);
-  std::vector<float> normals = alternated(slab);
-  OrientationOptions options;
-  options.closed = true;
-  const OrientationReport report = orientNormals(slab.points.data(), normals.data(), slab.size(), options);
+  std::vector<float> normals;
+  const OrientationReport report = orientAlternatedAsClosed(slab, normals);
   EXPECT_FALSE(report.outside_grid);
   EXPECT_FALSE(report.parity_checked);
   EXPECT_TRUE(report.wall_middles);
