@@ -632,37 +632,42 @@ bool usableGrid(const GridVotes& grid, bool parity_runs) {
 constexpr std::size_t kMidNeighbors = 64;
 constexpr float kTwoFaces = 2.5f;
 
-// The votes, or none where the median neighbourhood shows one face.
+// The votes, or none where the median neighbourhood shows one face. The neighbourhoods are
+// searched kMidChunk points at a time (16 MB of rows at most).
+constexpr std::size_t kMidChunk = std::size_t(1) << 16;
+
 std::vector<signed char> wallMiddleVotes(const FinitePoints& finite, int threads) {
   const std::size_t m = finite.size();
   const std::size_t k = std::min(kMidNeighbors, m);
   const GridSearch search = GridSearch::forNearest(finite.xyz.data(), m, k);
   std::vector<signed char> vote(m);
-  std::vector<float> kurtosis(m);
-#pragma omp parallel num_threads(threads)
-  {
-    std::vector<std::int32_t> ids;
-    std::vector<float> dist2;
-#pragma omp for schedule(dynamic, 256)
-    for (std::int64_t i = 0; i < static_cast<std::int64_t>(m); ++i) {
+  std::vector<float> kurtosis(m, 3.f);  // 3: one face, where a row is empty
+  for (std::size_t start = 0; start < m; start += kMidChunk) {
+    const std::size_t count = std::min(kMidChunk, m - start);
+    const Neighborhoods rows = search.nearest(&finite.xyz[3 * start], count, k, threads);
+#pragma omp parallel for schedule(static) num_threads(threads)
+    for (std::int64_t r = 0; r < static_cast<std::int64_t>(count); ++r) {
+      const std::size_t i = start + std::size_t(r);
       const float* p = &finite.xyz[3 * i];
       const float* n = &finite.normal[3 * i];
-      search.nearest(p, k, ids, dist2);
+      const std::int32_t* ids = rows.begin(std::size_t(r));
+      const auto size = static_cast<std::size_t>(rows.size(std::size_t(r)));
+      if (size == 0) continue;
       double centroid[3] = {0., 0., 0.};
-      for (const std::int32_t j : ids)
-        for (int a = 0; a < 3; ++a) centroid[a] += finite.xyz[3 * std::size_t(j) + a];
-      for (double& c : centroid) c /= double(ids.size());
+      for (std::size_t j = 0; j < size; ++j)
+        for (int a = 0; a < 3; ++a) centroid[a] += finite.xyz[3 * std::size_t(ids[j]) + a];
+      for (double& c : centroid) c /= double(size);
       auto offset = [&](const float* q) {
         return double(n[0]) * (q[0] - centroid[0]) + double(n[1]) * (q[1] - centroid[1]) +
                double(n[2]) * (q[2] - centroid[2]);
       };
       double m2 = 0., m4 = 0.;
-      for (const std::int32_t j : ids) {
-        const double o = offset(&finite.xyz[3 * std::size_t(j)]);
+      for (std::size_t j = 0; j < size; ++j) {
+        const double o = offset(&finite.xyz[3 * std::size_t(ids[j])]);
         m2 += o * o;
         m4 += o * o * o * o;
       }
-      kurtosis[i] = m2 > 0. ? float(m4 * double(ids.size()) / (m2 * m2)) : 3.f;
+      kurtosis[i] = m2 > 0. ? float(m4 * double(size) / (m2 * m2)) : 3.f;
       const double along = offset(p);
       vote[i] = static_cast<signed char>(along > 0. ? 2 : along < 0. ? -2 : 0);
     }
