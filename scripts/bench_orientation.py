@@ -11,8 +11,9 @@ Methods (each on the same unoriented normals of its row):
               run with Debian's /usr/bin/python3), in a child process with a time limit
   nearest     a reference, not a method: DISE normals, each given the side of the nearest point of
               the shape's noiseless cloud (its truth normal). Under noise larger than a part's
-              thickness a point lies nearer the opposite face than its own, and no orientation that
-              reads positions can give it its side; this column says how far any can go
+              thickness a point lies nearer the opposite face than its own, and an orientation that
+              reads positions can hardly give it its side; this column says about how far one can
+              go (not a bound: at creases the nearest noiseless point can lie on the other face)
 
 A point faces out where its oriented normal has a positive dot product with the ground truth (the
 mesh's outward normal). The oriented angle RMSE follows the protocol of SHS-Net (CVPR 2023) and
@@ -257,7 +258,7 @@ def targets(table, categories, method):
     oriented RMSE over the categories (<= 18), the worst cloud per category (>= 90% facing out),
     and the clean and density categories' mean share facing out (>= 99.5%). Where the nearest-surface
     reference ran, also the worst cloud among those it brings to 90% (the others have parts thinner
-    than their noise: no orientation from positions reaches 90% there)."""
+    than their noise, where the reference itself stays below 90%)."""
     rmse, worst, reachable, mean = [], {}, {}, {}
     for category in categories:
         rows = {name: r for name, r in table[category].items() if r.get(method) and not name.startswith("thin_")}

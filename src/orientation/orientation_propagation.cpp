@@ -535,8 +535,9 @@ float quantile(std::vector<float> values, float q) {
 // one walk reaches the outside and the other does not; where both do (a wall thinner than the walks,
 // a part the noise blurs, a band that leaks), +-1 for the side whose walk gets out first: the nearer
 // exit is the likelier side, but weaker evidence (judged on the tuning set: oriented RMSE 9.36 ->
-// 9.27 at 100,000 points and 13.01 -> 12.61 at 15,000; the undecided points of a hand skeleton
-// under noise 5e-2, 17% -> 11%); 0 where neither does, or both at the same step.
+// 9.27 at 100,000 points and 13.01 -> 12.61 at 15,000; read afterwards on the test set's hand
+// skeleton under noise 5e-2: undecided points 17% -> 11%); 0 where neither does, or both at the
+// same step.
 int outsideVote(const OutsideGrid& grid, const float* p, const float* n) {
   const float step = 0.5f * grid.cell();
   int ahead_at = 0, behind_at = 0;  // the step at which each walk reached the outside; 0: never
@@ -676,13 +677,14 @@ std::vector<signed char> wallMiddleVotes(const FinitePoints& finite, int threads
   return vote;
 }
 
-// Turns each point to the side the outside grid shows it; counts in report.undecided the points
-// that neither their own vote nor their smooth patch's decides. A point's vote is summed with those
-// of its graph neighbours whose normals lie within 60 degrees of its own line (carried over to its
-// sign): their walks start elsewhere in the band, which steadies a vote that noise would tip.
-void orientByOutsideGrid(FinitePoints& finite, const std::vector<signed char>& vote, const Neighborhoods& graph,
-                         std::size_t stride, const std::vector<std::int32_t>& part, std::int32_t user_seed,
-                         bool known_viewpoint, int threads, OrientationReport& report, std::vector<float>& confidence) {
+// Turns each point to the side its votes show it (+-2, +-1 or 0 per point: an outside grid's walks,
+// or the wall middles); counts in report.undecided the points that neither their own vote nor
+// their smooth patch's decides. A point's vote is summed with those of its graph neighbours whose
+// normals lie within 60 degrees of its own line (carried over to its sign): their votes start
+// elsewhere, which steadies a vote that noise would tip.
+void orientByVotes(FinitePoints& finite, const std::vector<signed char>& vote, const Neighborhoods& graph,
+                   std::size_t stride, const std::vector<std::int32_t>& part, std::int32_t user_seed,
+                   bool known_viewpoint, int threads, OrientationReport& report, std::vector<float>& confidence) {
   const std::size_t m = finite.size();
 
   std::vector<int> says(m, 0);   // each point's vote with its neighbours'
@@ -795,8 +797,8 @@ OrientationReport orientNormals(const float* points, float* normals, std::size_t
     report.parity_checked = !report.outside_grid && parity_runs;
     if (report.outside_grid) {
       report.grid_cell = grid.cell;
-      orientByOutsideGrid(finite, grid.vote, graph, stride, forest.part, user_seed, options.has_viewpoint, threads,
-                          report, sure);
+      orientByVotes(finite, grid.vote, graph, stride, forest.part, user_seed, options.has_viewpoint, threads, report,
+                    sure);
     } else if (report.parity_checked) {
       report.parity_flipped =
           flipPatchesByParity(finite, scale, graph, stride, forest.part, user_seed, options.has_viewpoint, threads);
@@ -804,8 +806,8 @@ OrientationReport orientNormals(const float* points, float* normals, std::size_t
       const std::vector<signed char> vote = wallMiddleVotes(finite, threads);
       report.wall_middles = !vote.empty();
       if (report.wall_middles)
-        orientByOutsideGrid(finite, vote, graph, stride, forest.part, user_seed, options.has_viewpoint, threads, report,
-                            sure);
+        orientByVotes(finite, vote, graph, stride, forest.part, user_seed, options.has_viewpoint, threads, report,
+                      sure);
     }
   }
 
