@@ -3,6 +3,7 @@
 #include <array>
 #include <cmath>
 #include <cstdio>
+#include <functional>
 #include <random>
 #include <vector>
 
@@ -129,14 +130,20 @@ std::vector<float> scrambled(const Shape& s, unsigned seed = 7) {
   return normals;
 }
 
-double fractionOutward(const Shape& s, const std::vector<float>& normals) {
-  std::size_t out = 0;
+// The share of the points that `counted` accepts (all by default) whose normal faces out, and how
+// many it accepted.
+double fractionOutward(const Shape& s, const std::vector<float>& normals,
+                       const std::function<bool(std::size_t)>& counted = nullptr, std::size_t* points = nullptr) {
+  std::size_t out = 0, total = 0;
   for (std::size_t i = 0; i < s.size(); ++i) {
+    if (counted && !counted(i)) continue;
     const float* n = &normals[3 * i];
     const float* o = &s.outward[3 * i];
     out += n[0] * o[0] + n[1] * o[1] + n[2] * o[2] > 0.f;
+    ++total;
   }
-  return static_cast<double>(out) / s.size();
+  if (points) *points = total;
+  return total ? static_cast<double>(out) / double(total) : 0.0;
 }
 
 double orientedOutward(const Shape& s, const OrientationOptions& options = {}, OrientationReport* report = nullptr) {
@@ -260,11 +267,8 @@ TEST(OrientNormals, ClosedShapesUnderHeavyNoiseFaceOut) {
   const Shape shapes[] = {noisy(box(30000, 1.f, 1.5f, 0.7f), 0.021f, 0.25f),
                           noisy(torus(30000, 1.f, 0.35f), 0.036f, 0.25f)};
   for (const Shape& s : shapes) {
-    OrientationOptions options;
-    options.closed = true;
-    OrientationReport report;
-    std::vector<float> normals = alternated(s);
-    report = orientNormals(s.points.data(), normals.data(), s.size(), options);
+    std::vector<float> normals;
+    const OrientationReport report = orientAlternatedAsClosed(s, normals);
     EXPECT_TRUE(report.outside_grid);
     EXPECT_GT(report.grid_cell, 0.f);
     EXPECT_GE(fractionOutward(s, normals), 0.97);
@@ -272,9 +276,6 @@ TEST(OrientNormals, ClosedShapesUnderHeavyNoiseFaceOut) {
   }
 }
 
-// A band that closes a dense shape can leak around a sparse one: the grid on which most points
-// vote decides, not the first that encloses a volume (the sparse sphere's walks would leave both
-// ways and its points stay undecided).
 // A dense sphere and a sparse one beside it, oriented as closed shapes; their report.
 OrientationReport expectTwoSpheresFaceOut(int dense, int sparse) {
   Shape two = sphere(dense, 5);
@@ -288,6 +289,9 @@ OrientationReport expectTwoSpheresFaceOut(int dense, int sparse) {
   return report;
 }
 
+// A band that closes a dense shape can leak around a sparse one: the grid on which most points
+// vote decides, not the first that encloses a volume (the sparse sphere's walks would leave both
+// ways and its points stay undecided).
 TEST(OrientNormals, TheGridWhereMostPointsVoteClosesASparsePartToo) { expectTwoSpheresFaceOut(19000, 1000); }
 
 // A thin tube, sparse and noisy (as a knot at 15,000 points under noise 1e-1): no band both closes
@@ -312,16 +316,11 @@ TEST(OrientNormals, TheNearerExitDecidesAWallThinnerThanTheWalks) {
   std::vector<float> normals;
   const OrientationReport report = orientAlternatedAsClosed(s, normals);
   ASSERT_TRUE(report.outside_grid);
-  std::size_t on_fin = 0, fin_out = 0;
-  for (std::size_t i = 0; i < s.size(); ++i) {
-    if (s.points[3 * i + 2] < 1.05f) continue;  // the fin's faces above the block
-    const float* n = &normals[3 * i];
-    const float* o = &s.outward[3 * i];
-    ++on_fin;
-    fin_out += n[0] * o[0] + n[1] * o[1] + n[2] * o[2] > 0.f;
-  }
+  std::size_t on_fin = 0;  // the fin's faces above the block
+  const double fin_out = fractionOutward(
+      s, normals, [&](std::size_t i) { return s.points[3 * i + 2] >= 1.05f; }, &on_fin);
   ASSERT_GT(on_fin, 1000u);
-  EXPECT_GE(double(fin_out) / double(on_fin), 0.85);
+  EXPECT_GE(fin_out, 0.85);
   EXPECT_LT(report.undecided, on_fin / 10);
   EXPECT_GE(fractionOutward(s, normals), 0.97);
 }
@@ -336,13 +335,9 @@ TEST(OrientNormals, ThinNoisyWallsTakeTheirSidesFromTheWallsMiddle) {
   EXPECT_FALSE(report.outside_grid);
   EXPECT_FALSE(report.parity_checked);
   EXPECT_TRUE(report.wall_middles);
-  std::size_t faces = 0, out = 0;  // the two large faces (the rims are as thick as the noise)
-  for (std::size_t i = 0; i < slab.size(); ++i) {
-    if (std::abs(slab.outward[3 * i + 2]) < 0.5f) continue;
-    ++faces;
-    out += normals[3 * i + 2] * slab.outward[3 * i + 2] > 0.f;
-  }
-  EXPECT_GE(double(out) / double(faces), 0.85);
+  // The two large faces (the rims are as thick as the noise).
+  EXPECT_GE(fractionOutward(slab, normals, [&](std::size_t i) { return std::abs(slab.outward[3 * i + 2]) >= 0.5f; }),
+            0.85);
 }
 
 // Above 2^17 points the grids are compared on a sample, and the chosen grid's walks then run from
