@@ -340,6 +340,25 @@ TEST(OrientNormals, ThinNoisyWallsTakeTheirSidesFromTheWallsMiddle) {
             0.85);
 }
 
+// Where each neighbourhood reaches one face only (here a noisy open sheet: no volume for a grid,
+// noise too large for ray parity), the wall middles would vote the noise's way: the sample of 2^15
+// points says so before every point is searched, and the tree's sides stay as they were.
+TEST(OrientNormals, ASheetWhoseNeighbourhoodsShowOneFaceKeepsTheTreesSides) {
+  Shape sheet;
+  for (int i = 0; i < 200; ++i)
+    for (int j = 0; j < 200; ++j) sheet.add(i * 0.01f, j * 0.01f, 0.f, 0.f, 0.f, 1.f);
+  sheet = noisy(sheet, 0.01f, 0.3f);
+  std::vector<float> tree = alternated(sheet), closed = tree;
+  OrientationOptions options;
+  orientNormals(sheet.points.data(), tree.data(), sheet.size(), options);
+  options.closed = true;
+  const OrientationReport report = orientNormals(sheet.points.data(), closed.data(), sheet.size(), options);
+  EXPECT_FALSE(report.outside_grid);
+  EXPECT_FALSE(report.parity_checked);
+  EXPECT_FALSE(report.wall_middles);
+  EXPECT_EQ(closed, tree);
+}
+
 // Above 2^17 points the grids are compared on a sample, and the chosen grid's walks then run from
 // every point: the same sides as on a smaller cloud.
 TEST(OrientNormals, LargeCloudsCompareGridsOnASampleAndVoteEverywhere) {
