@@ -401,9 +401,11 @@ std::vector<char> inwardParts(const PatchVotes& votes, const std::vector<std::in
 }
 
 // Flips the patches whose votes say they face the wrong way (inwardParts), by at least min_votes
-// and a clear vote; the seed point's patch never flips. Returns the points flipped.
+// and a clear vote; the seed point's patch never flips. Returns the points flipped. With
+// confidence, a flipped point's is set to half its patch's margin (as for a patch's vote, step 7).
 std::size_t flipPatchesByVotes(FinitePoints& finite, const PatchVotes& votes, const std::vector<std::int32_t>& part,
-                               std::int32_t user_seed, bool known_viewpoint, std::int32_t min_votes) {
+                               std::int32_t user_seed, bool known_viewpoint, std::int32_t min_votes,
+                               std::vector<float>* confidence = nullptr) {
   const std::size_t m = finite.size();
   const std::vector<char> inward = inwardParts(votes, part, user_seed, known_viewpoint);
   const std::int32_t kept = user_seed >= 0 ? votes.patch[user_seed] : -1;
@@ -411,8 +413,11 @@ std::size_t flipPatchesByVotes(FinitePoints& finite, const PatchVotes& votes, co
   for (std::size_t p = 0; p < m; ++p) {
     const std::int32_t against = inward[part[p]] ? votes.out[p] : votes.in[p];
     if (std::int32_t(p) == kept || against < min_votes || 4 * against < 3 * (votes.in[p] + votes.out[p])) continue;
-    for (std::int64_t k = votes.members.offsets[p]; k < votes.members.offsets[p + 1]; ++k)
+    const float margin = 0.5f * float(2 * against - votes.in[p] - votes.out[p]) / float(votes.in[p] + votes.out[p]);
+    for (std::int64_t k = votes.members.offsets[p]; k < votes.members.offsets[p + 1]; ++k) {
       negate(&finite.normal[3 * votes.members.indices[k]]);
+      if (confidence) (*confidence)[votes.members.indices[k]] = margin;
+    }
     flipped += votes.members.size(p);
   }
   return flipped;
@@ -470,10 +475,28 @@ int parityVote(const FinitePoints& finite, const LocalScale& scale, const SplatR
   return (says > 0) - (says < 0);
 }
 
-// Flips the smooth patches that the rays say point in; returns the points flipped.
+// With an outside grid, the patches it leaves unsure: those where fewer than kParityUnsure of the
+// points have a clear vote of their own (a walk that alone gets out). Judged on the tuning set
+// (oriented RMSE of its closed shapes, 100,000 / 15,000 points): 9.27 / 12.61 without, 9.16 /
+// 12.31 at a half, 9.15 / 12.01 at three quarters (kept), 9.13 / 11.83 on every patch, where a
+// noisy star at 15,000 points fell from 95.8% to 88.2% facing out.
+constexpr double kParityUnsure = 0.75;
+
+// Whether patch p (members: its points) is left unsure by the grid's votes (step 7).
+bool unsureOnGrid(const Neighborhoods& members, std::size_t p, const std::vector<signed char>& grid_vote) {
+  std::int64_t clear = 0;
+  for (std::int64_t k = members.offsets[p]; k < members.offsets[p + 1]; ++k)
+    clear += std::abs(grid_vote[members.indices[k]]) == 2;
+  return double(clear) < kParityUnsure * double(members.size(p));
+}
+
+// Flips the smooth patches that the rays say point in; returns the points flipped. With grid_vote
+// (an outside grid's votes, step 7), only the patches it leaves unsure send rays, and the points
+// flipped take their patch's margin as confidence.
 std::size_t flipPatchesByParity(FinitePoints& finite, const LocalScale& scale, const Neighborhoods& graph,
                                 std::size_t stride, const std::vector<std::int32_t>& part, std::int32_t user_seed,
-                                bool known_viewpoint, int threads) {
+                                bool known_viewpoint, int threads, const std::vector<signed char>* grid_vote = nullptr,
+                                std::vector<float>* confidence = nullptr) {
   const std::size_t m = finite.size();
   std::vector<std::int32_t> patch = smoothPatches(finite, graph, stride, threads);
   Neighborhoods members;  // the points of each patch, by representative
@@ -482,7 +505,7 @@ std::size_t flipPatchesByParity(FinitePoints& finite, const LocalScale& scale, c
   std::vector<std::int32_t> voters, voters_patch;  // points sending rays, spread over each patch
   for (std::size_t p = 0; p < m; ++p) {
     const auto size = static_cast<std::int64_t>(members.size(p));
-    if (size < kParityFlips) continue;
+    if (size < kParityFlips || (grid_vote && !unsureOnGrid(members, p, *grid_vote))) continue;
     const std::int64_t rays = std::min<std::int64_t>(size, kParityRays);
     for (std::int64_t r = 0; r < rays; ++r) {
       voters.push_back(members.indices[members.offsets[p] + (2 * r + 1) * size / (2 * rays)]);
@@ -506,7 +529,7 @@ std::size_t flipPatchesByParity(FinitePoints& finite, const LocalScale& scale, c
   PatchVotes votes{std::move(patch), std::move(members), std::vector<std::int32_t>(m, 0),
                    std::vector<std::int32_t>(m, 0)};
   for (std::int64_t v = 0; v < count; ++v) (vote[v] < 0 ? votes.in : votes.out)[voters_patch[v]] += vote[v] != 0;
-  return flipPatchesByVotes(finite, votes, part, user_seed, known_viewpoint, kParityFlips);
+  return flipPatchesByVotes(finite, votes, part, user_seed, known_viewpoint, kParityFlips, confidence);
 }
 
 // The outside grid (outside_grid.h). Its band must be closed, or the outside floods the shape,
@@ -845,12 +868,15 @@ OrientationReport orientNormals(const float* points, float* normals, std::size_t
     const bool parity_runs = quantile(scale.noise, 0.5f) < kParityNoise * quantile(scale.spacing, 0.5f);
     const GridVotes grid = outsideVotes(finite, scale, threads);
     report.outside_grid = usableGrid(grid, parity_runs);
-    report.parity_checked = !report.outside_grid && parity_runs;
+    report.parity_checked = parity_runs;
     if (report.outside_grid) {
       report.grid_cell = grid.cell;
       orientByVotes(finite, grid.vote, graph, stride, forest.part, user_seed, options.has_viewpoint, threads, report,
                     sure);
-    } else if (report.parity_checked) {
+      if (parity_runs)
+        report.parity_flipped = flipPatchesByParity(finite, scale, graph, stride, forest.part, user_seed,
+                                                    options.has_viewpoint, threads, &grid.vote, &sure);
+    } else if (parity_runs) {
       report.parity_flipped =
           flipPatchesByParity(finite, scale, graph, stride, forest.part, user_seed, options.has_viewpoint, threads);
     } else {

@@ -340,6 +340,27 @@ TEST(OrientNormals, ThinNoisyWallsTakeTheirSidesFromTheWallsMiddle) {
             0.85);
 }
 
+// Fins two spacings thick on a thick base: the outside grid encloses the base, but the walks from
+// the fins' faces get out on both sides or on neither, and few of the fins' points have a clear
+// vote of their own (95.4% of the points facing out on the grid alone). Ray parity checks those
+// patches as it checks a shape without a grid.
+TEST(OrientNormals, RayParityChecksThePatchesTheGridLeavesUnsure) {
+  std::vector<std::array<float, 6>> boxes{{0.f, 0.f, 0.f, 1.f, 0.8f, 0.3f}};
+  for (int f = 0; f < 5; ++f) {
+    const float x = 0.15f + 0.15f * f;
+    boxes.push_back({x, 0.f, 0.3f, x + 0.02f, 0.8f, 0.4f});
+  }
+  const Shape sink = boxUnion(boxes, 0.01f);
+  OrientationOptions options;
+  options.closed = true;
+  OrientationReport report;
+  const double outward = orientedOutward(sink, options, &report);
+  EXPECT_TRUE(report.outside_grid);
+  EXPECT_TRUE(report.parity_checked);
+  EXPECT_GT(report.parity_flipped, 0u);
+  EXPECT_GE(outward, 0.99);
+}
+
 // Where each neighbourhood reaches one face only (here a noisy open sheet: no volume for a grid,
 // noise too large for ray parity), the wall middles would vote the noise's way: the sample of 2^15
 // points says so before every point is searched, and the tree's sides stay as they were.
