@@ -254,8 +254,9 @@ def orient_normals(points, normals, k: int = 10, viewpoint: Optional[Sequence[fl
     points: (N, 3) float32 / float64; normals: (N, 3), NaN rows left as they are.
     Returns (N, 3) float32 normals; with return_report also a dict of counts (``low_confidence``:
     points whose confidence is below 0.5, ``undecided``: points no outside-grid vote decided) and of
-    how ``closed`` decided (``outside_grid``, ``grid_cell``; else ``parity_checked``; else
-    ``wall_middles``: each side from the middle of its wall, thin walls under noise), with
+    how ``closed`` decided (``outside_grid``, ``grid_cell``; ``parity_checked``: ray parity ran,
+    without a grid or on the patches a grid left unsure; else ``wall_middles``: each side from the
+    middle of its wall, thin walls under noise), with
     return_confidence also (N,) float32 confidences in [0, 1], in that order: with ``closed``, the
     margin of the point's outside-grid vote among its neighbours' (half its patch's where it had
     none, 0 where undecided), else how clearly its normal agreed with the neighbour it took its side

@@ -490,13 +490,14 @@ bool unsureOnGrid(const Neighborhoods& members, std::size_t p, const std::vector
   return double(clear) < kParityUnsure * double(members.size(p));
 }
 
-// Flips the smooth patches that the rays say point in; returns the points flipped. With grid_vote
-// (an outside grid's votes, step 7), only the patches it leaves unsure send rays, and the points
-// flipped take their patch's margin as confidence.
-std::size_t flipPatchesByParity(FinitePoints& finite, const LocalScale& scale, const Neighborhoods& graph,
-                                std::size_t stride, const std::vector<std::int32_t>& part, std::int32_t user_seed,
-                                bool known_viewpoint, int threads, const std::vector<signed char>* grid_vote = nullptr,
-                                std::vector<float>* confidence = nullptr) {
+// Flips the smooth patches that the rays say point in; counts them in report.parity_flipped and
+// sets report.parity_checked where rays were cast. With grid_vote (an outside grid's votes, step
+// 7), only the patches it leaves unsure send rays, and the points flipped take their patch's margin
+// as confidence.
+void flipPatchesByParity(FinitePoints& finite, const LocalScale& scale, const Neighborhoods& graph, std::size_t stride,
+                         const std::vector<std::int32_t>& part, std::int32_t user_seed, bool known_viewpoint,
+                         int threads, OrientationReport& report, const std::vector<signed char>* grid_vote = nullptr,
+                         std::vector<float>* confidence = nullptr) {
   const std::size_t m = finite.size();
   std::vector<std::int32_t> patch = smoothPatches(finite, graph, stride, threads);
   Neighborhoods members;  // the points of each patch, by representative
@@ -512,6 +513,8 @@ std::size_t flipPatchesByParity(FinitePoints& finite, const LocalScale& scale, c
       voters_patch.push_back(static_cast<std::int32_t>(p));
     }
   }
+  if (grid_vote && voters.empty()) return;  // the grid left no patch unsure
+  report.parity_checked = true;
   // Discs as wide as the median distance to the graph neighbours: about five cover each spot of a
   // surface sampled evenly, so that few rays slip between them.
   const SplatRayCaster caster(finite.xyz.data(), finite.normal.data(), scale.spacing.data(), m);
@@ -524,12 +527,12 @@ std::size_t flipPatchesByParity(FinitePoints& finite, const LocalScale& scale, c
     for (std::int64_t v = 0; v < count; ++v)
       vote[v] = static_cast<signed char>(parityVote(finite, scale, caster, voters[v], scratch));
   }
-  if (2 * std::count_if(vote.begin(), vote.end(), [](signed char v) { return v != 0; }) < count) return 0;
+  if (2 * std::count_if(vote.begin(), vote.end(), [](signed char v) { return v != 0; }) < count) return;
 
   PatchVotes votes{std::move(patch), std::move(members), std::vector<std::int32_t>(m, 0),
                    std::vector<std::int32_t>(m, 0)};
   for (std::int64_t v = 0; v < count; ++v) (vote[v] < 0 ? votes.in : votes.out)[voters_patch[v]] += vote[v] != 0;
-  return flipPatchesByVotes(finite, votes, part, user_seed, known_viewpoint, kParityFlips, confidence);
+  report.parity_flipped = flipPatchesByVotes(finite, votes, part, user_seed, known_viewpoint, kParityFlips, confidence);
 }
 
 // The outside grid (outside_grid.h). Its band must be closed, or the outside floods the shape,
@@ -868,17 +871,15 @@ OrientationReport orientNormals(const float* points, float* normals, std::size_t
     const bool parity_runs = quantile(scale.noise, 0.5f) < kParityNoise * quantile(scale.spacing, 0.5f);
     const GridVotes grid = outsideVotes(finite, scale, threads);
     report.outside_grid = usableGrid(grid, parity_runs);
-    report.parity_checked = parity_runs;
     if (report.outside_grid) {
       report.grid_cell = grid.cell;
       orientByVotes(finite, grid.vote, graph, stride, forest.part, user_seed, options.has_viewpoint, threads, report,
                     sure);
       if (parity_runs)
-        report.parity_flipped = flipPatchesByParity(finite, scale, graph, stride, forest.part, user_seed,
-                                                    options.has_viewpoint, threads, &grid.vote, &sure);
+        flipPatchesByParity(finite, scale, graph, stride, forest.part, user_seed, options.has_viewpoint, threads,
+                            report, &grid.vote, &sure);
     } else if (parity_runs) {
-      report.parity_flipped =
-          flipPatchesByParity(finite, scale, graph, stride, forest.part, user_seed, options.has_viewpoint, threads);
+      flipPatchesByParity(finite, scale, graph, stride, forest.part, user_seed, options.has_viewpoint, threads, report);
     } else {
       const std::vector<signed char> vote = wallMiddleVotes(finite, threads);
       report.wall_middles = !vote.empty();

@@ -22,7 +22,8 @@ struct OrientationOptions {
   /** The cloud samples closed shapes (solids, each part's surface closed): after the tree and the
    *  seeding, each point takes the side an outside grid shows it (outside_grid.h: the empty space
    *  connected to the border), which holds under noise near the point spacing; where no grid
-   *  resolves the walls, a ray-parity vote flips the smooth patches that point into their shape;
+   *  resolves the walls (and, with a grid, on the patches it leaves unsure), a ray-parity vote flips
+   *  the smooth patches that point into their shape;
    *  where noise rules that out, each point's side comes from the middle of its wall
    *  (docs/orientation.md, steps 7 to 9). Leave it off for scans and other open surfaces: there
    *  the outside surrounds the surface and rays escape on one side, and the votes would flip some
@@ -44,7 +45,8 @@ struct OrientationReport {
   std::size_t parity_flipped = 0;  ///< points of smooth patches flipped by the ray-parity vote
   /** closed: whether an outside grid enclosed a volume and chose the sides. */
   bool outside_grid = false;
-  /** closed, without an outside grid: whether ray parity ran (not under noise near the spacing). */
+  /** closed: whether ray parity ran (not under noise near the spacing): without an outside grid on
+   *  every smooth patch, with one where it left patches unsure. */
   bool parity_checked = false;
   /** closed, with neither: whether each point's side came from the middle of its wall (the centroid
    *  of its 64 nearest points; thin walls under noise near the spacing, where the neighbourhoods
