@@ -22,12 +22,11 @@ struct OrientationOptions {
   /** The cloud samples closed shapes (solids, each part's surface closed): after the tree and the
    *  seeding, each point takes the side an outside grid shows it (outside_grid.h: the empty space
    *  connected to the border), which holds under noise near the point spacing; where no grid
-   *  resolves the walls (and, with a grid, on the patches it leaves unsure), a ray-parity vote flips
-   *  the smooth patches that point into their shape;
-   *  where noise rules that out, each point's side comes from the middle of its wall
-   *  (docs/orientation.md, steps 7 to 9). Leave it off for scans and other open surfaces: there
-   *  the outside surrounds the surface and rays escape on one side, and the votes would flip some
-   *  parts and not others. */
+   *  resolves the walls, and on the smooth patches a grid leaves unsure, a ray-parity vote flips the
+   *  patches that point into their shape; where noise rules that out and no grid resolves the
+   *  walls, each point's side comes from the middle of its wall (docs/orientation.md, steps 7 to
+   *  9). Leave it off for scans and other open surfaces: there the outside surrounds the surface
+   *  and rays escape on one side, and the votes would flip some parts and not others. */
   bool closed = false;
   /** OpenMP threads for the graph, the grid's votes and the rays (<= 0: all). */
   int threads = 0;
