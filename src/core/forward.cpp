@@ -149,7 +149,7 @@ ForwardResult runForward(const Model& model, const ForwardInput& input, const Fo
                          Backend backend) {
   ForwardResult result = runForwardKeepingAll(model, input, options, backend);
   if (!options.keep_kernel_weights) {
-    result.kernel_neighborhoods = Neighborhoods();
+    if (!options.keep_neighborhoods) result.kernel_neighborhoods = Neighborhoods();
     std::vector<float>().swap(result.kernel_weights);
   }
   return result;

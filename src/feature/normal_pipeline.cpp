@@ -47,6 +47,8 @@ NormalPipeline::NormalPipeline(const NormalSettings& settings, std::shared_ptr<c
   estimator_.setNumberOfThreads(settings_.threads);
   estimator_.setBackend(settings_.backend);
   estimator_.setNormalSign(normalSignOf(settings_.orientation));
+  // The orientation's graph and wall middles are prefixes of the estimation's neighbourhoods.
+  estimator_.setStoreNeighborhoods(orientsWholeCloud(settings_.orientation));
   if (model_ && settings_.iterations > 0) estimator_.setModel(model_);
 }
 
@@ -71,7 +73,8 @@ NormalsOutcome NormalPipeline::compute(const pcl::PointCloud<pcl::PointXYZ>::Con
       outcome.cancelled = true;
       return outcome;
     }
-    outcome = orient(cloud, normals, offset);
+    outcome = orient(cloud, normals, offset, estimator_.getNeighborhoods());
+    estimator_.releaseNeighborhoods();
   }
   for (const pcl::Normal& n : normals) outcome.without_normal += !std::isfinite(n.normal_x);
   return outcome;
@@ -80,6 +83,12 @@ NormalsOutcome NormalPipeline::compute(const pcl::PointCloud<pcl::PointXYZ>::Con
 NormalsOutcome NormalPipeline::orient(const pcl::PointCloud<pcl::PointXYZ>::ConstPtr& cloud,
                                       pcl::PointCloud<pcl::Normal>& normals,
                                       const std::array<double, 3>& offset) const {
+  return orient(cloud, normals, offset, KnownNeighborhoods());
+}
+
+NormalsOutcome NormalPipeline::orient(const pcl::PointCloud<pcl::PointXYZ>::ConstPtr& cloud,
+                                      pcl::PointCloud<pcl::Normal>& normals, const std::array<double, 3>& offset,
+                                      const KnownNeighborhoods& known) const {
   if (normals.size() != cloud->size())
     throw std::runtime_error(std::to_string(normals.size()) + " normals for " + std::to_string(cloud->size()) +
                              " points");
@@ -92,6 +101,7 @@ NormalsOutcome NormalPipeline::orient(const pcl::PointCloud<pcl::PointXYZ>::Cons
   orientation.setNumberOfThreads(settings_.threads);
   orientation.setSeedIndex(settings_.orientation_seed);
   orientation.setClosedShapes(settings_.orientation == Orientation::kClosed);
+  orientation.setNeighborhoods(known);
   NormalsOutcome outcome;
   float viewpoint[3];
   outcome.seeded_at_viewpoint = knownViewpoint(settings_, *cloud, offset, viewpoint);

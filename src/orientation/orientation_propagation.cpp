@@ -78,6 +78,92 @@ FinitePoints finitePoints(const float* points, const float* normals, std::size_t
   return sorted;
 }
 
+// The caller's known neighbourhoods (KnownNeighborhoods) in the finite points' numbering.
+class KnownRows {
+ public:
+  KnownRows(const KnownNeighborhoods* known, const FinitePoints& finite, std::size_t num_points) {
+    if (!known || !known->rows) return;
+    const Neighborhoods& rows = *known->rows;
+    const std::size_t row_count = rows.numNodes();
+    if (row_count > 0 && !known->point_of_row)
+      throw std::invalid_argument("orientNormals: known neighbourhoods without the points of their rows");
+    std::vector<std::int32_t> finite_of_point(num_points, -1);
+    for (std::size_t i = 0; i < finite.size(); ++i) finite_of_point[finite.index[i]] = static_cast<std::int32_t>(i);
+    finite_of_row_.assign(row_count, -1);
+    row_of_finite_.assign(finite.size(), -1);
+    for (std::size_t r = 0; r < row_count; ++r) {
+      const std::int64_t p = known->point_of_row[r];
+      if (p < -1 || p >= static_cast<std::int64_t>(num_points))
+        throw std::invalid_argument("orientNormals: known row " + std::to_string(r) + " belongs to point " +
+                                    std::to_string(p) + ", outside a cloud of " + std::to_string(num_points));
+      if (p < 0) continue;
+      finite_of_row_[r] = finite_of_point[p];
+      if (finite_of_row_[r] >= 0) row_of_finite_[finite_of_row_[r]] = static_cast<std::int32_t>(r);
+    }
+    const auto outside = [&](std::int32_t e) { return e < 0 || static_cast<std::size_t>(e) >= row_count; };
+    if (std::any_of(rows.indices.begin(), rows.indices.end(), outside))
+      throw std::invalid_argument("orientNormals: a known neighbourhood names a row outside its " +
+                                  std::to_string(row_count) + " rows");
+    rows_ = &rows;
+  }
+
+  bool any() const { return rows_ != nullptr; }
+
+  // Finite point i's first `width` neighbours among the finite points into out; false where its row
+  // holds fewer (or it has none).
+  bool first(std::size_t i, std::size_t width, std::int32_t* out) const {
+    if (!rows_ || row_of_finite_[i] < 0) return false;
+    const auto r = static_cast<std::size_t>(row_of_finite_[i]);
+    std::size_t got = 0;
+    for (const std::int32_t *e = rows_->begin(r), *end = e + rows_->size(r); e != end && got < width; ++e) {
+      const std::int32_t j = finite_of_row_[static_cast<std::size_t>(*e)];
+      if (j >= 0) out[got++] = j;
+    }
+    return got == width;
+  }
+
+ private:
+  const Neighborhoods* rows_ = nullptr;
+  std::vector<std::int32_t> finite_of_row_;  // -1: a row of no finite point
+  std::vector<std::int32_t> row_of_finite_;  // -1: no row
+};
+
+// The `width` (<= the finite points) nearest finite points of finite points first .. first+count-1,
+// or of listed[first ..] where listed is given, each itself included, nearest first, in rows of
+// `width`: read from the known rows where they hold that many, searched for the others (`search`
+// made at the first need).
+Neighborhoods nearestRows(const FinitePoints& finite, const KnownRows& known, const std::size_t* listed,
+                          std::size_t first, std::size_t count, std::size_t width, std::optional<GridSearch>& search,
+                          int threads) {
+  const std::size_t m = finite.size();
+  auto searchFor = [&]() -> const GridSearch& {
+    if (!search) search.emplace(GridSearch::forNearest(finite.xyz.data(), m, width));
+    return *search;
+  };
+  if (!known.any() && !listed) return searchFor().nearest(&finite.xyz[3 * first], count, width, threads);
+  Neighborhoods rows;
+  rows.offsets.resize(count + 1);
+  for (std::size_t q = 0; q <= count; ++q) rows.offsets[q] = static_cast<std::int64_t>(q * width);
+  rows.indices.resize(count * width);
+  std::vector<char> found(count);
+  const auto point = [&](std::size_t q) { return listed ? listed[first + q] : first + q; };
+#pragma omp parallel for schedule(static) num_threads(threads)
+  for (std::int64_t q = 0; q < static_cast<std::int64_t>(count); ++q)
+    found[q] = known.first(point(std::size_t(q)), width, &rows.indices[std::size_t(q) * width]);
+  std::vector<std::size_t> missing;
+  std::vector<float> queries;
+  for (std::size_t q = 0; q < count; ++q) {
+    if (found[q]) continue;
+    missing.push_back(q);
+    queries.insert(queries.end(), &finite.xyz[3 * point(q)], &finite.xyz[3 * point(q)] + 3);
+  }
+  if (missing.empty()) return rows;
+  const Neighborhoods searched = searchFor().nearest(queries.data(), missing.size(), width, threads);
+  for (std::size_t s = 0; s < missing.size(); ++s)
+    std::copy(searched.begin(s), searched.begin(s) + width, &rows.indices[missing[s] * width]);
+  return rows;
+}
+
 void negate(float* v) {
   for (int a = 0; a < 3; ++a) v[a] = -v[a];
 }
@@ -704,16 +790,16 @@ WallMiddle wallMiddle(const FinitePoints& finite, std::size_t i, const std::int3
 // time (16 MB of neighbourhoods at most).
 constexpr std::size_t kMidChunk = std::size_t(1) << 16;
 
-std::vector<WallMiddle> wallMiddles(const FinitePoints& finite, const GridSearch& search, const float* queries,
-                                    const std::size_t* listed_points, std::size_t count, std::size_t k, int threads) {
+std::vector<WallMiddle> wallMiddles(const FinitePoints& finite, const KnownRows& known, const std::size_t* listed,
+                                    std::size_t count, std::size_t k, std::optional<GridSearch>& search, int threads) {
   std::vector<WallMiddle> middles(count);
   for (std::size_t start = 0; start < count; start += kMidChunk) {
     const std::size_t chunk = std::min(kMidChunk, count - start);
-    const Neighborhoods rows = search.nearest(&queries[3 * start], chunk, k, threads);
+    const Neighborhoods rows = nearestRows(finite, known, listed, start, chunk, k, search, threads);
 #pragma omp parallel for schedule(static) num_threads(threads)
     for (std::int64_t r = 0; r < static_cast<std::int64_t>(chunk); ++r) {
       const std::size_t q = start + std::size_t(r);
-      middles[q] = wallMiddle(finite, listed_points ? listed_points[q] : q, rows.begin(std::size_t(r)),
+      middles[q] = wallMiddle(finite, listed ? listed[q] : q, rows.begin(std::size_t(r)),
                               static_cast<std::size_t>(rows.size(std::size_t(r))));
     }
   }
@@ -732,22 +818,18 @@ float medianKurtosis(const std::vector<WallMiddle>& middles) {
   return quantile(std::move(kurtosis), 0.5f);
 }
 
-std::vector<signed char> wallMiddleVotes(const FinitePoints& finite, int threads) {
+std::vector<signed char> wallMiddleVotes(const FinitePoints& finite, const KnownRows& known, int threads) {
   const std::size_t m = finite.size();
   const std::size_t k = std::min(kMidNeighbors, m);
-  const GridSearch search = GridSearch::forNearest(finite.xyz.data(), m, k);
+  std::optional<GridSearch> search;
   const std::size_t stride = (m + kMidSample - 1) / kMidSample;
   if (stride > 1) {
     std::vector<std::size_t> sample;
-    std::vector<float> queries;
-    for (std::size_t i = 0; i < m; i += stride) {
-      sample.push_back(i);
-      queries.insert(queries.end(), &finite.xyz[3 * i], &finite.xyz[3 * i] + 3);
-    }
-    const auto middles = wallMiddles(finite, search, queries.data(), sample.data(), sample.size(), k, threads);
+    for (std::size_t i = 0; i < m; i += stride) sample.push_back(i);
+    const auto middles = wallMiddles(finite, known, sample.data(), sample.size(), k, search, threads);
     if (!(medianKurtosis(middles) < kTwoFaces)) return {};
   }
-  const auto middles = wallMiddles(finite, search, finite.xyz.data(), nullptr, m, k, threads);
+  const auto middles = wallMiddles(finite, known, nullptr, m, k, search, threads);
   if (!(medianKurtosis(middles) < kTwoFaces)) return {};
   std::vector<signed char> vote(m);
   for (std::size_t i = 0; i < m; ++i) vote[i] = middles[i].vote;
@@ -822,7 +904,8 @@ void orientByVotes(FinitePoints& finite, const std::vector<signed char>& vote, c
 }  // namespace
 
 OrientationReport orientNormals(const float* points, float* normals, std::size_t num_points,
-                                const OrientationOptions& options, float* confidence) {
+                                const OrientationOptions& options, float* confidence,
+                                const KnownNeighborhoods* known_neighborhoods) {
   if (options.neighbors < 1)
     throw std::invalid_argument("orientNormals: neighbors must be at least 1, got " +
                                 std::to_string(options.neighbors));
@@ -840,7 +923,9 @@ OrientationReport orientNormals(const float* points, float* normals, std::size_t
   const std::size_t stride = std::min<std::size_t>(options.neighbors + 1, m);
   if (m * stride >= kNoEdge) throw std::length_error("orientNormals: too many graph edges; lower neighbors");
   const int threads = detail::resolveThreads(options.threads);
-  const Neighborhoods graph = nearestNeighborGraph(finite.xyz.data(), m, stride, threads);
+  const KnownRows known(known_neighborhoods, finite, num_points);
+  std::optional<GridSearch> graph_search;
+  const Neighborhoods graph = nearestRows(finite, known, nullptr, 0, m, stride, graph_search, threads);
   const LocalScale scale = localScale(finite, graph, stride, threads);
   const std::vector<float> tolerance = layerTolerance(scale);
   const Forest forest = spanningForest(m, graph, stride, edgeKeys(finite, tolerance, graph, stride, threads));
@@ -881,7 +966,7 @@ OrientationReport orientNormals(const float* points, float* normals, std::size_t
     } else if (parity_runs) {
       flipPatchesByParity(finite, scale, graph, stride, forest.part, user_seed, options.has_viewpoint, threads, report);
     } else {
-      const std::vector<signed char> vote = wallMiddleVotes(finite, threads);
+      const std::vector<signed char> vote = wallMiddleVotes(finite, known, threads);
       report.wall_middles = !vote.empty();
       if (report.wall_middles)
         orientByVotes(finite, vote, graph, stride, forest.part, user_seed, options.has_viewpoint, threads, report,

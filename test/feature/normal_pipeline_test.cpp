@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <random>
 
 #include "pcl_dise/feature/consistent_normal_orientation.h"
 #include "pcl_dise/feature/normal_pipeline.h"
@@ -90,6 +91,42 @@ TEST(NormalPipeline, ClosedShapesFaceOutwardAndAreReported) {
     outward +=
         normals[i].getNormalVector3fMap().dot((*cloud)[i].getVector3fMap() - Eigen::Vector3f::Constant(0.5f)) > 0;
   EXPECT_EQ(outward, cloud->size());
+}
+
+// compute() hands the estimation's neighbourhoods to the orientation (which then need not search):
+// the same sides and confidences as orienting the same normals afterwards, with or without the
+// kernel weights kept. A noisy thin slab, whose
+// sides come from the middles of its walls (the 64 nearest points), and a box (the outside grid).
+TEST(NormalPipeline, TheOrientationReadsTheEstimationsNeighborhoods) {
+  pcl::PointCloud<pcl::PointXYZ>::Ptr slab(new pcl::PointCloud<pcl::PointXYZ>);
+  std::mt19937 random(5);
+  std::uniform_real_distribution<float> unit(-0.5f, 0.5f);
+  std::normal_distribution<float> noise(0.f, 0.006f);
+  for (int i = 0; i < 30000; ++i)
+    slab->push_back(
+        {unit(random) + noise(random), unit(random) + noise(random), (i % 2 ? 0.01f : -0.01f) + noise(random)});
+  for (const auto& cloud : {slab, boxCloud(6000)}) {
+    NormalSettings settings;
+    settings.iterations = 0;  // the k = 64 search of the shipped models
+    settings.orientation = Orientation::kNone;
+    pcl::PointCloud<pcl::Normal> afterwards, in_compute;
+    NormalPipeline(settings).compute(cloud, afterwards);
+    settings.orientation = Orientation::kClosed;
+    NormalPipeline pipeline(settings);
+    const pcl_dise::NormalsOutcome searched = pipeline.orient(cloud, afterwards);
+    const pcl_dise::NormalsOutcome read = pipeline.compute(cloud, in_compute);
+    ASSERT_NE(pipeline.estimator().getNeighborhoods().rows, nullptr);
+    EXPECT_EQ(searched.orientation.wall_middles, read.orientation.wall_middles);
+    EXPECT_EQ(read.orientation.wall_middles, cloud == slab);
+    EXPECT_TRUE(sameNormals(afterwards, in_compute));
+    EXPECT_EQ(searched.confidence, read.confidence);
+    // Where the kernel weights are not kept, the neighbourhoods are freed once read.
+    pipeline.estimator().setStoreKernelWeights(false);
+    pcl::PointCloud<pcl::Normal> lean;
+    EXPECT_EQ(pipeline.compute(cloud, lean).confidence, read.confidence);
+    EXPECT_TRUE(sameNormals(lean, in_compute));
+    EXPECT_EQ(pipeline.estimator().getNeighborhoods().rows, nullptr);
+  }
 }
 
 TEST(NormalPipeline, StoppingIsReportedNotThrown) {

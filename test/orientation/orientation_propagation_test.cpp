@@ -5,10 +5,12 @@
 #include <cstdio>
 #include <functional>
 #include <random>
+#include <stdexcept>
 #include <vector>
 
 #include <gtest/gtest.h>
 
+#include "pcl_dise/core/grid_search.h"
 #include "pcl_dise/orientation/orientation_propagation.h"
 
 namespace {
@@ -552,6 +554,78 @@ TEST(OrientNormals, DegenerateCloudsGiveAReportNotACrash) {
   bad.neighbors = 10;
   bad.seed_index = 1;
   EXPECT_THROW(orientNormals(point, normal, 1, bad), std::invalid_argument);
+}
+
+// Known neighbourhoods as an estimation keeps them: the 65 nearest of every point in rows numbered
+// backwards, the points without a normal left out of every row (their own rows empty), and every
+// `short_every`-th row cut to 5 entries (too few for the graph: searched instead).
+struct EstimationRows {
+  pcl_dise::Neighborhoods rows;
+  std::vector<std::int32_t> point_of_row;
+  pcl_dise::KnownNeighborhoods known() const { return {&rows, point_of_row.data()}; }
+};
+
+EstimationRows estimationRows(const Shape& s, const std::vector<float>& normals, std::size_t short_every) {
+  const std::size_t n = s.size();
+  const pcl_dise::Neighborhoods nearest = pcl_dise::nearestNeighborGraph(s.points.data(), n, 65);
+  auto row_of = [n](std::size_t point) { return static_cast<std::int32_t>(n - 1 - point); };
+  std::vector<std::vector<std::int32_t>> rows(n);
+  for (std::size_t p = 0; p < n; ++p) {
+    std::vector<std::int32_t>& row = rows[std::size_t(row_of(p))];
+    if (std::isnan(normals[3 * p])) continue;
+    for (const std::int32_t* j = nearest.begin(p); j != nearest.begin(p) + nearest.size(p); ++j)
+      if (!std::isnan(normals[3 * std::size_t(*j)])) row.push_back(row_of(std::size_t(*j)));
+    if (short_every > 0 && p % short_every == 0) row.resize(5);
+  }
+  EstimationRows e{pcl_dise::Neighborhoods::fromRows(rows), std::vector<std::int32_t>(n)};
+  for (std::size_t p = 0; p < n; ++p) e.point_of_row[std::size_t(row_of(p))] = static_cast<std::int32_t>(p);
+  return e;
+}
+
+// Each path of a closed orientation (the outside grid with ray parity, the wall middles) and the
+// tree alone give the same sides and confidences whether they search or read the rows.
+TEST(OrientNormals, KnownNeighborhoodsGiveWhatTheSearchGives) {
+  struct Case {
+    Shape shape;
+    bool closed;
+  };
+  const Case cases[] = {{noisy(torus(6000, 1.f, 0.3f), 0.002f, 0.1f), true},
+                        {noisy(box(40000, 1.f, 1.f, 0.02f), 0.006f, 0.25f), true},
+                        {noisy(sphere(3000), 0.003f, 0.2f), false}};
+  for (const Case& c : cases) {
+    std::vector<float> searched = alternated(c.shape);
+    for (int a = 0; a < 3; ++a) searched[3 * 7 + a] = NAN;
+    std::vector<float> read = searched, searched_confidence(c.shape.size()), read_confidence(c.shape.size());
+    OrientationOptions options;
+    options.closed = c.closed;
+    const OrientationReport by_search =
+        orientNormals(c.shape.points.data(), searched.data(), c.shape.size(), options, searched_confidence.data());
+    const EstimationRows rows = estimationRows(c.shape, read, 10);
+    const pcl_dise::KnownNeighborhoods known = rows.known();
+    const OrientationReport by_rows =
+        orientNormals(c.shape.points.data(), read.data(), c.shape.size(), options, read_confidence.data(), &known);
+    EXPECT_EQ(by_search.wall_middles, by_rows.wall_middles);
+    EXPECT_EQ(by_search.outside_grid, by_rows.outside_grid);
+    EXPECT_EQ(by_search.flipped, by_rows.flipped);
+    for (std::size_t i = 0; i < c.shape.size(); ++i) {
+      if (i == 7) continue;
+      ASSERT_EQ(searched[3 * i], read[3 * i]) << i;
+      ASSERT_EQ(searched_confidence[i], read_confidence[i]) << i;
+    }
+  }
+}
+
+TEST(OrientNormals, KnownNeighborhoodsOutsideTheCloudAreRefused) {
+  const Shape s = sphere(500);
+  std::vector<float> normals = scrambled(s);
+  EstimationRows rows = estimationRows(s, normals, 0);
+  rows.point_of_row[3] = 500;
+  pcl_dise::KnownNeighborhoods known = rows.known();
+  EXPECT_THROW(orientNormals(s.points.data(), normals.data(), s.size(), {}, nullptr, &known), std::invalid_argument);
+  rows = estimationRows(s, normals, 0);
+  rows.rows.indices[10] = 500;
+  known = rows.known();
+  EXPECT_THROW(orientNormals(s.points.data(), normals.data(), s.size(), {}, nullptr, &known), std::invalid_argument);
 }
 
 TEST(OrientNormals, SameResultOnAnyNumberOfThreads) {

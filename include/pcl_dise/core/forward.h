@@ -83,6 +83,9 @@ struct ForwardOptions {
   /// Keep ForwardResult::kernel_neighborhoods and kernel_weights; false leaves them empty (the
   /// CUDA backend then copies none back: 8 bytes per neighbour, 5 GB at 10M points and k = 64).
   bool keep_kernel_weights = true;
+  /// Keep ForwardResult::kernel_neighborhoods where keep_kernel_weights is false (4 bytes per
+  /// neighbour): a later stage reads them instead of searching again (KnownNeighborhoods).
+  bool keep_neighborhoods = false;
   /// Adaptive mode (native and CUDA backends; adaptive_mode.h): a point whose normal turned by
   /// less than this many degrees in an iteration has settled and skips the remaining ones,
   /// keeping its normal, curvature and kernel weights, which its neighbours go on reading. 0:

@@ -59,4 +59,16 @@ struct Neighborhoods {
   }
 };
 
+/** Neighbourhoods a stage found for a cloud, numbered its own way, for a later stage to read instead
+ *  of searching again (pcl::DeepIterativeNormalEstimation::getNeighborhoods, read by orientNormals).
+ *  Row r of `rows` is the neighbourhood of the cloud's point point_of_row[r] (-1: of no point of the
+ *  cloud), nearest first, the point itself included; its entries are row numbers. A row may leave
+ *  out points (the estimation leaves out those without a normal): a reader that keeps none of them
+ *  finds in a row's first s entries that it keeps the point's s nearest. Non-owning: valid while
+ *  its source is. */
+struct KnownNeighborhoods {
+  const Neighborhoods* rows = nullptr;         ///< R rows, or nullptr: none known
+  const std::int32_t* point_of_row = nullptr;  ///< R entries: the cloud's point each row belongs to
+};
+
 }  // namespace pcl_dise

@@ -66,6 +66,12 @@ class ConsistentNormalOrientation {
   /** Threads for the neighbour graph and the rays (0, the default: all). */
   void setNumberOfThreads(unsigned int threads) { options_.threads = static_cast<int>(threads); }
 
+  /** Neighbourhoods of the input cloud's points found before, read instead of searching again
+   *  where they hold enough points (DeepIterativeNormalEstimation::getNeighborhoods on the same
+   *  cloud: the result is the same, found faster). They must stay valid until orient(); the
+   *  default, none, searches. */
+  void setNeighborhoods(const pcl_dise::KnownNeighborhoods& known) { known_ = known; }
+
   /** Orients `normals` in place; see the class comment. */
   bool orient(PointCloud<NormalT>& normals);
 
@@ -82,6 +88,7 @@ class ConsistentNormalOrientation {
   PointCloudConstPtr input_;
   pcl_dise::OrientationOptions options_;
   bool use_sensor_origin_ = false;
+  pcl_dise::KnownNeighborhoods known_;
   std::vector<float> confidence_;
   pcl_dise::OrientationReport report_;
   std::string class_name_ = "ConsistentNormalOrientation";

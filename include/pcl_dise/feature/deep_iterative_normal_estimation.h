@@ -189,6 +189,10 @@ class DeepIterativeNormalEstimation : public Feature<PointInT, PointOutT> {
    *  false saves 8 bytes per neighbour, and with the CUDA backend their copy from the device. */
   void setStoreKernelWeights(bool store) { store_kernel_weights_ = store; }
 
+  /** Keep the neighbourhoods at the next compute even without the kernel weights (for
+   *  getNeighborhoods; 4 bytes per neighbour; false, the default). */
+  void setStoreNeighborhoods(bool store) { store_neighborhoods_ = store; }
+
   /** Normals after `iteration` (0 = PCA .. L) for the points of the last compute, flipped
    *  towards the viewpoint, curvature NaN. False (with PCL_ERROR) unless setStoreIterations(true)
    *  was set for that compute and iteration is in range. */
@@ -199,6 +203,18 @@ class DeepIterativeNormalEstimation : public Feature<PointInT, PointOutT> {
    *  which sum to 1. False where that point has no normal, nothing was computed, or
    *  setStoreKernelWeights(false) was set for that compute. */
   bool getKernelWeights(std::size_t output_index, pcl::Indices& surface_indices, std::vector<float>& weights) const;
+
+  /** The last compute's neighbourhoods (those of the iterations: points without a normal left
+   *  out), for a later stage on the same cloud to read instead of searching again
+   *  (pcl::ConsistentNormalOrientation::setNeighborhoods). Rows belong to input points; valid until
+   *  the next compute. None (rows nullptr) unless setStoreKernelWeights(true), the default, or
+   *  setStoreNeighborhoods(true) was set for that compute and the search surface was the input. */
+  pcl_dise::KnownNeighborhoods getNeighborhoods() const;
+  /** Frees the neighbourhoods setStoreNeighborhoods(true) kept, where the kernel weights (which
+   *  getKernelWeights reads with them) were not kept: 4 bytes per neighbour. */
+  void releaseNeighborhoods() {
+    if (last_result_.kernel_weights.empty()) last_result_.kernel_neighborhoods = pcl_dise::Neighborhoods();
+  }
 
  protected:
   /** \brief Checks the settings (k or radius, the model, the backend) before compute. */
@@ -273,11 +289,13 @@ class DeepIterativeNormalEstimation : public Feature<PointInT, PointOutT> {
   int max_neighbors_ = 0;
   bool store_iterations_ = false;
   bool store_kernel_weights_ = true;
+  bool store_neighborhoods_ = false;
 
   /// Results of the last compute, for getIterationNormals / getKernelWeights.
   std::vector<std::int32_t> output_nodes_;     ///< node of each output point, -1 for none
   std::vector<pcl::index_t> node_to_surface_;  ///< surface index of each node, -1 for query-only nodes
   pcl_dise::ForwardResult last_result_;
+  bool surface_is_input_ = false;  ///< the last compute searched the input itself
 };
 
 }  // namespace pcl

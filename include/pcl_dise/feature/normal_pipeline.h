@@ -81,6 +81,10 @@ class NormalPipeline {
                         const std::array<double, 3>& offset = {0, 0, 0}) const;
 
  private:
+  // orient(), reading the neighbourhoods `known` where given (the estimation's, in compute()).
+  NormalsOutcome orient(const pcl::PointCloud<pcl::PointXYZ>::ConstPtr& cloud, pcl::PointCloud<pcl::Normal>& normals,
+                        const std::array<double, 3>& offset, const KnownNeighborhoods& known) const;
+
   NormalSettings settings_;
   std::shared_ptr<const Model> model_;
   std::string model_path_;

@@ -6,6 +6,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "pcl_dise/core/neighborhoods.h"
+
 namespace pcl_dise {
 
 /** How orientNormals orients. */
@@ -70,9 +72,15 @@ struct OrientationReport {
  *  vote of its own, 0 where nothing decided (undecided); otherwise |agreement| of the tree edge
  *  that gave the point its side (1 at a seed; low where neighbouring normals barely agree, e.g.
  *  across a thin wall or under noise).
+ *  known [in] neighbourhoods of these points found before (the estimation's; nullptr or rows
+ *  nullptr: none): the graph and the wall middles read a point's nearest points from its row where
+ *  the row holds enough of the points oriented, and search for the others. The result is the
+ *  same, up to neighbours whose order rounding decides (the estimation measures in its own frame).
  *  A point with a non-finite coordinate or normal is left as it is and counted in without_normal.
- *  Throws std::invalid_argument for neighbors < 1 or a seed_index outside [-1, N). */
+ *  Throws std::invalid_argument for neighbors < 1, a seed_index outside [-1, N), or known rows
+ *  that name a point outside [0, N) or an entry outside their rows. */
 OrientationReport orientNormals(const float* points, float* normals, std::size_t num_points,
-                                const OrientationOptions& options = {}, float* confidence = nullptr);
+                                const OrientationOptions& options = {}, float* confidence = nullptr,
+                                const KnownNeighborhoods* known = nullptr);
 
 }  // namespace pcl_dise

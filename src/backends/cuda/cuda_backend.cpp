@@ -64,7 +64,7 @@ void runWholeOnCuda(const Model& model, const ForwardInput& input, const Forward
     result.iteration_normals.emplace_back(per_iteration.begin() + std::size_t(it) * 3 * m,
                                           per_iteration.begin() + std::size_t(it + 1) * 3 * m);
   device.results(result.normals.data(), result.curvature.data());
-  if (options.keep_kernel_weights)
+  if (options.keep_kernel_weights || options.keep_neighborhoods)  // the weights come along: 4 more bytes each
     device.kernelNeighborhoods(result.kernel_neighborhoods.offsets, result.kernel_neighborhoods.indices,
                                result.kernel_weights);
 }

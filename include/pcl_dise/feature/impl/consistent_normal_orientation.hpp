@@ -39,7 +39,7 @@ bool ConsistentNormalOrientation<PointT, NormalT>::orient(PointCloud<NormalT>& n
   }
   try {
     confidence_.resize(n);
-    report_ = pcl_dise::orientNormals(xyz.data(), direction.data(), n, options, confidence_.data());
+    report_ = pcl_dise::orientNormals(xyz.data(), direction.data(), n, options, confidence_.data(), &known_);
   } catch (const std::exception& e) {
     PCL_ERROR("[pcl::%s::orient] %s\n", getClassName().c_str(), e.what());
     return false;

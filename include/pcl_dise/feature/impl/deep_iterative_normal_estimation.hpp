@@ -8,6 +8,7 @@
 #include <fstream>
 #include <limits>
 #include <numeric>
+#include <type_traits>
 
 #include <pcl/common/point_tests.h>
 
@@ -134,6 +135,7 @@ void DeepIterativeNormalEstimation<PointInT, PointOutT>::searchNeighborhood(cons
 template <typename PointInT, typename PointOutT>
 void DeepIterativeNormalEstimation<PointInT, PointOutT>::computeFeature(PointCloudOut& output) {
   cancelled_ = false;
+  surface_is_input_ = surface_ == input_;  // deinitCompute forgets a surface it set itself
   Nodes nodes = mapNodes();
   std::vector<float> positions = centredPositions(nodes);
   const std::vector<std::int32_t> node_of_former = numberAlongCurve(nodes, positions);
@@ -303,6 +305,7 @@ bool DeepIterativeNormalEstimation<PointInT, PointOutT>::runForwardPass(pcl_dise
   options.threads = pcl_dise::detail::resolveThreads(static_cast<int>(threads_));
   options.keep_iterations = store_iterations_;
   options.keep_kernel_weights = store_kernel_weights_;
+  options.keep_neighborhoods = store_neighborhoods_;
   options.settle_degrees = settle_degrees_;
   options.precision = precision_;
   options.progress = progress_;
@@ -391,6 +394,20 @@ bool DeepIterativeNormalEstimation<PointInT, PointOutT>::getKernelWeights(std::s
     weights.push_back(last_result_.kernel_weights[e]);
   }
   return true;
+}
+
+template <typename PointInT, typename PointOutT>
+pcl_dise::KnownNeighborhoods DeepIterativeNormalEstimation<PointInT, PointOutT>::getNeighborhoods() const {
+  pcl_dise::KnownNeighborhoods known;
+  const pcl_dise::Neighborhoods& rows = last_result_.kernel_neighborhoods;
+  // One row per node; every node a surface point (no query-only nodes) where the surface is the input.
+  if constexpr (std::is_same<pcl::index_t, std::int32_t>::value) {
+    if (rows.numNodes() > 0 && rows.numNodes() == node_to_surface_.size() && surface_is_input_) {
+      known.rows = &rows;
+      known.point_of_row = node_to_surface_.data();
+    }
+  }
+  return known;
 }
 
 }  // namespace pcl
