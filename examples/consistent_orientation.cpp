@@ -31,7 +31,8 @@ int main(int argc, char** argv) {
 
   pcl::ConsistentNormalOrientation<pcl::PointXYZ, pcl::Normal> orientation;
   orientation.setInputCloud(cloud);
-  orientation.setClosedShapes(true);  // an object, not a scan
+  orientation.setClosedShapes(true);                      // an object, not a scan
+  orientation.setNeighborhoods(dise.getNeighborhoods());  // the estimation's: no second search
   if (!orientation.orient(normals)) return 1;
   const pcl_dise::OrientationReport& report = orientation.getReport();
 

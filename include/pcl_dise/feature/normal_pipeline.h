@@ -60,7 +60,8 @@ class NormalPipeline {
    *  (getIterationNormals, getKernelWeights) after compute(). */
   Estimator& estimator() { return estimator_; }
 
-  /** The estimation, then the orientation the settings ask for.
+  /** The estimation, then the orientation the settings ask for (a whole-cloud orientation reads
+   *  the estimation's neighbourhoods instead of searching again: the sides orient() gives).
    *  \param[in] cloud N points in a local frame: the cloud's coordinates minus `offset`; its
    *  sensor_origin_ (in the same frame) is the viewpoint where the settings give none
    *  \param[out] normals N normals and curvatures (NaN where a point gets none); empty where cancelled
