@@ -4,6 +4,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <numeric>
 #include <random>
 #include <set>
@@ -247,6 +248,60 @@ TEST(Dise, RadiusNeighbourhoodsHaveTheirTrueSize) {
   for (std::size_t i = 0; i < cloud->size(); ++i)  // equal, or NaN in both (too few neighbours)
     EXPECT_TRUE(again[i].normal_x == out[i].normal_x || (std::isnan(again[i].normal_x) && std::isnan(out[i].normal_x)))
         << i;
+}
+
+// getNeighborhoods: one row per finite input point holding its k + 1 nearest points (itself
+// included), as brute force finds them; kept with the weights or alone on request, freed on request,
+// and none for a search surface other than the input.
+TEST(Dise, NeighborhoodsAreEachInputPointsNearest) {
+  auto cloud = pcl::make_shared<Cloud>(*sphereCloud(1500));
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  (*cloud)[3].x = nan;  // rows then differ from input indices
+  (*cloud)[700].z = nan;
+  cloud->is_dense = false;
+  Dise dise;
+  dise.setInputCloud(cloud);
+  dise.setKSearch(16);
+  dise.setModelPath(randomModelFile(7));
+  dise.setStoreKernelWeights(false);
+  dise.setStoreNeighborhoods(true);
+  pcl::PointCloud<pcl::Normal> out;
+  dise.compute(out);
+  const pcl_dise::KnownNeighborhoods known = dise.getNeighborhoods();
+  ASSERT_NE(known.rows, nullptr);
+  ASSERT_EQ(known.rows->numNodes(), cloud->size() - 2);
+  std::vector<int> rows_of_point(cloud->size(), 0);
+  for (std::size_t r = 0; r < known.rows->numNodes(); ++r) {
+    const std::int32_t p = known.point_of_row[r];
+    ASSERT_TRUE(p >= 0 && p < std::int32_t(cloud->size()) && pcl::isFinite((*cloud)[p]));
+    ++rows_of_point[p];
+    std::vector<std::pair<float, std::int32_t>> brute;
+    for (std::size_t q = 0; q < cloud->size(); ++q)
+      if (pcl::isFinite((*cloud)[q]))
+        brute.emplace_back(((*cloud)[q].getVector3fMap() - (*cloud)[p].getVector3fMap()).squaredNorm(),
+                           std::int32_t(q));
+    std::sort(brute.begin(), brute.end());
+    std::set<std::int32_t> expected, found;
+    for (std::size_t e = 0; e < 17; ++e) expected.insert(brute[e].second);
+    for (const std::int32_t* e = known.rows->begin(r); e != known.rows->begin(r) + known.rows->size(r); ++e)
+      found.insert(known.point_of_row[*e]);
+    ASSERT_EQ(found, expected) << "row of point " << p;
+  }
+  EXPECT_EQ(rows_of_point[3] + rows_of_point[700], 0);
+  EXPECT_EQ(std::count(rows_of_point.begin(), rows_of_point.end(), 1), std::ptrdiff_t(cloud->size() - 2));
+  dise.releaseNeighborhoods();
+  EXPECT_EQ(dise.getNeighborhoods().rows, nullptr);
+
+  dise.setStoreNeighborhoods(false);
+  dise.compute(out);
+  EXPECT_EQ(dise.getNeighborhoods().rows, nullptr);  // neither weights nor neighbourhoods kept
+  dise.setStoreKernelWeights(true);
+  dise.compute(out);
+  dise.releaseNeighborhoods();  // the weights read them: kept
+  EXPECT_NE(dise.getNeighborhoods().rows, nullptr);
+  dise.setSearchSurface(sphereCloud(1000, 3));
+  dise.compute(out);
+  EXPECT_EQ(dise.getNeighborhoods().rows, nullptr);
 }
 
 TEST(Dise, InputOrderOnlyBreaksTies) {
