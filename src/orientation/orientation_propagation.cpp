@@ -104,7 +104,10 @@ class KnownRows {
     if (std::any_of(rows.indices.begin(), rows.indices.end(), outside))
       throw std::invalid_argument("orientNormals: a known neighbourhood names a row outside its " +
                                   std::to_string(row_count) + " rows");
-    rows_ = &rows;
+    // A point oriented here that the rows left out (no row, or an empty one: the estimation left it
+    // without a normal, which it has now) may be missing from other rows too: search instead.
+    const auto left_out = [&](std::int32_t r) { return r < 0 || rows.size(static_cast<std::size_t>(r)) == 0; };
+    if (std::none_of(row_of_finite_.begin(), row_of_finite_.end(), left_out)) rows_ = &rows;
   }
 
   bool any() const { return rows_ != nullptr; }

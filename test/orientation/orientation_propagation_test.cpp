@@ -615,6 +615,26 @@ TEST(OrientNormals, KnownNeighborhoodsGiveWhatTheSearchGives) {
   }
 }
 
+// Rows from an estimation that left every third point without a normal, read by an orientation
+// that has normals for them: the rows lack those points, so the orientation searches (the same
+// sides and confidences as without rows).
+TEST(OrientNormals, RowsThatLeaveOutPointsOrientedAreNotRead) {
+  const Shape s = noisy(box(40000, 1.f, 1.f, 0.02f), 0.006f, 0.25f);
+  std::vector<float> estimated = alternated(s);
+  for (std::size_t i = 0; i < s.size(); i += 3)
+    for (int a = 0; a < 3; ++a) estimated[3 * i + a] = NAN;
+  const EstimationRows rows = estimationRows(s, estimated, 0);
+  const pcl_dise::KnownNeighborhoods known = rows.known();
+  std::vector<float> searched = alternated(s), read = searched, searched_confidence(s.size()),
+                     read_confidence(s.size());
+  OrientationOptions options;
+  options.closed = true;
+  orientNormals(s.points.data(), searched.data(), s.size(), options, searched_confidence.data());
+  orientNormals(s.points.data(), read.data(), s.size(), options, read_confidence.data(), &known);
+  EXPECT_EQ(searched, read);
+  EXPECT_EQ(searched_confidence, read_confidence);
+}
+
 TEST(OrientNormals, KnownNeighborhoodsOutsideTheCloudAreRefused) {
   const Shape s = sphere(500);
   std::vector<float> normals = scrambled(s);

@@ -74,8 +74,9 @@ struct OrientationReport {
  *  across a thin wall or under noise).
  *  known [in] neighbourhoods of these points found before (the estimation's; nullptr or rows
  *  nullptr: none): the graph and the wall middles read a point's nearest points from its row where
- *  the row holds enough of the points oriented, and search for the others. The result is the
- *  same, up to neighbours whose order rounding decides (the estimation measures in its own frame).
+ *  the row holds enough of the points oriented, and search for the others (all of them where a
+ *  point oriented has no row or an empty one: the rows may leave it out). The result is the same,
+ *  up to neighbours whose order rounding decides (the estimation measures in its own frame).
  *  A point with a non-finite coordinate or normal is left as it is and counted in without_normal.
  *  Throws std::invalid_argument for neighbors < 1, a seed_index outside [-1, N), or known rows
  *  that name a point outside [0, N) or an entry outside their rows. */
