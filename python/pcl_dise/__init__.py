@@ -256,7 +256,8 @@ def orient_normals(points, normals, k: int = 10, viewpoint: Optional[Sequence[fl
     points whose confidence is below 0.5, ``undecided``: points no outside-grid vote decided) and of
     how ``closed`` decided (``outside_grid``, ``grid_cell``; ``parity_checked``: ray parity ran,
     without a grid or on the patches a grid left unsure; else ``wall_middles``: each side from the
-    middle of its wall, thin walls under noise), with
+    middle of its wall, thin walls under noise; ``winding_flipped``: unsure points turned by the
+    winding number of the sure ones), with
     return_confidence also (N,) float32 confidences in [0, 1], in that order: with ``closed``, the
     margin of the point's outside-grid vote among its neighbours' (half its patch's where it had
     none, 0 where undecided), else how clearly its normal agreed with the neighbour it took its side

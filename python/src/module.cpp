@@ -238,6 +238,7 @@ py::dict orient(Rows<T> points, py::array_t<float, py::array::c_style> normals, 
   r["undecided"] = report.undecided;
   r["parity_checked"] = report.parity_checked;
   r["parity_flipped"] = report.parity_flipped;
+  r["winding_flipped"] = report.winding_flipped;
   r["wall_middles"] = report.wall_middles;
   r["low_confidence"] = report.low_confidence;
   result["report"] = r;

@@ -98,6 +98,18 @@ def test_consistent_orientation_of_a_sphere():
     assert np.sign(np.dot(seeded[0], scrambled[0])) > 0  # the seed keeps its sign
 
 
+
+def test_unsure_points_read_the_winding_number_of_the_sure_ones():
+    # eight unit spheres in a row, 0.002 apart: the outside grid's band fills the gaps and leaves
+    # the points around them unsure; the winding number of the sure points turns them outward
+    chain = [sphere(1200, seed=20 + b) for b in range(8)]
+    points = np.concatenate([p + [2.002 * b, 0, 0] for b, (p, _) in enumerate(chain)])
+    outward = np.concatenate([o for _, o in chain])
+    scrambled = outward * np.where(np.random.default_rng(3).random(len(points)) < 0.5, -1, 1)[:, None]
+    oriented, report = pcl_dise.orient_normals(points, scrambled, closed=True, return_report=True)
+    assert report["outside_grid"] and report["winding_flipped"] > 0
+    assert np.mean(np.sum(oriented * outward, axis=1) > 0) >= 0.97
+
 def test_orientation_confidence():
     points, outward = sphere(5000)
     result = pcl_dise.Estimator(orient="closed").compute(points)

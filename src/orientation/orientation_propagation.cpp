@@ -904,6 +904,83 @@ void orientByVotes(FinitePoints& finite, const std::vector<signed char>& vote, c
   }
 }
 
+// Step 10, for closed shapes where ray parity runs (the noise below kParityNoise of the spacing):
+// the points whose side is still unsure (confidence below kLowConfidence) read it from the winding
+// number of the sure points nearby. Each sure point is a small oriented disc (area: its spacing
+// squared); the solid angle the discs subtend, over 4 pi (the generalized winding number of
+// Jacobson et al. 2013, which GCNO and WNNC use to orient), is 1 inside a closed surface and 0
+// outside, so it drops across the surface where a normal points out: measured just below and just
+// above point i, at p -+ d n, a drop says n points out, a rise says in. Near a point the difference
+// is the discs nearby's (a surface r away adds about d / r to it), so its kWindingNeighbors nearest
+// points (the estimation's neighbourhood) stand for the whole surface, and the cost is theirs. d is
+// half the point's spacing: a part of another surface closer than d lies beyond the lower or upper
+// point and reads the wrong way. As with the other votes, a point turns only on a clear vote: its
+// discs' terms for one side outweigh the other's three to one (|drop| >= kWindingClear of their
+// sum). Judged on the tuning set (oriented RMSE of its closed shapes, 100,000 / 15,000 points):
+// 9.15 / 12.01 without, 9.11 / 11.88 with; without the clear-vote rule 9.10 / 12.03; d with twice
+// the median noise added, or only where the noise stays under 0.3 of the spacing, 9.11 / 11.89 to
+// 11.92.
+constexpr std::size_t kWindingNeighbors = 64;
+constexpr float kWindingSpacing = 0.5f;
+constexpr double kWindingClear = 0.5;
+
+// The winding number's drop from p - d n to p + d n over the sure points in row (times 4 pi).
+double windingDrop(const FinitePoints& finite, const LocalScale& scale, const std::vector<float>& sure, std::size_t i,
+                   float d, const std::int32_t* row, std::size_t size) {
+  const float* p = &finite.xyz[3 * i];
+  const float* n = &finite.normal[3 * i];
+  double drop = 0., weight = 0.;
+  for (std::size_t k = 0; k < size; ++k) {
+    const auto j = static_cast<std::size_t>(row[k]);
+    if (j == i || sure[j] < kLowConfidence) continue;
+    const float* q = &finite.xyz[3 * j];
+    const float* n_j = &finite.normal[3 * j];
+    const double area = double(scale.spacing[j]) * double(scale.spacing[j]);
+    for (const double side : {-1., 1.}) {  // below, then above
+      double r[3];
+      for (int a = 0; a < 3; ++a) r[a] = double(q[a]) - (double(p[a]) + side * d * double(n[a]));
+      const double length2 = r[0] * r[0] + r[1] * r[1] + r[2] * r[2];
+      if (!(length2 > 0.)) continue;
+      const double term =
+          side * area * (r[0] * n_j[0] + r[1] * n_j[1] + r[2] * n_j[2]) / (length2 * std::sqrt(length2));
+      drop -= term;
+      weight += std::abs(term);
+    }
+  }
+  return std::abs(drop) >= kWindingClear * weight ? drop : 0.;
+}
+
+// Flips the unsure points (not the seed point) whose winding drop says they point in; returns how many.
+std::size_t flipUnsureByWinding(FinitePoints& finite, const LocalScale& scale, const KnownRows& known,
+                                std::int32_t user_seed, int threads, const std::vector<float>& sure) {
+  const std::size_t m = finite.size();
+  std::vector<std::size_t> unsure;
+  for (std::size_t i = 0; i < m; ++i)
+    if (sure[i] < kLowConfidence && std::int32_t(i) != user_seed) unsure.push_back(i);
+  if (unsure.empty() || m < 2) return 0;
+  const std::size_t width = std::min(kWindingNeighbors + 1, m);  // itself included
+  std::vector<char> inward(unsure.size(), 0);
+  std::optional<GridSearch> search;
+  for (std::size_t start = 0; start < unsure.size(); start += kMidChunk) {
+    const std::size_t chunk = std::min(kMidChunk, unsure.size() - start);
+    const Neighborhoods rows = nearestRows(finite, known, unsure.data(), start, chunk, width, search, threads);
+#pragma omp parallel for schedule(static) num_threads(threads)
+    for (std::int64_t r = 0; r < static_cast<std::int64_t>(chunk); ++r) {
+      const std::size_t i = unsure[start + std::size_t(r)];
+      const float d = kWindingSpacing * scale.spacing[i];
+      inward[start + std::size_t(r)] = windingDrop(finite, scale, sure, i, d, rows.begin(std::size_t(r)),
+                                                   static_cast<std::size_t>(rows.size(std::size_t(r)))) < 0.;
+    }
+  }
+  std::size_t flipped = 0;
+  for (std::size_t u = 0; u < unsure.size(); ++u) {
+    if (!inward[u]) continue;
+    negate(&finite.normal[3 * unsure[u]]);
+    ++flipped;
+  }
+  return flipped;
+}
+
 }  // namespace
 
 OrientationReport orientNormals(const float* points, float* normals, std::size_t num_points,
@@ -975,6 +1052,7 @@ OrientationReport orientNormals(const float* points, float* normals, std::size_t
         orientByVotes(finite, vote, graph, stride, forest.part, user_seed, options.has_viewpoint, threads, report,
                       sure);
     }
+    if (parity_runs) report.winding_flipped = flipUnsureByWinding(finite, scale, known, user_seed, threads, sure);
   }
 
   for (std::size_t i = 0; i < m; ++i) {

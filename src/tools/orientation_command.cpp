@@ -20,6 +20,8 @@ std::string orientationText(const NormalSettings& settings, const NormalsOutcome
   if (r.isolated) text << ", " << r.isolated << " isolated (oriented alone by the seed rule)";
   if (r.sheet_crossings) text << ", " << r.sheet_crossings << " joins through a thin sheet";
   if (r.parity_flipped) text << ", " << r.parity_flipped << " flipped after the tree by ray parity";
+  if (r.winding_flipped)
+    text << ", " << r.winding_flipped << " unsure points flipped by the winding number of the sure ones";
   text << "\n  confidence: " << r.low_confidence << " points below 0.5 ("
        << (r.oriented ? 100.0 * double(r.low_confidence) / double(r.oriented) : 0.0)
        << "%; written as orientation_confidence to .pcd and .ply, OrientationConfidence to .las and .laz)\n";

@@ -296,6 +296,21 @@ OrientationReport expectTwoSpheresFaceOut(int dense, int sparse) {
 // ways and its points stay undecided).
 TEST(OrientNormals, TheGridWhereMostPointsVoteClosesASparsePartToo) { expectTwoSpheresFaceOut(19000, 1000); }
 
+// Eight unit spheres in a row, 0.002 apart, about 0.1 between points (as the bones of a hand
+// skeleton at their joints): the outside grid's band fills the gaps, so the walks from the points
+// around each gap stay in it and many points are unsure. Their side comes from the winding number
+// of the sure points nearby (step 10): 97.8% facing out, 95.2% without.
+TEST(OrientNormals, PointsTheGridLeavesUnsureReadTheWindingNumberOfTheSureOnes) {
+  Shape chain;
+  for (int b = 0; b < 8; ++b) chain.append(sphere(1200, 20 + b), b * 2.002f);
+  OrientationOptions options;
+  options.closed = true;
+  OrientationReport report;
+  EXPECT_GE(orientedOutward(chain, options, &report), 0.97);
+  EXPECT_TRUE(report.outside_grid);
+  EXPECT_GT(report.winding_flipped, 0u);
+}
+
 // A thin tube, sparse and noisy (as a knot at 15,000 points under noise 1e-1): no band both closes
 // and leaves half the points voting, and the noise is too large for ray parity. The grid on which
 // most points vote is still used where at least 40% do; the tree alone leaves the tube half and half.

@@ -44,6 +44,9 @@ struct OrientationReport {
   std::size_t sheet_crossings =
       0;  ///< tree edges through the other side of a sheet (no other path joined the two sides)
   std::size_t parity_flipped = 0;  ///< points of smooth patches flipped by the ray-parity vote
+  /** closed, where ray parity runs: points whose side was still unsure (confidence below
+   *  0.5) flipped by the winding number of the sure points nearby (step 10). */
+  std::size_t winding_flipped = 0;
   /** closed: whether an outside grid enclosed a volume and chose the sides. */
   bool outside_grid = false;
   /** closed: whether ray parity ran (not under noise near the spacing): without an outside grid on
