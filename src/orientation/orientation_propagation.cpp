@@ -918,8 +918,8 @@ void orientByVotes(FinitePoints& finite, const std::vector<signed char>& vote, c
 // discs' terms for one side outweigh the other's three to one (|drop| >= kWindingClear of their
 // sum). Judged on the tuning set (oriented RMSE of its closed shapes, 100,000 / 15,000 points):
 // 9.15 / 12.01 without, 9.11 / 11.88 with; without the clear-vote rule 9.10 / 12.03; d with twice
-// the median noise added, or only where the noise stays under 0.3 of the spacing, 9.11 / 11.89 to
-// 11.92.
+// the median noise added, or only where the noise stays under 0.3 of the spacing, or both, 9.11 /
+// 11.88 to 11.92.
 constexpr std::size_t kWindingNeighbors = 64;
 constexpr float kWindingSpacing = 0.5f;
 constexpr double kWindingClear = 0.5;
