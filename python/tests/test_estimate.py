@@ -98,7 +98,6 @@ def test_consistent_orientation_of_a_sphere():
     assert np.sign(np.dot(seeded[0], scrambled[0])) > 0  # the seed keeps its sign
 
 
-
 def test_unsure_points_read_the_winding_number_of_the_sure_ones():
     # eight unit spheres in a row, 0.002 apart: the outside grid's band fills the gaps and leaves
     # the points around them unsure; the winding number of the sure points turns them outward
@@ -109,6 +108,7 @@ def test_unsure_points_read_the_winding_number_of_the_sure_ones():
     oriented, report = pcl_dise.orient_normals(points, scrambled, closed=True, return_report=True)
     assert report["outside_grid"] and report["winding_flipped"] > 0
     assert np.mean(np.sum(oriented * outward, axis=1) > 0) >= 0.97
+
 
 def test_orientation_confidence():
     points, outward = sphere(5000)
