@@ -114,14 +114,24 @@ OutsideGrid::OutsideGrid(const float* points, std::size_t num_points, float cell
   band_ = static_cast<std::size_t>(std::count(outside_.begin(), outside_.end(), std::uint8_t(kBand)));
 }
 
-bool OutsideGrid::outside(const float p[3]) const {
+std::int64_t OutsideGrid::cellOf(const float p[3]) const {
   std::int64_t c[3];
   for (int a = 0; a < 3; ++a) {
     const float t = (p[a] - lower_[a]) / cell_;
-    if (!(t >= 0.f) || t >= float(dims_[a])) return true;  // beyond the grid, or NaN
+    if (!(t >= 0.f) || t >= float(dims_[a])) return -1;  // beyond the grid, or NaN
     c[a] = static_cast<std::int64_t>(t);
   }
-  return outside_[static_cast<std::size_t>((c[2] * dims_[1] + c[1]) * dims_[0] + c[0])] == kOutside;
+  return (c[2] * dims_[1] + c[1]) * dims_[0] + c[0];
+}
+
+bool OutsideGrid::outside(const float p[3]) const {
+  const std::int64_t c = cellOf(p);
+  return c < 0 || outside_[static_cast<std::size_t>(c)] == kOutside;
+}
+
+bool OutsideGrid::enclosed(const float p[3]) const {
+  const std::int64_t c = cellOf(p);
+  return c >= 0 && outside_[static_cast<std::size_t>(c)] == kEmpty;
 }
 
 }  // namespace pcl_dise

@@ -33,8 +33,14 @@ class OutsideGrid {
   std::size_t bandCells() const { return band_; }
   /** Whether p lies in an outside cell; every point beyond the grid is outside. */
   bool outside(const float p[3]) const;
+  /** Whether p lies in the volume the band encloses (neither outside nor band); false beyond the
+   *  grid and for a non-finite p. */
+  bool enclosed(const float p[3]) const;
 
  private:
+  /** The cell p lies in, x fastest; -1 beyond the grid or for a non-finite p. */
+  std::int64_t cellOf(const float p[3]) const;
+
   float lower_[3] = {0, 0, 0}, cell_ = 1;
   std::int64_t dims_[3] = {1, 1, 1};
   std::size_t enclosed_ = 0, band_ = 0;
