@@ -37,14 +37,20 @@ TEST(OutsideGrid, ASphereEnclosesItsCentre) {
   const float centre[3] = {0, 0, 0}, near_centre[3] = {0.5f, 0.2f, -0.3f};
   EXPECT_FALSE(grid.outside(centre));
   EXPECT_FALSE(grid.outside(near_centre));
+  EXPECT_TRUE(grid.enclosed(centre));
+  EXPECT_TRUE(grid.enclosed(near_centre));
   const float beside[3] = {1.3f, 0.f, 0.f}, corner[3] = {0.95f, 0.95f, 0.95f}, far[3] = {10.f, 0.f, 0.f};
   EXPECT_TRUE(grid.outside(beside));
   EXPECT_TRUE(grid.outside(corner));
   EXPECT_TRUE(grid.outside(far));
+  EXPECT_FALSE(grid.enclosed(beside));
+  EXPECT_FALSE(grid.enclosed(far));
   const float surface[3] = {1.f, 0.f, 0.f};
   EXPECT_FALSE(grid.outside(surface));  // the band
+  EXPECT_FALSE(grid.enclosed(surface));
   const float nan[3] = {std::numeric_limits<float>::quiet_NaN(), 0.f, 0.f};
   EXPECT_TRUE(grid.outside(nan));
+  EXPECT_FALSE(grid.enclosed(nan));
 }
 
 TEST(OutsideGrid, AHoleWiderThanTheBandFloodsTheInside) {
@@ -53,6 +59,7 @@ TEST(OutsideGrid, AHoleWiderThanTheBandFloodsTheInside) {
   EXPECT_EQ(grid.enclosedCells(), 0u);
   const float centre[3] = {0, 0, 0};
   EXPECT_TRUE(grid.outside(centre));
+  EXPECT_FALSE(grid.enclosed(centre));
 }
 
 TEST(OutsideGrid, SparseSamplingLeaksWithoutDilationAndClosesWithIt) {
