@@ -71,10 +71,10 @@ struct OrientationReport {
  *  confidence [out] N values or nullptr: how sure each point's side is, in [0, 1] (NaN for a point
  *  without a normal). With an outside grid (closed): the margin of the point's vote among its
  *  aligned graph neighbours' votes (1: each has a walk that alone reaches the outside on that side;
- *  a nearer exit counts half, step 7), half its smooth patch's margin where it had no
- *  vote of its own, 0 where nothing decided (undecided); otherwise |agreement| of the tree edge
- *  that gave the point its side (1 at a seed; low where neighbouring normals barely agree, e.g.
- *  across a thin wall or under noise).
+ *  a nearer exit or, under noise that rules out ray parity, a nearer inside counts half, step 7),
+ *  half its smooth patch's margin where it had no vote of its own, 0 where nothing decided
+ *  (undecided); otherwise |agreement| of the tree edge that gave the point its side (1 at a seed;
+ *  low where neighbouring normals barely agree, e.g. across a thin wall or under noise).
  *  known [in] neighbourhoods of these points found before (the estimation's; nullptr or rows
  *  nullptr: none): the graph and the wall middles read a point's nearest points from its row where
  *  the row holds enough of the points oriented, and search for the others (all of them where a
