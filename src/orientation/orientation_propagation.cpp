@@ -716,9 +716,12 @@ GridVotes outsideVotes(const FinitePoints& finite, const LocalScale& scale, bool
   const std::size_t stride = std::max<std::size_t>(1, (m + kGridSample - 1) / kGridSample);
   const auto sampled = static_cast<std::int64_t>((m + stride - 1) / stride);
   const float finest = std::max(quantile(scale.spacing, kGridQuantile), kGridNoise * quantile(scale.noise, 0.5f));
-  auto voteOf = [&](const OutsideGrid& grid, std::size_t i) {
-    return static_cast<signed char>(outsideVote(grid, &finite.xyz[3 * i], &finite.normal[3 * i], nearer_inside));
+  auto voteOf = [&](const OutsideGrid& grid, std::size_t i, bool inside) {
+    return static_cast<signed char>(outsideVote(grid, &finite.xyz[3 * i], &finite.normal[3 * i], inside));
   };
+  // Grids are compared on their clear votes; the nearer inside's half votes are needed only where
+  // the sample's votes are kept (every point sampled).
+  const bool sample_inside = nearer_inside && stride == 1;
   std::vector<signed char> vote(m);
   std::optional<OutsideGrid> chosen;
   GridVotes best;
@@ -736,7 +739,7 @@ GridVotes outsideVotes(const FinitePoints& finite, const LocalScale& scale, bool
 #pragma omp parallel for schedule(static) num_threads(threads) reduction(+ : voting)
     for (std::int64_t s = 0; s < sampled; ++s) {
       const std::size_t i = std::size_t(s) * stride;
-      vote[i] = voteOf(grid, i);
+      vote[i] = voteOf(grid, i, sample_inside);
       voting += std::abs(vote[i]) == 2;  // a leaking band lets walks out both ways: count the clear votes
     }
     const double share = double(voting) / double(sampled);
@@ -750,7 +753,8 @@ GridVotes outsideVotes(const FinitePoints& finite, const LocalScale& scale, bool
   if (chosen && stride > 1) {
     best.vote.resize(m);
 #pragma omp parallel for schedule(static) num_threads(threads)
-    for (std::int64_t i = 0; i < static_cast<std::int64_t>(m); ++i) best.vote[i] = voteOf(*chosen, std::size_t(i));
+    for (std::int64_t i = 0; i < static_cast<std::int64_t>(m); ++i)
+      best.vote[i] = voteOf(*chosen, std::size_t(i), nearer_inside);
   }
   return best;
 }
