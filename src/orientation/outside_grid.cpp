@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <stdexcept>
 #include <string>
@@ -12,56 +13,96 @@ namespace {
 enum Cell : std::uint8_t { kEmpty = 0, kBand = 1, kOutside = 2 };
 
 // Grows every band cell into a cube of 2 × radius + 1 cells, one axis at a time (a cube is the
-// product of three segments).
+// product of three segments). Along an axis a cell becomes band where the axis' line holds a band
+// cell within radius of it: the distance to the nearest one is carried forwards, then backwards,
+// for a whole row of x at once, so that every pass reads memory in order.
 void dilate(std::vector<std::uint8_t>& cells, const std::int64_t dims[3], int radius) {
   if (radius <= 0) return;
-  const std::int64_t stride[3] = {1, dims[0], dims[0] * dims[1]};
-  std::vector<std::uint8_t> line;
-  for (int axis = 0; axis < 3; ++axis) {
-    const int a1 = (axis + 1) % 3, a2 = (axis + 2) % 3;
-    line.resize(dims[axis]);
-    for (std::int64_t u = 0; u < dims[a1]; ++u)
-      for (std::int64_t v = 0; v < dims[a2]; ++v) {
-        const std::int64_t base = u * stride[a1] + v * stride[a2];
-        for (std::int64_t t = 0; t < dims[axis]; ++t) line[t] = cells[base + t * stride[axis]];
-        // Distance to the last band cell seen, forwards then backwards.
-        std::int64_t last = -(std::int64_t(radius) + 1);
-        for (std::int64_t t = 0; t < dims[axis]; ++t) {
-          if (line[t] == kBand) last = t;
-          if (t - last <= radius) cells[base + t * stride[axis]] = kBand;
-        }
-        last = dims[axis] + radius + 1;
-        for (std::int64_t t = dims[axis] - 1; t >= 0; --t) {
-          if (line[t] == kBand) last = t;
-          if (last - t <= radius) cells[base + t * stride[axis]] = kBand;
+  const std::int64_t nx = dims[0], ny = dims[1], nz = dims[2];
+  const auto far = static_cast<std::int32_t>(radius) + 1;  // no band cell within radius
+  // Along x: each row is one line.
+  std::vector<std::uint8_t> band;
+  for (std::int64_t row = 0; row < ny * nz; ++row) {
+    std::uint8_t* line = &cells[static_cast<std::size_t>(row * nx)];
+    band.assign(line, line + nx);
+    std::int32_t since = far;
+    for (std::int64_t x = 0; x < nx; ++x) {
+      since = band[x] == kBand ? 0 : std::min(since + 1, far);
+      if (since <= radius) line[x] = kBand;
+    }
+    since = far;
+    for (std::int64_t x = nx - 1; x >= 0; --x) {
+      since = band[x] == kBand ? 0 : std::min(since + 1, far);
+      if (since <= radius) line[x] = kBand;
+    }
+  }
+  // Along y and z: lines side by side (a row of x for y, a plane for z), each with its own
+  // distance, so that every pass reads memory in order.
+  std::vector<std::int32_t> since;
+  auto along = [&](std::int64_t groups, std::int64_t width, std::int64_t length, std::int64_t group_step) {
+    band.resize(static_cast<std::size_t>(width * length));
+    since.resize(static_cast<std::size_t>(width));
+    for (std::int64_t g = 0; g < groups; ++g) {
+      std::uint8_t* first = &cells[static_cast<std::size_t>(g * group_step)];
+      std::copy_n(first, width * length, band.begin());
+      for (int pass = 0; pass < 2; ++pass) {
+        std::fill(since.begin(), since.end(), far);
+        for (std::int64_t u = 0; u < length; ++u) {
+          const std::int64_t t = pass == 0 ? u : length - 1 - u;
+          const std::uint8_t* from = &band[static_cast<std::size_t>(t * width)];
+          std::uint8_t* to = first + t * width;
+          for (std::int64_t x = 0; x < width; ++x) {
+            since[x] = from[x] == kBand ? 0 : std::min(since[x] + 1, far);
+            if (since[x] <= radius) to[x] = kBand;
+          }
         }
       }
-  }
+    }
+  };
+  along(nz, nx, ny, nx * ny);  // y: in each plane, its rows
+  along(1, nx * ny, nz, 0);    // z: the planes
 }
 
-// Marks the empty cells 6-connected to the grid's border as outside (breadth-first).
+// Marks the empty cells 6-connected to the grid's border as outside: a scanline flood, which fills
+// a row's run of empty cells at once and queues one cell of each empty run it touches in the four
+// neighbouring rows, so that memory is read in order.
 void floodOutside(std::vector<std::uint8_t>& cells, const std::int64_t dims[3]) {
-  std::vector<std::uint32_t> queue;  // cells: at most 2^32 (the grid is capped far below)
-  auto visit = [&](std::int64_t c) {
-    if (cells[c] != kEmpty) return;
-    cells[c] = kOutside;
-    queue.push_back(static_cast<std::uint32_t>(c));
+  const std::int64_t nx = dims[0], ny = dims[1], nz = dims[2];
+  std::vector<std::int64_t> queue;  // a cell of each run to fill
+  // Queues the start of each empty run among cells [x0, x1] of row (y, z).
+  auto queueRuns = [&](std::int64_t y, std::int64_t z, std::int64_t x0, std::int64_t x1) {
+    if (y < 0 || z < 0 || y >= ny || z >= nz) return;
+    const std::uint8_t* const first = &cells[(z * ny + y) * nx];
+    const std::uint8_t* const end = first + x1 + 1;
+    for (const std::uint8_t* c = first + x0; c < end;) {
+      c = static_cast<const std::uint8_t*>(std::memchr(c, kEmpty, end - c));  // kEmpty is 0
+      if (!c) return;
+      queue.push_back(c - cells.data());
+      while (c < end && *c == kEmpty) ++c;
+    }
   };
-  for (std::int64_t z = 0; z < dims[2]; ++z)
-    for (std::int64_t y = 0; y < dims[1]; ++y)
-      for (std::int64_t x = 0; x < dims[0]; ++x)
-        if (x == 0 || y == 0 || z == 0 || x == dims[0] - 1 || y == dims[1] - 1 || z == dims[2] - 1)
-          visit((z * dims[1] + y) * dims[0] + x);
-  const std::int64_t plane = dims[0] * dims[1];
-  for (std::size_t head = 0; head < queue.size(); ++head) {
-    const std::int64_t c = queue[head];
-    const std::int64_t x = c % dims[0], y = (c / dims[0]) % dims[1], z = c / plane;
-    if (x > 0) visit(c - 1);
-    if (x + 1 < dims[0]) visit(c + 1);
-    if (y > 0) visit(c - dims[0]);
-    if (y + 1 < dims[1]) visit(c + dims[0]);
-    if (z > 0) visit(c - plane);
-    if (z + 1 < dims[2]) visit(c + plane);
+  for (std::int64_t z = 0; z < nz; ++z)
+    for (std::int64_t y = 0; y < ny; ++y) {
+      if (y == 0 || z == 0 || y == ny - 1 || z == nz - 1) {
+        queueRuns(y, z, 0, nx - 1);
+      } else {
+        queueRuns(y, z, 0, 0);
+        queueRuns(y, z, nx - 1, nx - 1);
+      }
+    }
+  while (!queue.empty()) {
+    const std::int64_t c = queue.back();
+    queue.pop_back();
+    if (cells[c] != kEmpty) continue;  // filled from another seed since
+    const std::int64_t row = c - c % nx, y = (c / nx) % ny, z = c / (nx * ny);
+    std::int64_t x0 = c - row, x1 = x0;
+    while (x0 > 0 && cells[row + x0 - 1] == kEmpty) --x0;
+    while (x1 + 1 < nx && cells[row + x1 + 1] == kEmpty) ++x1;
+    std::fill(&cells[row + x0], &cells[row + x1] + 1, std::uint8_t(kOutside));
+    queueRuns(y - 1, z, x0, x1);
+    queueRuns(y + 1, z, x0, x1);
+    queueRuns(y, z - 1, x0, x1);
+    queueRuns(y, z + 1, x0, x1);
   }
 }
 

@@ -1,7 +1,10 @@
 // OutsideGrid on clouds whose outside is known: a sampled sphere encloses its centre and leaves the
 // space around it outside; a sphere with a cap cut off, or a plane, encloses nothing; bad arguments
-// are refused; an empty cloud is all outside.
+// are refused; an empty cloud is all outside. Every cell of random shells with holes is checked
+// against a brute-force band and flood fill.
+#include <array>
 #include <cmath>
+#include <deque>
 #include <limits>
 #include <random>
 #include <stdexcept>
@@ -84,6 +87,90 @@ TEST(OutsideGrid, TheCellGrowsToRespectTheCellLimit) {
   EXPECT_GT(grid.cell(), 0.001f);
   const float extent = 2.f / grid.cell() + 6;  // the margin: dilation + 2 cells each side
   EXPECT_LE(extent * extent * extent, 100000.f * 1.1f);
+}
+
+// Brute force on whole cells (cell 1, the points' lowest corner on a cell's corner, so that a
+// point's cell is the integer part of its coordinates): the band is every cell within `dilation`
+// (Chebyshev) of an occupied cell, the outside every other cell that a 6-connected walk over them
+// reaches from the border of a box around the band.
+struct Reference {
+  static constexpr int kSize = 40;
+  enum { kEmpty, kBand, kOutside };
+  std::vector<int> cell = std::vector<int>(kSize * kSize * kSize, kEmpty);
+  std::size_t band = 0, enclosed = 0;
+
+  static int at(int x, int y, int z) { return (z * kSize + y) * kSize + x; }
+
+  Reference(const std::vector<std::array<int, 3>>& occupied, int dilation) {
+    for (const auto& o : occupied)
+      for (int z = o[2] - dilation; z <= o[2] + dilation; ++z)
+        for (int y = o[1] - dilation; y <= o[1] + dilation; ++y)
+          for (int x = o[0] - dilation; x <= o[0] + dilation; ++x) cell[at(x, y, z)] = kBand;
+    std::deque<std::array<int, 3>> queue;
+    for (int z = 0; z < kSize; ++z)
+      for (int y = 0; y < kSize; ++y)
+        for (int x = 0; x < kSize; ++x)
+          if (x == 0 || y == 0 || z == 0 || x == kSize - 1 || y == kSize - 1 || z == kSize - 1) {
+            cell[at(x, y, z)] = kOutside;  // every occupied cell lies well inside the box
+            queue.push_back({x, y, z});
+          }
+    while (!queue.empty()) {
+      const auto [x, y, z] = queue.front();
+      queue.pop_front();
+      const std::array<int, 3> next[6] = {{x - 1, y, z}, {x + 1, y, z}, {x, y - 1, z},
+                                          {x, y + 1, z}, {x, y, z - 1}, {x, y, z + 1}};
+      for (const auto& q : next) {
+        if (q[0] < 0 || q[1] < 0 || q[2] < 0 || q[0] >= kSize || q[1] >= kSize || q[2] >= kSize) continue;
+        int& c = cell[at(q[0], q[1], q[2])];
+        if (c != kEmpty) continue;
+        c = kOutside;
+        queue.push_back(q);
+      }
+    }
+    for (const int c : cell) band += c == kBand, enclosed += c == kEmpty;
+  }
+};
+
+TEST(OutsideGrid, EveryCellAgreesWithABruteForceFloodFill) {
+  std::mt19937 random(7);
+  for (int trial = 0; trial < 12; ++trial) {
+    const int dilation = trial % 4;
+    // Hollow boxes (some with a hole punched through a face) and stray cells, 8 to 31 on each axis.
+    std::vector<std::array<int, 3>> occupied = {{8, 8, 8}};  // the lowest corner: cell 8 on each axis
+    std::uniform_int_distribution<int> corner(9, 22), side(3, 9), stray(9, 31);
+    for (int box = 0; box < 3; ++box) {
+      const int x0 = corner(random), y0 = corner(random), z0 = corner(random);
+      const int nx = side(random), ny = side(random), nz = side(random);
+      const bool hole = random() % 2;
+      for (int z = z0; z <= z0 + nz; ++z)
+        for (int y = y0; y <= y0 + ny; ++y)
+          for (int x = x0; x <= x0 + nx; ++x) {
+            const bool shell = x == x0 || y == y0 || z == z0 || x == x0 + nx || y == y0 + ny || z == z0 + nz;
+            const bool punched = hole && z == z0 && std::abs(x - x0 - nx / 2) <= 1 && std::abs(y - y0 - ny / 2) <= 1;
+            if (shell && !punched) occupied.push_back({x, y, z});
+          }
+    }
+    for (int s = 0; s < 20; ++s) occupied.push_back({stray(random), stray(random), stray(random)});
+    std::uniform_real_distribution<float> within(0.05f, 0.95f);
+    std::vector<float> points = {8.f, 8.f, 8.f};  // on the corner of its cell
+    for (std::size_t i = 1; i < occupied.size(); ++i)
+      for (int a = 0; a < 3; ++a) points.push_back(float(occupied[i][a]) + within(random));
+    const Reference reference(occupied, dilation);
+    const OutsideGrid grid(points.data(), points.size() / 3, 1.f, dilation);
+    ASSERT_EQ(grid.cell(), 1.f);
+    EXPECT_EQ(grid.bandCells(), reference.band) << "trial " << trial;
+    EXPECT_EQ(grid.enclosedCells(), reference.enclosed) << "trial " << trial;
+    std::size_t disagree = 0;
+    for (int z = 0; z < Reference::kSize; ++z)
+      for (int y = 0; y < Reference::kSize; ++y)
+        for (int x = 0; x < Reference::kSize; ++x) {
+          const float centre[3] = {x + 0.5f, y + 0.5f, z + 0.5f};
+          const int expected = reference.cell[Reference::at(x, y, z)];
+          disagree += grid.outside(centre) != (expected == Reference::kOutside) ||
+                      grid.enclosed(centre) != (expected == Reference::kEmpty);
+        }
+    EXPECT_EQ(disagree, 0u) << "trial " << trial << ", dilation " << dilation;
+  }
 }
 
 TEST(OutsideGrid, BadArgumentsAreRefusedAndAnEmptyCloudIsAllOutside) {
