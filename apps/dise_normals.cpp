@@ -74,12 +74,15 @@ int run(const Options& o) {
                     : std::string())
             << (o.iterations > 0 ? ", model: " + pipeline.modelPath() : std::string()) << "\n"
             << "  " << (cloud->size() - missing) << " normals, " << missing << " points without a normal (NaN)\n"
-            << orientation << "  time: " << seconds << " s (search + estimation"
-            << (orientation.empty() ? "" : " + orientation") << ")\n"
-            << "  wrote " << o.output << "\n";
+            << orientation << "  time: " << seconds << " s (search + estimation";
+  if (outcome.oriented)
+    std::cout << " " << seconds - outcome.orientation_seconds << " s, orientation " << outcome.orientation_seconds
+              << " s";
+  std::cout << ")\n  wrote " << o.output << "\n";
   nlohmann::json json = normalsReport(o, cloud->size(), missing, local.offset);
   json["seconds"] = {{"reading", read_seconds},
                      {"estimation", seconds},
+                     {"orientation", outcome.orientation_seconds},
                      {"writing", write_seconds},
                      {"total", std::chrono::duration<double>(Clock::now() - start).count()}};
   pcl_dise::tools::writeRunReport(o.report, "dise_normals", json);

@@ -1,5 +1,6 @@
 #include "pcl_dise/feature/normal_pipeline.h"
 
+#include <chrono>
 #include <cmath>
 #include <stdexcept>
 
@@ -73,8 +74,10 @@ NormalsOutcome NormalPipeline::compute(const pcl::PointCloud<pcl::PointXYZ>::Con
       outcome.cancelled = true;
       return outcome;
     }
+    const auto start = std::chrono::steady_clock::now();
     outcome = orient(cloud, normals, offset, estimator_.getNeighborhoods());
     estimator_.releaseNeighborhoods();
+    outcome.orientation_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   }
   for (const pcl::Normal& n : normals) outcome.without_normal += !std::isfinite(n.normal_x);
   return outcome;

@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 #include <pcl/common/point_tests.h>
 #include <pcl/io/pcd_io.h>
+#include <nlohmann/json.hpp>
 
 #include "pcl_dise/core/forward.h"
 
@@ -310,6 +311,14 @@ TEST(DiseNormals, OrientsTowardsTheViewpointConsistentlyOrNotAtAll) {
   EXPECT_EQ(count("", outward), 0u);  // towards the viewpoint, the origin: inward
   EXPECT_EQ(count(" --orient mst", outward), 3000u);
   EXPECT_EQ(count(" --orient closed", outward), 3000u);
+  // The orientation's own time: on the summary's time line and in the report, within the estimation's.
+  const CommandResult timed =
+      runTool(dir + "/sphere.xyz " + dir + "/out.normals --k 16 --iterations 0 --orient closed --report " + dir +
+              "/report.json");
+  EXPECT_NE(timed.output.find(" s, orientation "), std::string::npos) << timed.output;
+  const auto seconds = nlohmann::json::parse(std::ifstream(dir + "/report.json"))["seconds"];
+  EXPECT_GT(seconds["orientation"].get<double>(), 0.0);
+  EXPECT_LE(seconds["orientation"].get<double>(), seconds["estimation"].get<double>());
   const auto sign_rule = [](const std::array<double, 3>&, const std::array<float, 3>& n) {
     return n[0] + 2 * n[1] + 3 * n[2] >= 0;  // the plane fit's own sign (docs/algorithm.md)
   };

@@ -29,6 +29,7 @@ struct NormalsOutcome {
   /// orientation_propagation.h's `confidence`); empty otherwise
   std::vector<float> confidence;
   bool seeded_at_viewpoint = false;  ///< it seeded each part at the viewpoint (not at the topmost point)
+  double orientation_seconds = 0;    ///< wall-clock time of the whole-cloud orientation, where it ran
 };
 
 /** NormalSettings applied to clouds in memory. The settings are validated and the model loaded
