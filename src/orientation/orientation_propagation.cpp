@@ -337,12 +337,12 @@ struct Forest {
   std::size_t through_sheet = 0;
 };
 
-Forest spanningForest(std::size_t m, const Neighborhoods& graph, std::size_t stride,
-                      const std::vector<std::uint32_t>& keys) {
+Forest spanningForest(std::size_t m, const Neighborhoods& graph, std::size_t stride, std::vector<std::uint32_t> keys) {
+  const SortedEdges sorted = sortedEdges(keys, graph, stride);
+  std::vector<std::uint32_t>().swap(keys);  // read no more: freed before the trees grow
   DisjointSets sets(m);
   std::vector<std::int32_t> from, to;
   Forest forest;
-  const SortedEdges sorted = sortedEdges(keys, graph, stride);
   for (std::size_t s = 0; s < sorted.ends.size(); ++s) {
     const auto [i, j] = sorted.ends[s];
     if (!sets.join(i, j)) continue;
