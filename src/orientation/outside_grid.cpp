@@ -14,30 +14,14 @@ enum Cell : std::uint8_t { kEmpty = 0, kBand = 1, kOutside = 2 };
 
 // Grows every band cell into a cube of 2 × radius + 1 cells, one axis at a time (a cube is the
 // product of three segments). Along an axis a cell becomes band where the axis' line holds a band
-// cell within radius of it: the distance to the nearest one is carried forwards, then backwards,
-// for a whole row of x at once, so that every pass reads memory in order.
+// cell within radius of it: the distance to the nearest one is carried forwards, then backwards.
+// Lines side by side (a row of x for y, a plane for z) are carried together, each with its own
+// distance, so that every pass reads memory in order.
 void dilate(std::vector<std::uint8_t>& cells, const std::int64_t dims[3], int radius) {
   if (radius <= 0) return;
   const std::int64_t nx = dims[0], ny = dims[1], nz = dims[2];
   const auto far = static_cast<std::int32_t>(radius) + 1;  // no band cell within radius
-  // Along x: each row is one line.
   std::vector<std::uint8_t> band;
-  for (std::int64_t row = 0; row < ny * nz; ++row) {
-    std::uint8_t* line = &cells[static_cast<std::size_t>(row * nx)];
-    band.assign(line, line + nx);
-    std::int32_t since = far;
-    for (std::int64_t x = 0; x < nx; ++x) {
-      since = band[x] == kBand ? 0 : std::min(since + 1, far);
-      if (since <= radius) line[x] = kBand;
-    }
-    since = far;
-    for (std::int64_t x = nx - 1; x >= 0; --x) {
-      since = band[x] == kBand ? 0 : std::min(since + 1, far);
-      if (since <= radius) line[x] = kBand;
-    }
-  }
-  // Along y and z: lines side by side (a row of x for y, a plane for z), each with its own
-  // distance, so that every pass reads memory in order.
   std::vector<std::int32_t> since;
   auto along = [&](std::int64_t groups, std::int64_t width, std::int64_t length, std::int64_t group_step) {
     band.resize(static_cast<std::size_t>(width * length));
@@ -59,6 +43,7 @@ void dilate(std::vector<std::uint8_t>& cells, const std::int64_t dims[3], int ra
       }
     }
   };
+  along(ny * nz, 1, nx, nx);   // x: each row alone
   along(nz, nx, ny, nx * ny);  // y: in each plane, its rows
   along(1, nx * ny, nz, 0);    // z: the planes
 }
