@@ -329,11 +329,11 @@ def targets(table, categories, method, closed):
 def run_set(args, label, dataset, prefix, results):
     """Every cloud of the set's categories, with each method; returns its shapes' thin parts."""
     bench = Bench(args, dataset, os.path.join(args.work, label))
-    names = []
+    clouds = {}  # category: its clouds' names
     for category in args.categories:
         with open(os.path.join(dataset, f"{prefix}_{category}.txt")) as f:
-            names += [line.strip() for line in f if line.strip()]
-    shapes = thin_parts(dataset, names)
+            clouds[category] = [line.strip() for line in f if line.strip()]
+    shapes = thin_parts(dataset, [name for names in clouds.values() for name in names])
     print(f"\n== {label}: share of each shape's points within {OPPOSITE_FACE_DISTANCE:.3f} of an opposite face "
           f"(thin parts: built thin, or at least {100 * THIN_PARTS_SHARE:.0f}%) ==")
     for shape, s in shapes.items():
@@ -346,10 +346,8 @@ def run_set(args, label, dataset, prefix, results):
         print(header)
         table = results.setdefault(label, {}).setdefault(str(points), {})
         for category in args.categories:
-            with open(os.path.join(dataset, f"{prefix}_{category}.txt")) as f:
-                names = [line.strip() for line in f if line.strip()]
             rows = table.setdefault(category, {})
-            for name in names:
+            for name in clouds[category]:
                 xyz, truth, pidx = bench.cloud(name, points)
                 row = rows.setdefault(name, {})
                 line = f"{name:<44}"
