@@ -241,6 +241,14 @@ def thin_parts(dataset, names):
     return shapes
 
 
+# Which clouds the targets count, given their set's shapes (thin_parts): the closed shapes without
+# thin parts (the issue's targets), or every shape not built thin (the measured thin parts too).
+READINGS = {
+    "without thin parts": lambda shapes: lambda name: not shapes[VARIANT.sub("", name)]["thin_parts"],
+    "not built thin": lambda shapes: lambda name: not name.startswith("thin_"),
+}
+
+
 def scores(oriented, unoriented, truth, pidx):
     """Share facing out (all points with a normal), oriented and unoriented RMSE on pidx (degrees)."""
     finite = np.isfinite(oriented).all(axis=1)
@@ -338,7 +346,7 @@ def run_set(args, label, dataset, prefix, results):
           f"(thin parts: built thin, or at least {100 * THIN_PARTS_SHARE:.0f}%) ==")
     for shape, s in shapes.items():
         print(f"{shape:<44} {100 * s['close_to_opposite_face']:5.1f}%{'  thin parts' if s['thin_parts'] else ''}")
-    closed = lambda name: not shapes[VARIANT.sub("", name)]["thin_parts"]
+    closed = READINGS["without thin parts"](shapes)
     for points in args.points:
         print(f"\n== {label}: {dataset}, {points:,} points per cloud; per method: % facing out, oriented RMSE (deg), "
               "seconds ==")
@@ -414,16 +422,12 @@ def main():
     results, shapes = {}, {}
     for label, folder, prefix in sets:
         shapes[label] = run_set(args, label, folder, prefix, results)
-    # Over the closed shapes without thin parts (the issue's targets), and over those with measured
-    # thin parts too (all but the shapes built thin).
-    readings = {"without thin parts": lambda thin, shape: not thin[shape]["thin_parts"],
-                "not built thin": lambda thin, shape: not shape.startswith("thin_")}
     met = {}
-    for reading, accept in readings.items():
+    for reading, accepts in READINGS.items():
         print(f"\n== targets on the closed shapes {reading} (oriented RMSE <= 18; worst cloud >= 90% "
               "facing out; clean and density >= 99.5%) ==")
         for label, _, _ in sets:
-            closed = lambda name: accept(shapes[label], VARIANT.sub("", name))
+            closed = accepts(shapes[label])
             for points, table in results[label].items():
                 for method in args.methods:
                     t = targets(table, args.categories, method, closed)
