@@ -230,6 +230,11 @@ def opposite_face_distances(base):
     return distances
 
 
+def built_thin(name):
+    """Whether a cloud (or shape) is one of dise_make_dataset's thin structures, built thin by name."""
+    return name.startswith("thin_")
+
+
 def thin_parts(dataset, names):
     """Each shape of `names` (clouds named shape or shape_<variant>): the share of its points closer
     than OPPOSITE_FACE_DISTANCE to an opposite face, and whether it has thin parts."""
@@ -237,7 +242,7 @@ def thin_parts(dataset, names):
     for shape in sorted({VARIANT.sub("", name) for name in names}):
         share = float(np.mean(opposite_face_distances(os.path.join(dataset, shape)) < OPPOSITE_FACE_DISTANCE))
         shapes[shape] = {"close_to_opposite_face": share,
-                         "thin_parts": shape.startswith("thin_") or share >= THIN_PARTS_SHARE}
+                         "thin_parts": built_thin(shape) or share >= THIN_PARTS_SHARE}
     return shapes
 
 
@@ -245,7 +250,7 @@ def thin_parts(dataset, names):
 # thin parts (the issue's targets), or every shape not built thin (the measured thin parts too).
 READINGS = {
     "without thin parts": lambda shapes: lambda name: not shapes[VARIANT.sub("", name)]["thin_parts"],
-    "not built thin": lambda shapes: lambda name: not name.startswith("thin_"),
+    "not built thin": lambda shapes: lambda name: not built_thin(name),
 }
 
 
