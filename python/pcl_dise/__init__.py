@@ -190,19 +190,31 @@ class Estimator:
         """The model file loaded ('' with iterations=0)."""
         return self._native.model_path
 
-    def compute(self, points, weights_of: Optional[Sequence[int]] = None, progress=None) -> Result:
+    def compute(self, points, weights_of: Optional[Sequence[int]] = None, progress=None,
+                indices: Optional[Sequence[int]] = None) -> Result:
         """Normals of ``points`` ((N, 3) float32 / float64, or a structured array with X, Y, Z).
 
-        weights_of: point indices whose kernel weights to return. progress: a callable taking the
-        share done (0..1), True for a progress bar on stderr, or None.
+        weights_of: point indices whose kernel weights to return (with ``indices``, points among
+        them). progress: a callable taking the share done (0..1), True for a progress bar on
+        stderr, or None. indices: only these points' normals, one row each, in this order; their
+        neighbours come from the whole cloud and only what their normals read is estimated (the
+        same values as estimating every point and picking them; not with orient "mst" or "closed").
         """
         array = _points(points)
+        rows = None
+        if indices is not None:
+            rows = [int(i) for i in np.asarray(indices, dtype=np.int64).reshape(-1)]
         wanted = None
         if weights_of is not None:
             wanted = [int(i) for i in weights_of]
             if any(i < 0 or i >= len(array) for i in wanted):
                 raise ValueError(f"weights_of: indices must lie in [0, {len(array)})")
-        r = self._native.compute(array, _progress(progress), wanted)
+            if rows is not None:
+                row_of = {point: row for row, point in reversed(list(enumerate(rows)))}
+                if any(i not in row_of for i in wanted):
+                    raise ValueError("weights_of: with indices, the points must be among them")
+                wanted = [row_of[i] for i in wanted]
+        r = self._native.compute(array, _progress(progress), wanted, rows)
         return Result(r["normals"], r["curvature"], list(r["iterations"]), list(r["kernel_weights"]), tuple(r["offset"]),
                       r["confidence"])
 
@@ -210,7 +222,8 @@ class Estimator:
 def estimate_normals(points, k: int = 64, radius: Optional[float] = None, max_neighbors: int = 0, iterations: int = 4,
                      model: Optional[str] = None, threads: int = 0, settle: float = 0.0, orient: str = "viewpoint",
                      viewpoint: Optional[Sequence[float]] = None, backend: str = "native",
-                     return_curvature: bool = False, progress=None, precision: str = "float"):
+                     return_curvature: bool = False, progress=None, precision: str = "float",
+                     indices: Optional[Sequence[int]] = None):
     """Surface normals of a point cloud by DISE.
 
     points: (N, 3) float32 or float64 (any order or strides; C-contiguous arrays are read in
@@ -234,12 +247,16 @@ def estimate_normals(points, k: int = 64, radius: Optional[float] = None, max_ne
         an accuracy cost given in docs/benchmarks.md (native backend only).
     return_curvature: also return the (N,) float32 curvature.
     progress: a callable taking the share done (0..1), True for a progress bar, or None.
+    indices: only these points' normals (as PCL's setIndices): their neighbours come from the whole
+        cloud, only what their normals read is estimated, and each gets the value estimating every
+        point would give it (not with orient "mst" or "closed", which orient the whole cloud).
 
-    Returns (N, 3) float32 unit normals, NaN rows where a point has none (and the curvature).
+    Returns (N, 3) float32 unit normals, one row per point (or per index), NaN rows where a point
+    has none (and the curvature).
     """
     estimator = Estimator(k, radius, max_neighbors, iterations, model, threads, settle, orient, viewpoint, backend,
                           precision=precision)
-    result = estimator.compute(points, progress=progress)
+    result = estimator.compute(points, progress=progress, indices=indices)
     return (result.normals, result.curvature) if return_curvature else result.normals
 
 

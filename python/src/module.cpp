@@ -121,8 +121,19 @@ class Estimator {
   const std::string& modelPath() const { return pipeline_.modelPath(); }
 
   template <typename T>
-  py::dict compute(Rows<T> points, py::object progress, std::optional<std::vector<std::int64_t>> weights_of) {
-    const std::size_t n = static_cast<std::size_t>(points.shape(0));
+  py::dict compute(Rows<T> points, py::object progress, std::optional<std::vector<std::int64_t>> weights_of,
+                   std::optional<std::vector<std::int64_t>> indices) {
+    const std::size_t cloud_size = static_cast<std::size_t>(points.shape(0));
+    pcl::IndicesPtr wanted;
+    if (indices) {
+      wanted = pcl::make_shared<pcl::Indices>();
+      for (const std::int64_t i : *indices) {
+        if (i < 0 || static_cast<std::size_t>(i) >= cloud_size)
+          throw py::value_error("indices must lie in [0, " + std::to_string(cloud_size) + ")");
+        wanted->push_back(static_cast<pcl::index_t>(i));
+      }
+    }
+    const std::size_t n = wanted ? wanted->size() : cloud_size;  // one row per point asked for
     PythonProgress python_progress(std::move(progress));
     pcl::PointCloud<pcl::Normal> normals;
     std::vector<std::vector<float>> iterations;
@@ -139,7 +150,7 @@ class Estimator {
       py::gil_scoped_release release;
       try {
         const pcl_dise::NormalSettings& settings = pipeline_.settings();
-        const auto cloud = localCloud(points.data(), n, offset);
+        const auto cloud = localCloud(points.data(), cloud_size, offset);
         const std::array<double, 3> viewpoint = settings.viewpoint.value_or(std::array<double, 3>{0, 0, 0});
         cloud->sensor_origin_ =
             Eigen::Vector4f(static_cast<float>(viewpoint[0] - offset[0]), static_cast<float>(viewpoint[1] - offset[1]),
@@ -148,7 +159,7 @@ class Estimator {
         dise.setStoreIterations(store_iterations_);
         dise.setStoreKernelWeights(weights_of.has_value());
         pipeline_.setProgressCallback(python_progress.function());
-        const pcl_dise::NormalsOutcome outcome = pipeline_.compute(cloud, normals, offset);
+        const pcl_dise::NormalsOutcome outcome = pipeline_.compute(cloud, normals, offset, wanted);
         confidence = outcome.confidence;
         cancelled = outcome.cancelled;
         ok = !cancelled;
@@ -359,8 +370,10 @@ PYBIND11_MODULE(_native, m) {
   py::class_<Estimator>(m, "Estimator")
       .def(py::init<const pcl_dise::NormalSettings&, bool>(), py::arg("settings"), py::arg("store_iterations"))
       .def_property_readonly("model_path", &Estimator::modelPath)
-      .def("compute", &Estimator::compute<float>, py::arg("points"), py::arg("progress"), py::arg("weights_of"))
-      .def("compute", &Estimator::compute<double>, py::arg("points"), py::arg("progress"), py::arg("weights_of"));
+      .def("compute", &Estimator::compute<float>, py::arg("points"), py::arg("progress"), py::arg("weights_of"),
+           py::arg("indices"))
+      .def("compute", &Estimator::compute<double>, py::arg("points"), py::arg("progress"), py::arg("weights_of"),
+           py::arg("indices"));
   m.def("orient", &orient<float>);
   m.def("orient", &orient<double>);
   m.def("read_cloud", &readCloud);

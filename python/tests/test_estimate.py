@@ -148,3 +148,33 @@ def test_progress_is_monotone_and_ends_at_one():
     seen = []
     pcl_dise.estimate_normals(points, progress=seen.append)
     assert seen and seen[-1] == 1.0 and all(a <= b for a, b in zip(seen, seen[1:]))
+
+
+def test_indices_give_the_whole_clouds_values_at_those_points(bunny):
+    # As PCL's setIndices: a few points over the whole cloud, only their receptive field estimated.
+    points = np.concatenate([bunny, wavy_surface(20000, seed=4) + [1.0, 0.0, 0.0]])
+    picked = [5, 390, 17, 17, 1000, 20396]
+    for options in ({}, {"radius": 0.01}, {"k": 32, "orient": "up"}):
+        every = pcl_dise.estimate_normals(points, **options)
+        some, curvature = pcl_dise.estimate_normals(points, indices=picked, return_curvature=True, **options)
+        assert some.shape == (len(picked), 3) and curvature.shape == (len(picked),)
+        np.testing.assert_array_equal(some, every[picked])
+    estimator = pcl_dise.Estimator(store_iterations=True)
+    result = estimator.compute(points, indices=picked, weights_of=[390])
+    assert len(result.iterations) == 5 and result.iterations[4].shape == (len(picked), 3)
+    ids, weights = result.kernel_weights[0]
+    assert len(ids) == 65 and weights.sum() == pytest.approx(1.0, abs=1e-5)
+    with pytest.raises(ValueError, match="indices"):
+        pcl_dise.estimate_normals(points, indices=[len(points)])
+    with pytest.raises(ValueError, match="among them"):
+        estimator.compute(points, indices=picked, weights_of=[6])
+    with pytest.raises(ValueError, match="whole cloud"):
+        pcl_dise.estimate_normals(points, indices=picked, orient="mst")
+
+
+def test_coincident_points_get_nan_and_cost_what_distinct_points_cost(bunny):
+    # Invalid pixels written as zeros: each stacked point's neighbourhood is one position, no plane.
+    points = np.concatenate([bunny, np.zeros((20000, 3))])
+    normals = pcl_dise.estimate_normals(points, k=32)
+    assert np.isfinite(normals[: len(bunny)]).all()
+    assert np.isnan(normals[len(bunny):]).all()

@@ -68,6 +68,7 @@ ForwardResult runOnNeighborhoods(const Model& model, const ForwardInput& input, 
     return result;
   }
   plugin->run_iterations(model, graph, options, result);
+  detail::withoutNormalAsNaN(graph, result);
   if (options.progress &&
       !options.progress({1.0, "iterations", std::uint64_t(options.iterations), std::uint64_t(options.iterations)}))
     throw Cancelled();

@@ -165,7 +165,7 @@ void bounds(const float* points, std::size_t n, float lo[3], float hi[3]) {
 struct GridSearch::Scratch {
   std::vector<float> x, y, z, dist2, answer_dist2;
   std::vector<std::int32_t> ids;
-  std::vector<std::uint64_t> keys, sorted;
+  std::vector<std::uint64_t> keys, sorted, slots, member_keys;
   float hint2 = 0;  // squared distance that held k neighbours for the last query of this block
   void clear() {
     hint2 = 0;
@@ -209,6 +209,7 @@ GridSearch::GridSearch(const float* points, std::size_t num_points, float cell_s
     cell_of[i] = cellIndex(coordinate(p[0], 0), coordinate(p[1], 1), coordinate(p[2], 2));
   }
   detail::groupByKey(cell_of, cells, cell_start_, ids_);
+  num_points_ = num_points;
   x_.resize(num_points);
   y_.resize(num_points);
   z_.resize(num_points);
@@ -218,6 +219,82 @@ GridSearch::GridSearch(const float* points, std::size_t num_points, float cell_s
     y_[s] = p[1];
     z_[s] = p[2];
   }
+  collapseCoincident();
+}
+
+void GridSearch::collapseCoincident() {
+  // Each cell's points by position, then index: coincident points become one run.
+  std::vector<std::int32_t> order;
+  auto before = [&](std::int32_t a, std::int32_t b) {
+    if (x_[a] != x_[b]) return x_[a] < x_[b];
+    if (y_[a] != y_[b]) return y_[a] < y_[b];
+    if (z_[a] != z_[b]) return z_[a] < z_[b];
+    return ids_[a] < ids_[b];
+  };
+  auto same = [&](std::int32_t a, std::int32_t b) { return x_[a] == x_[b] && y_[a] == y_[b] && z_[a] == z_[b]; };
+  const std::size_t cells = cell_start_.size() - 1;
+  bool any = false;
+  for (std::size_t c = 0; c < cells && !any; ++c) {
+    const std::int32_t b = cell_start_[c], e = cell_start_[c + 1];
+    if (e - b < 2) continue;
+    order.resize(std::size_t(e - b));
+    for (std::int32_t t = b; t < e; ++t) order[std::size_t(t - b)] = t;
+    std::sort(order.begin(), order.end(), before);
+    for (std::size_t t = 1; t < order.size() && !any; ++t) any = same(order[t - 1], order[t]);
+  }
+  if (!any) return;  // the common case: one entry per point, no member lists
+  // One slot per position: its coordinates, its smallest index, and its members in index order.
+  std::vector<float> x, y, z;
+  std::vector<std::int32_t> first_ids, cell_start(cells + 1, 0);
+  member_start_.assign(1, 0);
+  member_ids_.clear();
+  member_ids_.reserve(num_points_);
+  for (std::size_t c = 0; c < cells; ++c) {
+    const std::int32_t b = cell_start_[c], e = cell_start_[c + 1];
+    order.resize(std::size_t(e - b));
+    for (std::int32_t t = b; t < e; ++t) order[std::size_t(t - b)] = t;
+    std::sort(order.begin(), order.end(), before);
+    for (std::size_t t = 0; t < order.size(); ++t) {
+      if (t == 0 || !same(order[t - 1], order[t])) {
+        if (t > 0) member_start_.push_back(static_cast<std::int32_t>(member_ids_.size()));
+        x.push_back(x_[order[t]]);
+        y.push_back(y_[order[t]]);
+        z.push_back(z_[order[t]]);
+        first_ids.push_back(ids_[order[t]]);
+      }
+      member_ids_.push_back(ids_[order[t]]);
+    }
+    if (!order.empty()) member_start_.push_back(static_cast<std::int32_t>(member_ids_.size()));
+    cell_start[c + 1] = static_cast<std::int32_t>(first_ids.size());
+  }
+  slot_of_first_.assign(num_points_, -1);
+  for (std::size_t slot = 0; slot < first_ids.size(); ++slot)
+    slot_of_first_[first_ids[slot]] = static_cast<std::int32_t>(slot);
+  x_.swap(x);
+  y_.swap(y);
+  z_.swap(z);
+  ids_.swap(first_ids);
+  cell_start_.swap(cell_start);
+}
+
+std::size_t GridSearch::expandMembers(Scratch& s, std::size_t count, float limit2, std::size_t per_slot) const {
+  // The first per_slot members of each slot closer than limit2 (or as close): a slot's members
+  // share its distance and come in index order, so no others can be among the answer.
+  s.member_keys.clear();
+  for (std::size_t j = 0; j < count; ++j) {
+    const float d2 = keyDist2(s.keys[j]);
+    if (!(d2 <= limit2)) continue;
+    const std::int32_t slot = slot_of_first_[keyId(s.keys[j])];
+    const std::int32_t b = member_start_[slot];
+    const std::int32_t e = std::min<std::int64_t>(member_start_[slot + 1], std::int64_t(b) + std::int64_t(per_slot));
+    for (std::int32_t t = b; t < e; ++t) s.member_keys.push_back(key(d2, member_ids_[t]));
+  }
+  return s.member_keys.size();
+}
+
+std::size_t GridSearch::multiplicity(std::int32_t first_id) const {
+  const std::int32_t slot = slot_of_first_[first_id];
+  return std::size_t(member_start_[slot + 1] - member_start_[slot]);
 }
 
 GridSearch GridSearch::forNearest(const float* points, std::size_t num_points, std::size_t k) {
@@ -237,9 +314,14 @@ GridSearch GridSearch::forNearest(const float* points, std::size_t num_points, s
                          dist2.data());
     kth[s] = dist2.back();
   }
-  std::nth_element(kth.begin(), kth.begin() + samples / 2, kth.end());
-  const double typical = std::sqrt(double(kth[samples / 2]));
-  if (!(typical > 0)) return first;  // most points coincide: keep the first grid
+  // The typical distance among the points that do not coincide with k others: points stacked at
+  // one position (an organized scan's invalid pixels written as zeros) become one slot of the grid
+  // and say nothing of the spacing of the rest.
+  const auto distinct = std::partition(kth.begin(), kth.end(), [](float d2) { return d2 > 0; });
+  if (distinct == kth.begin()) return first;  // every sample coincides with k others: keep the first grid
+  const auto middle = kth.begin() + (distinct - kth.begin()) / 2;
+  std::nth_element(kth.begin(), middle, distinct);
+  const double typical = std::sqrt(double(*middle));
   return GridSearch(points, num_points, static_cast<float>(typical / kCellsPerKthDistance));
 }
 
@@ -296,6 +378,15 @@ bool GridSearch::selectNearest(const float* query, std::size_t k, float covered,
                                float* out_dist2) const {
   distances(query, s);
   const float covered2 = covered == kInfinity ? kInfinity : covered * covered;
+  if (!member_ids_.empty()) {
+    if (!selectAmongSlots(k, covered2, s)) return false;
+    for (std::size_t j = 0; j < k; ++j) {
+      out_ids[j] = keyId(s.sorted[j]);
+      out_dist2[j] = keyDist2(s.sorted[j]);
+    }
+    s.hint2 = kHintGrowth * out_dist2[k - 1];
+    return true;
+  }
   // The previous query of the cell found its k-th neighbour at about the same distance: a limit
   // a little beyond it leaves few keys to sort, and is proof enough where it holds k of them.
   std::size_t count = 0;
@@ -315,6 +406,39 @@ bool GridSearch::selectNearest(const float* query, std::size_t k, float covered,
   return true;
 }
 
+bool GridSearch::selectAmongSlots(std::size_t k, float covered2, Scratch& s) const {
+  // The slots closer than a limit prove the answer where their points number k or more: first
+  // the hint's limit, as selectNearest's, then the block's.
+  auto held = [&](std::size_t count) {
+    std::size_t points = 0;
+    for (std::size_t j = 0; j < count && points < k; ++j) points += multiplicity(keyId(s.keys[j]));
+    return points;
+  };
+  std::size_t count = 0;
+  bool proven = false;
+  if (s.hint2 > 0 && s.hint2 < covered2) {
+    count = keysBelow(s.hint2, s);
+    proven = held(count) >= k;
+  }
+  if (!proven) {
+    count = covered2 == kInfinity ? keysBelow(kInfinity, s) : keysBelow(covered2, s);
+    if (held(count) < k) return false;
+  }
+  // The nearest slots until they hold k points: the k-th point's distance.
+  const std::size_t wanted = std::min(k, count);
+  s.slots.resize(wanted);
+  sortSmallest(s.keys.data(), count, wanted, s.slots.data());
+  float kth2 = 0;
+  for (std::size_t j = 0, held = 0; j < wanted && held < k; ++j) {
+    held += multiplicity(keyId(s.slots[j]));
+    kth2 = keyDist2(s.slots[j]);
+  }
+  const std::size_t members = expandMembers(s, count, kth2, k);
+  s.sorted.resize(k);
+  sortSmallest(s.member_keys.data(), members, k, s.sorted.data());
+  return true;
+}
+
 void GridSearch::nearestGrowing(const float* query, std::size_t k, int reach, Scratch& s, std::int32_t* out_ids,
                                 float* out_dist2) const {
   const int cell[3] = {coordinate(query[0], 0), coordinate(query[1], 1), coordinate(query[2], 2)};
@@ -331,10 +455,15 @@ int GridSearch::reachFor(float radius) const {
 
 std::size_t GridSearch::selectWithin(const float* query, float radius2, std::size_t max_neighbors, Scratch& s) const {
   distances(query, s);
-  const std::size_t count = keysBelow(radius2, s);
+  std::size_t count = keysBelow(radius2, s);
+  std::uint64_t* keys = s.keys.data();
+  if (!member_ids_.empty()) {
+    count = expandMembers(s, count, radius2, max_neighbors > 0 ? max_neighbors : num_points_);
+    keys = s.member_keys.data();
+  }
   const std::size_t kept = max_neighbors > 0 ? std::min(count, max_neighbors) : count;
   s.sorted.resize(kept);
-  if (kept > 0) sortSmallest(s.keys.data(), count, kept, s.sorted.data());
+  if (kept > 0) sortSmallest(keys, count, kept, s.sorted.data());
   return kept;
 }
 
@@ -386,8 +515,15 @@ void GridSearch::forEachQueryCell(const float* queries, std::size_t num_queries,
   std::vector<std::int64_t> occupied;
   for (std::size_t q = 0; q < num_queries; ++q)
     if (query_cell[q] >= 0) by_cell[next[query_cell[q]]++] = static_cast<std::int32_t>(q);
+  // A cell's queries in runs of at most kQueriesPerTask, so that a crowded cell (coincident
+  // points) is answered by every thread, each run gathering the block once.
+  constexpr std::int32_t kQueriesPerTask = 256;
+  std::vector<std::int32_t> task_first;
   for (std::size_t c = 0; c < cells; ++c)
-    if (start[c + 1] > start[c]) occupied.push_back(static_cast<std::int64_t>(c));
+    for (std::int32_t b = start[c]; b < start[c + 1]; b += kQueriesPerTask) {
+      occupied.push_back(static_cast<std::int64_t>(c));
+      task_first.push_back(b);
+    }
 #pragma omp parallel num_threads(detail::resolveThreads(threads))
   {
     Scratch s;
@@ -397,7 +533,8 @@ void GridSearch::forEachQueryCell(const float* queries, std::size_t num_queries,
       const int cell[3] = {int(c % dims_[0]), int((c / dims_[0]) % dims_[1]),
                            int(c / (std::int64_t(dims_[0]) * dims_[1]))};
       gather(cell, reach, s);
-      for (std::int32_t b = start[c]; b < start[c + 1]; ++b) answer(by_cell[b], cell, s);
+      const std::int32_t last = std::min(start[c + 1], task_first[o] + kQueriesPerTask);
+      for (std::int32_t b = task_first[o]; b < last; ++b) answer(by_cell[b], cell, s);
     }
   }
 }

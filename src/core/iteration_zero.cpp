@@ -1,5 +1,5 @@
 // Iteration 0 and the neighbourhood rules shared by every backend (docs/algorithm.md): plain PCA
-// per point, and the pruning of points that cannot take part.
+// per point, and what the iterations read of the points that have no normal.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -63,7 +63,7 @@ PreparedGraph prepareGraph(const ForwardInput& input, int threads, Neighborhoods
 
   // Iteration 0: PCA over the full neighbourhoods, as pcl::NormalEstimation does. One thread
   // first allocates the initial weights (a serial zero fill, page faults: 14 ms at 100,000 points
-  // and k = 64) while the others fit; pruning below only shrinks them.
+  // and k = 64) while the others fit; rows without a normal below only shrink them.
 #pragma omp parallel num_threads(resolveThreads(threads))
   {
 #pragma omp single nowait
@@ -82,41 +82,23 @@ PreparedGraph prepareGraph(const ForwardInput& input, int threads, Neighborhoods
     }
   }
 
-  // Points without a normal leave every neighbourhood; a neighbourhood that falls under 3 points
-  // loses its normal in turn, until nothing changes. (What survives does not depend on the order
-  // of removals, so each round decides on the last round's state, in parallel.)
-  std::vector<std::int64_t> kept_count(m, 0);
-  for (bool changed = true; changed;) {
-    changed = false;
-#pragma omp parallel for num_threads(resolveThreads(threads)) schedule(dynamic, 1024) reduction(|| : changed)
-    for (std::int64_t i = 0; i < static_cast<std::int64_t>(m); ++i) {
-      if (!g.active[i]) continue;
-      std::int64_t count = 0;
-      for (const std::int32_t* j = full.begin(i); j != full.begin(i) + full.size(i); ++j) count += g.active[*j];
-      kept_count[i] = count;
-      if (count < 3) changed = true;
-    }
-    if (changed)
-      for (std::size_t i = 0; i < m; ++i)
-        if (g.active[i] && kept_count[i] < 3) g.active[i] = 0;
-  }
-  bool all_kept = true;
-  for (std::size_t i = 0; i < m && all_kept; ++i)
-    all_kept = g.active[i] && kept_count[i] == static_cast<std::int64_t>(full.size(i));
-  if (owned && owned == input.neighborhoods && all_kept) {
+  // A point without a normal keeps its place in its neighbours' neighbourhoods (its position
+  // enters their fits; the iterations read a zero normal for it, startingState) and gets no
+  // neighbourhood of its own: a point has a normal exactly where its own neighbourhood gives a
+  // plane, as in pcl::NormalEstimation, whatever its neighbours have.
+  bool all_active = true;
+  for (std::size_t i = 0; i < m && all_active; ++i) all_active = g.active[i];
+  if (owned && owned == input.neighborhoods && all_active) {
     g.neighborhoods = std::move(*owned);
   } else {
     g.neighborhoods.offsets.assign(m + 1, 0);
     for (std::size_t i = 0; i < m; ++i)
-      g.neighborhoods.offsets[i + 1] = g.neighborhoods.offsets[i] + (g.active[i] ? kept_count[i] : 0);
+      g.neighborhoods.offsets[i + 1] = g.neighborhoods.offsets[i] + (g.active[i] ? full.size(i) : 0);
     g.neighborhoods.indices.resize(static_cast<std::size_t>(g.neighborhoods.offsets[m]));
 #pragma omp parallel for num_threads(resolveThreads(threads)) schedule(dynamic, 1024)
-    for (std::int64_t i = 0; i < static_cast<std::int64_t>(m); ++i) {
-      if (!g.active[i]) continue;
-      std::int32_t* kept = g.neighborhoods.indices.data() + g.neighborhoods.offsets[i];
-      for (const std::int32_t* j = full.begin(i); j != full.begin(i) + full.size(i); ++j)
-        if (g.active[*j]) *kept++ = *j;
-    }
+    for (std::int64_t i = 0; i < static_cast<std::int64_t>(m); ++i)
+      if (g.active[i])
+        std::copy_n(full.begin(i), full.size(i), g.neighborhoods.indices.data() + g.neighborhoods.offsets[i]);
   }
   g.initial_weights.resize(g.neighborhoods.indices.size());
 #pragma omp parallel for num_threads(resolveThreads(threads)) schedule(dynamic, 1024)
@@ -128,11 +110,24 @@ PreparedGraph prepareGraph(const ForwardInput& input, int threads, Neighborhoods
 }
 
 void startingState(const PreparedGraph& g, std::vector<float>& normals, std::vector<float>& curvature) {
-  const float nan = std::numeric_limits<float>::quiet_NaN();
   normals = g.normals;
   curvature = g.curvature;
   for (std::size_t i = 0; i < g.num_points; ++i)
-    if (!g.active[i]) normals[3 * i] = normals[3 * i + 1] = normals[3 * i + 2] = curvature[i] = nan;
+    if (!g.active[i]) normals[3 * i] = normals[3 * i + 1] = normals[3 * i + 2] = 0.f;
+}
+
+void withoutNormalAsNaN(const PreparedGraph& g, ForwardResult& result) {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  auto mark = [&](std::vector<float>& normals) {
+    if (normals.size() != 3 * g.num_points) return;
+    for (std::size_t i = 0; i < g.num_points; ++i)
+      if (!g.active[i]) normals[3 * i] = normals[3 * i + 1] = normals[3 * i + 2] = nan;
+  };
+  mark(result.normals);
+  for (std::vector<float>& normals : result.iteration_normals) mark(normals);
+  if (result.curvature.size() == g.num_points)
+    for (std::size_t i = 0; i < g.num_points; ++i)
+      if (!g.active[i]) result.curvature[i] = nan;
 }
 
 }  // namespace detail

@@ -1,5 +1,5 @@
 #pragma once
-// Internal: iteration 0 (plain PCA) and the pruning rules, the state every backend starts from,
+// Internal: iteration 0 (plain PCA) and the rules for points without a normal, the state every backend starts from,
 // built once by prepareGraph (called by runForward, forward.cpp).
 #include <cstdint>
 #include <vector>
@@ -9,17 +9,17 @@
 namespace pcl_dise {
 namespace detail {
 
-/** Iteration 0 done, neighbourhoods pruned for the DISE iterations. */
+/** Iteration 0 done, the neighbourhoods of the DISE iterations set. */
 struct PreparedGraph {
-  const float* points = nullptr;                 // M x 3
-  std::size_t num_points = 0;                    // M
-  float edge_scale = 1.f;                        // s
-  Neighborhoods neighborhoods;                   // N(i) without points that have no normal; empty rows for those
-  std::vector<float> initial_weights;            // per entry of `neighborhoods`: 1 / (K_i - 1)
-  std::vector<float> normals;                    // M x 3, iteration 0 (PCA), NaN where none
-  std::vector<float> curvature;                  // M, iteration 0
-  std::vector<std::uint8_t> active;              // M, 1 where the DISE iterations compute a normal
-  std::vector<std::int32_t> visit_order;         // M, the points along a Morton curve (mortonOrder)
+  const float* points = nullptr;          // M x 3
+  std::size_t num_points = 0;             // M
+  float edge_scale = 1.f;                 // s
+  Neighborhoods neighborhoods;            // N(i) of the points with a normal (all of it); empty rows for the others
+  std::vector<float> initial_weights;     // per entry of `neighborhoods`: 1 / (K_i - 1)
+  std::vector<float> normals;             // M x 3, iteration 0 (PCA), NaN where none
+  std::vector<float> curvature;           // M, iteration 0
+  std::vector<std::uint8_t> active;       // M, 1 where the DISE iterations compute a normal
+  std::vector<std::int32_t> visit_order;  // M, the points along a Morton curve (mortonOrder)
   const std::uint8_t* last_iteration = nullptr;  // M or nullptr: ForwardInput::last_iteration
 };
 
@@ -31,13 +31,19 @@ void checkForwardInput(const ForwardInput& input);
 void checkEdgeScale(float edge_scale);
 
 /** Iteration 0 on input's neighbourhoods. owned: nullptr, or the very lists input.neighborhoods
- *  points to, which the caller no longer needs: where no point or neighbour is pruned they become
+ *  points to, which the caller no longer needs: where every point has a normal they become
  *  the graph's neighbourhoods instead of being copied (26 MB at 100,000 points and k = 64). */
 PreparedGraph prepareGraph(const ForwardInput& input, int threads, Neighborhoods* owned = nullptr);
 
-/** Where the DISE iterations start: iteration-0 normals (M x 3) and curvature (M), NaN for the
- *  points that do not take part. */
+/** Where the DISE iterations start: iteration-0 normals (M x 3) and curvature (M). A point
+ *  without a normal reads as the zero vector, which its neighbours' edge features take as "no
+ *  normal" (their cosines with it are 0, edge_features.h); its curvature is NaN. */
 void startingState(const PreparedGraph& graph, std::vector<float>& normals, std::vector<float>& curvature);
+
+/** NaN normal and curvature, in result.normals, every result.iteration_normals and
+ *  result.curvature, for the points of `graph` without a normal (the zero state of
+ *  startingState is the iterations' alone). */
+void withoutNormalAsNaN(const PreparedGraph& graph, ForwardResult& result);
 
 /** The DISE iterations of one backend: advance `graph`'s iteration-0 state by options.iterations
  *  iterations and fill `result` (normals, curvature, kernel weights, iteration_normals[1..L]).

@@ -133,12 +133,12 @@ void runNativeIterations(const Model& model, PreparedGraph& g, const ForwardOpti
   running.reserve(m);
   ProgressReporter reporter(options.progress, options.iterations);
   for (int iteration = 1; iteration <= options.iterations; ++iteration) {
-    // Settled points and points past their last iteration keep their normal; inactive ones stay NaN.
+    // Settled points, points past their last iteration and points without a normal (read as zero)
+    // keep their state.
     running.clear();
     for (std::size_t t = 0; t < m; ++t) {
       const std::int64_t i = g.visit_order[t];
-      if (!g.active[i]) continue;
-      if (settled[i] || (g.last_iteration && iteration > g.last_iteration[i]))
+      if (!g.active[i] || settled[i] || (g.last_iteration && iteration > g.last_iteration[i]))
         std::copy_n(normals.data() + 3 * t, 3, next_normals.data() + 3 * t);
       else
         running.push_back(static_cast<std::int64_t>(t));

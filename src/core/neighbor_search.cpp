@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "pcl_dise/core/grid_search.h"
@@ -18,12 +19,13 @@ void checkSearch(const NeighborSearch& search, std::size_t num_points) {
     throw std::invalid_argument("neighbourhood search: more points searched than given");
 }
 
-Neighborhoods searchNeighborhoods(const float* points, std::size_t num_points, const NeighborSearch& search,
-                                  int threads) {
+namespace {
+
+// The grid over the searched points in tie order, so that it breaks ties in distance by that order
+// (its answers are renumbered back).
+GridSearch gridFor(const float* points, std::size_t num_points, const NeighborSearch& search) {
   checkSearch(search, num_points);
   const std::size_t searched = searchedCount(search, num_points);
-  // The grid holds the searched points in tie order, so that it breaks ties in distance by that
-  // order; its answers are renumbered back.
   std::vector<float> in_tie_order;
   const float* grid_points = points;
   if (search.tie_order) {
@@ -32,34 +34,52 @@ Neighborhoods searchNeighborhoods(const float* points, std::size_t num_points, c
       std::copy_n(points + 3 * std::size_t(search.tie_order[s]), 3, in_tie_order.begin() + 3 * s);
     grid_points = in_tie_order.data();
   }
-  const GridSearch grid = search.k > 0 ? GridSearch::forNearest(grid_points, searched, search.k)
-                                       : GridSearch::forRadius(grid_points, searched, search.radius);
-  std::vector<float>().swap(in_tie_order);
+  return search.k > 0 ? GridSearch::forNearest(grid_points, searched, search.k)
+                      : GridSearch::forRadius(grid_points, searched, search.radius);
+}
 
-  // Only some points asked: their positions gathered, their rows put back (every point asked
-  // is the plain search).
-  const bool some =
-      search.queried && std::find(search.queried, search.queried + num_points, 0) != search.queried + num_points;
-  std::vector<float> queries;
-  std::vector<std::int32_t> queried;
-  if (some)
-    for (std::size_t n = 0; n < num_points; ++n)
-      if (search.queried[n]) {
-        queries.insert(queries.end(), points + 3 * n, points + 3 * n + 3);
-        queried.push_back(static_cast<std::int32_t>(n));
-      }
-  const float* query_points = some ? queries.data() : points;
-  const std::size_t num_queries = some ? queried.size() : num_points;
-  Neighborhoods found =
-      search.k > 0 ? grid.nearest(query_points, num_queries, search.k, threads)
-                   : grid.withinRadius(query_points, num_queries, search.radius, search.max_neighbors, threads);
-  if (search.tie_order) {
+}  // namespace
+
+NeighborSearchIndex::NeighborSearchIndex(const float* points, std::size_t num_points, const NeighborSearch& search)
+    : points_(points), num_points_(num_points), search_(search), grid_(gridFor(points, num_points, search)) {
+  search_.queried = nullptr;
+}
+
+Neighborhoods NeighborSearchIndex::rowsOf(const std::int32_t* nodes, std::size_t count, int threads) const {
+  std::vector<float> gathered;
+  if (nodes) {
+    gathered.resize(3 * count);
+    for (std::size_t r = 0; r < count; ++r) {
+      if (nodes[r] < 0 || std::size_t(nodes[r]) >= num_points_)
+        throw std::invalid_argument("neighbourhood search: node " + std::to_string(nodes[r]) + " out of range");
+      std::copy_n(points_ + 3 * std::size_t(nodes[r]), 3, gathered.begin() + 3 * r);
+    }
+  }
+  const float* queries = nodes ? gathered.data() : points_;
+  const std::size_t num_queries = nodes ? count : num_points_;
+  Neighborhoods found = search_.k > 0
+                            ? grid_.nearest(queries, num_queries, search_.k, threads)
+                            : grid_.withinRadius(queries, num_queries, search_.radius, search_.max_neighbors, threads);
+  if (search_.tie_order) {
     std::int32_t* ids = found.indices.data();
     const std::int64_t num_ids = static_cast<std::int64_t>(found.indices.size());
 #pragma omp parallel for num_threads(detail::resolveThreads(threads)) schedule(static)
-    for (std::int64_t e = 0; e < num_ids; ++e) ids[e] = search.tie_order[ids[e]];
+    for (std::int64_t e = 0; e < num_ids; ++e) ids[e] = search_.tie_order[ids[e]];
   }
-  if (!some) return found;
+  return found;
+}
+
+Neighborhoods searchNeighborhoods(const float* points, std::size_t num_points, const NeighborSearch& search,
+                                  int threads) {
+  const NeighborSearchIndex index(points, num_points, search);
+  // Only some points asked: their rows put back (every point asked is the plain search).
+  const bool some =
+      search.queried && std::find(search.queried, search.queried + num_points, 0) != search.queried + num_points;
+  if (!some) return index.rowsOf(nullptr, 0, threads);
+  std::vector<std::int32_t> queried;
+  for (std::size_t n = 0; n < num_points; ++n)
+    if (search.queried[n]) queried.push_back(static_cast<std::int32_t>(n));
+  const Neighborhoods found = index.rowsOf(queried.data(), queried.size(), threads);
   std::vector<std::vector<std::int32_t>> rows(num_points);
   for (std::size_t q = 0; q < queried.size(); ++q)
     rows[queried[q]].assign(found.begin(q), found.begin(q) + found.size(q));

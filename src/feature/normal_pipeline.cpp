@@ -54,7 +54,13 @@ NormalPipeline::NormalPipeline(const NormalSettings& settings, std::shared_ptr<c
 }
 
 NormalsOutcome NormalPipeline::compute(const pcl::PointCloud<pcl::PointXYZ>::ConstPtr& cloud,
-                                       pcl::PointCloud<pcl::Normal>& normals, const std::array<double, 3>& offset) {
+                                       pcl::PointCloud<pcl::Normal>& normals, const std::array<double, 3>& offset,
+                                       const pcl::IndicesPtr& indices) {
+  if (indices && orientsWholeCloud(settings_.orientation))
+    throw OptionsError(
+        std::string("orientation '") + orientationName(settings_.orientation) +
+        "' orients the whole cloud: estimate every point (no indices), or orient by viewpoint, up or none");
+  estimator_.setIndices(indices);   // nullptr: every point
   estimator_.setInputCloud(cloud);  // its sensor origin becomes the viewpoint ...
   if (settings_.viewpoint) {        // ... unless one is given
     const std::array<double, 3>& v = *settings_.viewpoint;
@@ -67,7 +73,8 @@ NormalsOutcome NormalPipeline::compute(const pcl::PointCloud<pcl::PointXYZ>::Con
     outcome.cancelled = true;
     return outcome;
   }
-  if (normals.size() != cloud->size()) throw std::runtime_error("normal estimation failed (see the message above)");
+  if (normals.size() != (indices ? indices->size() : cloud->size()))
+    throw std::runtime_error("normal estimation failed (see the message above)");
   if (orientsWholeCloud(settings_.orientation)) {
     if (progress_ && !progress_({1.0, "orientation"})) {
       normals.clear();

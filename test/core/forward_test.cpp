@@ -1,4 +1,4 @@
-// The PCL-free forward pass: backends against each other, pruning, edge scale, bad input.
+// The PCL-free forward pass: backends against each other, points without a normal, edge scale, bad input.
 #include <cmath>
 #include <random>
 #include <thread>
@@ -227,8 +227,9 @@ TEST(Forward, KernelWeightsCanBeLeftOut) {
   EXPECT_TRUE(left.kernel_weights.empty());
 }
 
-TEST(Forward, PointsWithoutANormalLeaveOtherNeighbourhoods) {
-  // Nodes 0-4 form a planar patch; node 5 sees only itself and node 0 (too few points).
+TEST(Forward, PointsWithoutANormalStayInOtherNeighbourhoodsReadAsNoNormal) {
+  // Nodes 0-4 form a planar patch whose rows hold node 5; node 5 sees only itself and node 0
+  // (too few points): it gets no normal, and stays in the others' rows, read as a zero normal.
   const std::vector<float> points = {0, 0, 0, 1, 0, 0, 0, 1, 0, 1, 1, 0, 0.5f, 0.5f, 0.1f, 5, 5, 5};
   Neighborhoods nb;
   for (int i = 0; i < 5; ++i) {
@@ -241,16 +242,22 @@ TEST(Forward, PointsWithoutANormalLeaveOtherNeighbourhoods) {
   nb.append(lonely, 2);
   ForwardInput in{points.data(), 6, &nb, 1.f};
   ForwardOptions opt;
-  opt.iterations = 1;
+  opt.iterations = 2;
+  opt.keep_iterations = true;
   const ForwardResult r = runForward(randomModel(1), in, opt);
   EXPECT_TRUE(std::isnan(r.normals[15]) && std::isnan(r.curvature[5]));
+  for (const std::vector<float>& iteration : r.iteration_normals) EXPECT_TRUE(std::isnan(iteration[15]));
   for (int i = 0; i < 5; ++i) {
     EXPECT_TRUE(std::isfinite(r.normals[3 * i]));
-    EXPECT_EQ(r.kernel_neighborhoods.size(i), 5);
-    for (auto e = r.kernel_neighborhoods.offsets[i]; e < r.kernel_neighborhoods.offsets[i + 1]; ++e)
-      EXPECT_NE(r.kernel_neighborhoods.indices[e], 5);
+    EXPECT_EQ(r.kernel_neighborhoods.size(i), 6);  // the whole row, node 5 included
   }
   EXPECT_EQ(r.kernel_neighborhoods.size(5), 0);
+  // The LibTorch backend reads it the same way.
+  if (backendAvailable(Backend::Torch)) {
+    const ForwardResult torch = runForward(randomModel(1), in, opt, Backend::Torch);
+    for (int i = 0; i < 15; ++i) EXPECT_NEAR(torch.normals[i], r.normals[i], 1e-4f) << i;
+    EXPECT_TRUE(std::isnan(torch.normals[15]));
+  }
 }
 
 TEST(Forward, CoincidentNeighbourhoodHasNoNormal) {

@@ -142,6 +142,57 @@ TEST(GridSearch, WithinRadiusEqualsBruteForceWithCaps) {
     }
 }
 
+// A surface with coincident points: stacks of every size at some of its positions, one stack
+// larger than any k, and a stack at the origin like an organized scan's invalid pixels (zeros),
+// the stacked points spread through the cloud's order.
+std::vector<float> stackedSurface() {
+  std::vector<float> points = sphereSurface(1200, 9);
+  std::mt19937 rng(4);
+  std::vector<float> stacked;
+  for (std::size_t i = 0; i < 40; ++i)
+    for (std::size_t copy = 0; copy < 1 + i % 5; ++copy)
+      stacked.insert(stacked.end(), &points[3 * i], &points[3 * i] + 3);
+  for (std::size_t copy = 0; copy < 300; ++copy) stacked.insert(stacked.end(), &points[300], &points[300] + 3);
+  for (std::size_t copy = 0; copy < 500; ++copy) stacked.insert(stacked.end(), {0.f, 0.f, 0.f});
+  // Interleave: each stacked point goes to a random place among the others.
+  for (std::size_t s = 0; s < stacked.size() / 3; ++s) {
+    const std::size_t at = std::uniform_int_distribution<std::size_t>(0, points.size() / 3)(rng);
+    points.insert(points.begin() + 3 * at, &stacked[3 * s], &stacked[3 * s] + 3);
+  }
+  return points;
+}
+
+TEST(GridSearch, CoincidentPointsEqualBruteForce) {
+  const std::vector<float> points = stackedSurface();
+  const std::size_t n = points.size() / 3;
+  for (std::size_t k : {1, 8, 65, 400}) {
+    const Neighborhoods graph = pcl_dise::nearestNeighborGraph(points.data(), n, k, 2);
+    for (std::size_t q = 0; q < n; q += 5)
+      ASSERT_EQ(row(graph, q), bruteForce(points, points.data() + 3 * q, k)) << "query " << q << ", k " << k;
+  }
+  for (float radius : {0.05f, 0.3f})
+    for (std::size_t cap : {0, 10, 100}) {
+      const GridSearch grid = GridSearch::forRadius(points.data(), n, radius);
+      const float limit2 = static_cast<float>(double(radius) * radius);
+      const Neighborhoods rows = grid.withinRadius(points.data(), n, radius, cap, 2);
+      for (std::size_t q = 0; q < n; q += 5)
+        ASSERT_EQ(row(rows, q), bruteForce(points, points.data() + 3 * q, cap > 0 ? cap : n, limit2))
+            << "query " << q << ", radius " << radius << ", cap " << cap;
+    }
+}
+
+TEST(GridSearch, EveryPointAtOnePosition) {
+  const std::vector<float> points(3 * 2000, 1.5f);
+  const GridSearch grid = GridSearch::forNearest(points.data(), 2000, 17);
+  EXPECT_EQ(grid.size(), 2000u);
+  const Neighborhoods graph = grid.nearest(points.data(), 2000, 17, 2);
+  for (std::size_t q = 0; q < 2000; q += 97) {
+    const std::vector<std::int32_t> first17 = bruteForce(points, points.data() + 3 * q, 17);
+    ASSERT_EQ(row(graph, q), first17);
+    EXPECT_EQ(first17.back(), 16);  // ties by index
+  }
+}
+
 TEST(GridSearch, AGridBuiltForOneQueryAnswersTheOther) {
   // A k-NN grid answers radius queries and a radius grid k-NN queries, exactly, if slower.
   const std::vector<float> sphere = sphereSurface(1500, 7);

@@ -23,7 +23,7 @@ class GridSearch {
   /** The same for radius queries: cells of half the radius. */
   static GridSearch forRadius(const float* points, std::size_t num_points, float radius);
 
-  std::size_t size() const { return ids_.size(); }  ///< points indexed
+  std::size_t size() const { return num_points_; }  ///< points indexed
   float cellSize() const { return cell_size_; }     ///< the grid's cell side
 
   /** For each query (num_queries x 3 row-major), its min(k, size()) nearest points, nearest first,
@@ -61,6 +61,15 @@ class GridSearch {
                       float* out_dist2) const;
   std::size_t selectWithin(const float* query, float radius2, std::size_t max_neighbors, Scratch& scratch) const;
   int reachFor(float radius) const;
+  /// Coincident points become one slot each (their members listed in index order), so that a
+  /// query costs what it costs among distinct points however many points share a position.
+  void collapseCoincident();
+  /// selectNearest where points coincide: the k nearest points among the gathered slots, into
+  /// scratch.sorted; false where the block cannot prove them.
+  bool selectAmongSlots(std::size_t k, float covered2, Scratch& scratch) const;
+  /// Members (as keys) of the slots among s.keys[0, count) within limit2, at most per_slot each.
+  std::size_t expandMembers(Scratch& scratch, std::size_t count, float limit2, std::size_t per_slot) const;
+  std::size_t multiplicity(std::int32_t first_id) const;  ///< points of the slot whose smallest index this is
   template <typename Answer>
   void forEachQueryCell(const float* queries, std::size_t num_queries, int threads, int reach, Answer answer) const;
 
@@ -69,8 +78,12 @@ class GridSearch {
   float margin_ = 0.f;  ///< rounding allowance of a point's cell
   int dims_[3] = {1, 1, 1};
   std::vector<std::int32_t> cell_start_;  ///< cells + 1: the points of cell c are [cell_start_[c], cell_start_[c+1])
-  std::vector<std::int32_t> ids_;         ///< original index of each point, in cell order
+  std::vector<std::int32_t> ids_;         ///< original index of each point (slot: its smallest), in cell order
   std::vector<float> x_, y_, z_;          ///< coordinates in cell order
+  std::size_t num_points_ = 0;
+  /// Where points coincide (else empty): slot s's members are member_ids_[member_start_[s] ..
+  /// member_start_[s + 1]), ascending; slot_of_first_ maps a slot's smallest index to the slot.
+  std::vector<std::int32_t> member_start_, member_ids_, slot_of_first_;
 };
 
 /** Every point's k nearest points, itself included, nearest first: a cloud's k-NN graph in the

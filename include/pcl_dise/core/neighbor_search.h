@@ -4,7 +4,9 @@
 // forward pass's callers describe their search here instead of handing over index arrays.
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
+#include "pcl_dise/core/grid_search.h"
 #include "pcl_dise/core/neighborhoods.h"
 
 namespace pcl_dise {
@@ -34,6 +36,30 @@ struct NeighborSearch {
  *  \throws std::invalid_argument for a search without k or radius, or num_searched > M */
 Neighborhoods searchNeighborhoods(const float* points, std::size_t num_points, const NeighborSearch& search,
                                   int threads = 0);
+
+/** \brief The index of a NeighborSearch, built once and asked for the neighbourhoods of any of
+ *  its points, in as many rounds as the caller needs (receptive_field.h asks hop by hop). Its rows
+ *  are those searchNeighborhoods gives. */
+class NeighborSearchIndex {
+ public:
+  /** \param[in] points M x 3 row-major, finite; must outlive the index
+   *  \param[in] num_points M
+   *  \param[in] search what to find (its `queried` is not read; tie_order must outlive the index)
+   *  \throws std::invalid_argument as checkSearch */
+  NeighborSearchIndex(const float* points, std::size_t num_points, const NeighborSearch& search);
+  /** \brief The neighbourhoods of some points.
+   *  \param[in] nodes point indices in [0, M), or nullptr: every point in order
+   *  \param[in] count the number of nodes (ignored for nullptr)
+   *  \param[in] threads OpenMP threads (<= 0: all)
+   *  \return row r: the neighbourhood of nodes[r], indices of searched points */
+  Neighborhoods rowsOf(const std::int32_t* nodes, std::size_t count, int threads = 0) const;
+
+ private:
+  const float* points_;
+  std::size_t num_points_;
+  NeighborSearch search_;
+  GridSearch grid_;
+};
 
 /** \brief The number of points searched among: search.num_searched, or num_points where 0. */
 inline std::size_t searchedCount(const NeighborSearch& search, std::size_t num_points) {

@@ -21,11 +21,17 @@ namespace pcl {
  *  Same API and output as pcl::NormalEstimation: setInputCloud, setIndices, setSearchSurface,
  *  setSearchMethod, setKSearch / setRadiusSearch (exactly one), setViewPoint,
  *  useSensorOriginAsViewPoint, compute. normal_x/y/z and curvature are written; normals are
- *  flipped towards the viewpoint (unless setFlipTowardsViewPoint(false)); a point that gets no normal (non-finite,
- * fewer than 3 neighbourhood points, no spread) gets NaN and the output's is_dense is false.
+ *  flipped towards the viewpoint (unless setFlipTowardsViewPoint(false)). A point gets a normal
+ *  exactly where pcl::NormalEstimation gives one: it is finite and its own neighbourhood holds 3 or
+ *  more finite points with spread (not all at one position); elsewhere NaN, and the output's
+ *  is_dense is false. A neighbour without a normal stays in the neighbourhood: its position enters
+ *  the fits, and the network reads "no normal" for it (docs/algorithm.md).
  *
  *  Neighbourhoods: setKSearch(k) uses the k nearest neighbours **plus the point itself**, the same
- *  k+1 points as pcl::NormalEstimation::setKSearch(k+1) (the paper's "k = 64" is setKSearch(64)).
+ *  k+1 points as pcl::NormalEstimation::setKSearch(k+1) (the paper's "k = 64" is setKSearch(64)); a
+ *  search method of the user's is asked nearestKSearch(cloud, index, k + 1, indices, distances) with
+ *  both vectors already sized k + 1, as PCL's features ask (docs/cpp_api.md, "k and the
+ *  neighbourhood").
  *  setRadiusSearch(r) uses every point within r (the point itself included), optionally only the
  *  nearest setMaxNeighbors(n) of them.
  *
@@ -39,9 +45,11 @@ namespace pcl {
  *  double and subtract an offset before filling the cloud (as dise_normals does;
  *  docs/command_line.md, "Georeferenced clouds"); normals do not change under the translation.
  *
- *  Every iteration runs over all finite points of the search surface, because each point's
- *  iteration reads its neighbours' previous normals; setIndices only chooses which normals are
- *  returned. With setIterations(0) the result is PCL's PCA and no model is needed.
+ *  A point's normal reads its neighbours' previous normals, L iterations deep: with setIndices, or
+ *  a search surface larger than the input, only the output points' receptive field is searched and
+ *  estimated (core/receptive_field.h), and each output point gets the same bytes as estimating the
+ *  whole surface would give it. The edge scale is always the whole surface's. With setIterations(0)
+ *  the result is PCL's PCA and no model is needed.
  *
  *  Errors (compute returns an empty cloud, as PCL's features do, after PCL_ERROR says why): both
  *  or neither of k and radius set, an empty input, a model that cannot be loaded, a backend that
@@ -64,7 +72,11 @@ class DeepIterativeNormalEstimation : public Feature<PointInT, PointOutT> {
   using PointCloudOut = typename Feature<PointInT, PointOutT>::PointCloudOut;            ///< the output cloud
   using PointCloudConstPtr = typename Feature<PointInT, PointOutT>::PointCloudConstPtr;  ///< an input cloud
 
-  DeepIterativeNormalEstimation() { feature_name_ = "DeepIterativeNormalEstimation"; }
+  /** \brief As pcl::NormalEstimation() and pcl::NormalEstimationOMP(nr_threads).
+   *  \param[in] nr_threads threads for search and inference, as setNumberOfThreads (0: all) */
+  explicit DeepIterativeNormalEstimation(unsigned int nr_threads = 0) : threads_(nr_threads) {
+    feature_name_ = "DeepIterativeNormalEstimation";
+  }
   ~DeepIterativeNormalEstimation() override = default;
 
   // ---- pcl::NormalEstimation's API ----
@@ -248,20 +260,29 @@ class DeepIterativeNormalEstimation : public Feature<PointInT, PointOutT> {
    *  together in memory, whatever order the cloud came in. Returns the new node of each former
    *  surface node (surface_count entries; former numbers are in surface order). */
   std::vector<std::int32_t> numberAlongCurve(Nodes& nodes, std::vector<float>& positions);
-  /** The nodes whose neighbourhoods are searched: every node when iterating (each iteration reads
-   *  its neighbours' normals), the output points alone for plain PCA. Empty: every node. */
-  std::vector<std::uint8_t> neededNodes(const Nodes& nodes) const;
-  /** The default grid search, for the forward pass to run (on the device with Backend::Cuda):
-   *  among the surface nodes, ties in distance by surface index. node_of_former: numberAlongCurve's
-   *  result; needed: neededNodes'. Both must outlive the search. */
-  pcl_dise::NeighborSearch gridSearch(const Nodes& nodes, const std::vector<std::int32_t>& node_of_former,
-                                      const std::vector<std::uint8_t>& needed) const;
-  /** Each needed node's neighbourhood by the user's search method, as node indices, nearest first,
-   *  ties by surface index. */
-  pcl_dise::Neighborhoods userNeighborhoods(const Nodes& nodes, const std::vector<std::uint8_t>& needed) const;
-  /** The whole cloud's edge scale over the surface nodes' 16 nearest neighbours plus themselves. */
-  float cloudEdgeScale(const Nodes& nodes, const std::vector<float>& positions,
-                       const pcl_dise::Neighborhoods& neighborhoods) const;
+  /** Whether the output points are so many that every node is estimated (one search of all,
+   *  runOnWholeSurface) rather than their receptive field alone (runOnReceptiveField). */
+  bool estimatesWholeSurface(const Nodes& nodes) const;
+  /** The forward pass over every node. */
+  bool runOnWholeSurface(const Nodes& nodes, const std::vector<float>& positions,
+                         const std::vector<std::int32_t>& node_of_former);
+  /** The forward pass over the output nodes' receptive field (core/receptive_field.h), searched
+   *  hop by hop: the same bytes as runOnWholeSurface at a cost that follows the output. Leaves
+   *  node_to_surface_ and output_nodes_ numbered as the field's nodes. */
+  bool runOnReceptiveField(const Nodes& nodes, const std::vector<float>& positions,
+                           const std::vector<std::int32_t>& node_of_former);
+  /** Whether the search method is the default grid (pcl_dise::search::Grid). */
+  bool usesGridSearch() const;
+  /** The default grid search: among the surface nodes, ties in distance by surface index.
+   *  node_of_former: numberAlongCurve's result, which must outlive the search. */
+  pcl_dise::NeighborSearch gridSearch(const Nodes& nodes, const std::vector<std::int32_t>& node_of_former) const;
+  /** Neighbourhoods by the user's search method, as node indices, nearest first, ties by surface
+   *  index: row r of node (*which)[r], or of node r for which == nullptr. */
+  pcl_dise::Neighborhoods userNeighborhoods(const Nodes& nodes, const std::vector<std::int32_t>* which) const;
+  /** The edge scale of the whole surface (docs/algorithm.md): over every surface node's 16
+   *  nearest surface nodes plus itself, found by the grid whatever the search method. */
+  float surfaceEdgeScale(const Nodes& nodes, const std::vector<float>& positions,
+                         const std::vector<std::int32_t>& node_of_former) const;
   /** runForward into last_result_; false, with a PCL_ERROR, where it fails. */
   bool runForwardPass(pcl_dise::ForwardInput input);
   /** Normals flipped towards the viewpoint and curvature per output point, NaN where none. */
@@ -284,7 +305,7 @@ class DeepIterativeNormalEstimation : public Feature<PointInT, PointOutT> {
   pcl_dise::Precision precision_ = pcl_dise::Precision::Float;
   pcl_dise::ProgressCallback progress_;
   bool cancelled_ = false;
-  unsigned int threads_ = 0;
+  unsigned int threads_;
   pcl_dise::Backend backend_ = pcl_dise::Backend::Native;
   int max_neighbors_ = 0;
   bool store_iterations_ = false;
@@ -295,7 +316,8 @@ class DeepIterativeNormalEstimation : public Feature<PointInT, PointOutT> {
   std::vector<std::int32_t> output_nodes_;     ///< node of each output point, -1 for none
   std::vector<pcl::index_t> node_to_surface_;  ///< surface index of each node, -1 for query-only nodes
   pcl_dise::ForwardResult last_result_;
-  bool surface_is_input_ = false;  ///< the last compute searched the input itself
+  bool surface_is_input_ = false;         ///< the last compute searched the input itself
+  bool whole_surface_estimated_ = false;  ///< the last compute estimated every node (getNeighborhoods)
 };
 
 }  // namespace pcl

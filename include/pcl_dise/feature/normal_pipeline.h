@@ -65,12 +65,17 @@ class NormalPipeline {
    *  the estimation's neighbourhoods instead of searching again: the sides orient() gives).
    *  \param[in] cloud N points in a local frame: the cloud's coordinates minus `offset`; its
    *  sensor_origin_ (in the same frame) is the viewpoint where the settings give none
-   *  \param[out] normals N normals and curvatures (NaN where a point gets none); empty where cancelled
+   *  \param[out] normals N normals and curvatures (NaN where a point gets none), or one per index;
+   *  empty where cancelled
    *  \param[in] offset what was subtracted from the cloud's coordinates (settings.viewpoint is in
    *  the cloud's own coordinates)
-   *  \throws std::runtime_error where the estimation fails (the feature's PCL_ERROR says why) */
+   *  \param[in] indices the points whose normals are wanted (nullptr: every point): `normals`
+   *  then holds one per index, and only their receptive field is estimated, the same bytes as
+   *  for the whole cloud (the feature's setIndices)
+   *  \throws std::runtime_error where the estimation fails (the feature's PCL_ERROR says why);
+   *  OptionsError for indices with an orientation of the whole cloud (mst, closed) */
   NormalsOutcome compute(const pcl::PointCloud<pcl::PointXYZ>::ConstPtr& cloud, pcl::PointCloud<pcl::Normal>& normals,
-                         const std::array<double, 3>& offset = {0, 0, 0});
+                         const std::array<double, 3>& offset = {0, 0, 0}, const pcl::IndicesPtr& indices = nullptr);
 
   /** The whole-cloud orientation alone, on normals made by any estimator (dise_orient): mst, or
    *  closed (any other orientation runs as mst). Seeds: settings.orientation_seed, else the

@@ -1,6 +1,6 @@
 // DeviceEstimation: the whole estimation on the device, the stages of device_stages.cuh composed
 // on arrays that stay there. The searches answer in node numbers (tie order mapped back on the
-// device); iteration 0 replaces the search's neighbourhoods by the pruned ones, which the
+// device); iteration 0 replaces the search's neighbourhoods by those of the iterations, which the
 // iterations then read.
 #include <thrust/execution_policy.h>
 #include <thrust/scan.h>
@@ -215,7 +215,7 @@ void DeviceEstimation::iterationZero() {
   if (!s.searched_once) throw std::logic_error("cuda backend: iteration 0 needs a search first");
   s.zero = iterationZeroOnDevice(s.points.data, s.m, s.offsets.data, s.indices.data);
   s.has_zero = true;
-  // The pruned neighbourhoods replace the search's: free them and the grid before the weights are
+  // The iterations' neighbourhoods replace the search's: free them and the grid before the weights are
   // allocated, so that at most two arrays of one entry per neighbour live at once (at 100M points
   // and k = 64, 51 GB instead of 77 GB).
   s.built_grid.reset();

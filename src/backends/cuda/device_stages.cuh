@@ -50,7 +50,7 @@ std::int64_t countWithinOnDevice(const GridView& grid, const DeviceQueries& quer
 void fillWithinOnDevice(const GridView& grid, const DeviceQueries& queries, float radius, float radius2,
                         const std::int64_t* d_offsets, std::int64_t largest, std::int32_t* d_indices);
 
-/** Iteration 0 on the device: normals (M x 3), curvature (M), activity (M), the pruned
+/** Iteration 0 on the device: normals (M x 3), curvature (M), activity (M), the iterations'
  *  neighbourhoods (offsets M + 1, indices) and, from initialWeightsOnDevice, their initial weights. */
 struct DeviceIterationZero {
   DeviceArray<float> normals, curvature;
@@ -58,15 +58,15 @@ struct DeviceIterationZero {
   DeviceArray<std::int64_t> offsets;
   DeviceArray<std::int32_t> indices;
   DeviceArray<float> weights;  ///< empty until initialWeightsOnDevice
-  std::int64_t largest = 0;    ///< the largest pruned neighbourhood
+  std::int64_t largest = 0;    ///< the largest neighbourhood of the iterations
 };
 
-/** PCA per point over its neighbourhood (d_offsets: m + 1, d_indices, device), then the pruning
- *  rounds of iteration_zero.cpp. */
+/** PCA per point over its neighbourhood (d_offsets: m + 1, d_indices, device), then the
+ *  neighbourhoods of the points with a normal, by the rules of iteration_zero.cpp. */
 DeviceIterationZero iterationZeroOnDevice(const float* d_points, std::int32_t m, const std::int64_t* d_offsets,
                                           const std::int32_t* d_indices);
 
-/** zero.weights: 1 / (K_i - 1) for each entry of point i's pruned neighbourhood (m points). */
+/** zero.weights: 1 / (K_i - 1) for each entry of point i's neighbourhood (m points). */
 void initialWeightsOnDevice(DeviceIterationZero& zero, std::int32_t m);
 
 /** The graph the iterations read, on the device. */

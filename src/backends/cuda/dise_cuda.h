@@ -28,7 +28,7 @@ constexpr int kParameterCount = kNumParameters;
  *  edges (32 per lane of a warp) live in registers and local memory of this size. */
 constexpr int kMaxNeighborhood = 1024;
 
-/** Iteration 0 done and the neighbourhoods pruned, as pcl_dise's prepareGraph leaves them. */
+/** Iteration 0 done and the neighbourhoods of the iterations set, as pcl_dise's prepareGraph leaves them. */
 struct Graph {
   const float* points = nullptr;          // M x 3
   std::size_t num_points = 0;             // M
@@ -59,12 +59,12 @@ void runIterations(const float* parameters, const Graph& graph, int iterations, 
  *  or k outside 1 .. kMaxNeighborhood, std::runtime_error on CUDA errors. */
 int nearestNeighbors(const float* points, std::size_t num_points, int k, std::int32_t* neighbors);
 
-/** Iteration 0 and the pruned neighbourhoods, as pcl_dise's prepareGraph leaves them. */
+/** Iteration 0 and the neighbourhoods of the iterations, as pcl_dise's prepareGraph leaves them. */
 struct IterationZero {
   std::vector<float> normals;          // M x 3 (sign rule applied), NaN where inactive
   std::vector<float> curvature;        // M, NaN where inactive
   std::vector<std::uint8_t> active;    // M: 1 where the DISE iterations compute a normal
-  std::vector<std::int64_t> offsets;   // M + 1 over indices: the neighbourhoods without inactive points
+  std::vector<std::int64_t> offsets;   // M + 1 over indices: whole neighbourhoods of active points, none for others
   std::vector<std::int32_t> indices;   // E
   std::vector<float> initial_weights;  // E: 1 / (K_i - 1)
 };
@@ -110,7 +110,7 @@ class DeviceEstimation {
   /** Per searched point, its term of the edge-scale statistic over its 17 nearest (edgeScaleTerm
    *  of edge_scale.h, the same bits as on the CPU); *entries: the neighbours read in all. */
   std::vector<double> edgeScaleTerms(std::size_t* entries);
-  /** Iteration 0: PCA per point and the pruning, by the rules of iterationZero. */
+  /** Iteration 0: PCA per point and the neighbourhoods of the iterations, by the rules of iterationZero. */
   void iterationZero();
   /** The DISE iterations. parameters: kParameterCount floats (packed as above); settle_cos: the
    *  adaptive mode's cosine (adaptive_mode.h), NaN for every point every iteration;
@@ -121,7 +121,7 @@ class DeviceEstimation {
 
   /** The normals (M x 3, NaN where none) and curvature (M) as the last stage left them. */
   void results(float* normals, float* curvature) const;
-  /** The pruned neighbourhoods (offsets: M + 1, indices) and their kernel weights. */
+  /** The neighbourhoods of the iterations (offsets: M + 1, indices) and their kernel weights. */
   void kernelNeighborhoods(std::vector<std::int64_t>& offsets, std::vector<std::int32_t>& indices,
                            std::vector<float>& weights) const;
 

@@ -140,8 +140,10 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32)
       const int edge = lane + 32 * r;
       if (edge >= k) continue;
       const std::int32_t j = indices[first + edge];
-      edgeFeatures(pi, points + 3 * std::size_t(j), ni, prev_normals + 3 * std::size_t(j), edge_scale,
-                   weights[first + edge], x[r]);
+      // A neighbour without a normal reads as the zero vector (iteration_zero.h, startingState).
+      const float no_normal[3] = {0.f, 0.f, 0.f};
+      edgeFeatures(pi, points + 3 * std::size_t(j), ni, active[j] ? prev_normals + 3 * std::size_t(j) : no_normal,
+                   edge_scale, weights[first + edge], x[r]);
       edgeMlp<8>(layer1, layer1.b1, x[r], e[r]);
 #pragma unroll
       for (int c = 0; c < 16; ++c) mean[c] += e[r][c];

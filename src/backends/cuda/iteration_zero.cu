@@ -1,8 +1,7 @@
 // Iteration 0 on the GPU, by the rules of pcl_dise's prepareGraph (iteration_zero.cpp): plain
-// PCA per point with the shared plane fit, then points without a normal leave every
-// neighbourhood, rounds until no neighbourhood falls under 3 points, then the pruned
-// neighbourhoods are compacted; their initial weights 1 / (K_i - 1) are a stage of their own, so
-// that the whole estimation allocates them after freeing the search's neighbourhoods.
+// PCA per point with the shared plane fit, then the neighbourhoods of the points with a normal
+// (whole: a neighbour without a normal stays, read as the zero vector) are compacted; their initial weights 1 / (K_i -
+// 1) are a stage of their own, so that the whole estimation allocates them after freeing the search's neighbourhoods.
 #include <thrust/execution_policy.h>
 #include <thrust/scan.h>
 #include <thrust/sequence.h>
@@ -32,26 +31,12 @@ __global__ void fitKernel(const float* points, std::int32_t m, const std::int64_
   active[i] = ok ? 1 : 0;
 }
 
-// One pruning round, decided on the last round's state: kept[i] = active neighbours of an active
-// point (0 for inactive ones); *changed where one falls under 3.
-__global__ void countKept(std::int32_t m, const std::int64_t* offsets, const std::int32_t* neighbors,
-                          const std::uint8_t* active, std::int64_t* kept, int* changed) {
+// The neighbourhoods of the iterations: a point with a normal keeps its whole neighbourhood (its
+// neighbours without one included), a point without one gets none.
+__global__ void countKept(std::int32_t m, const std::int64_t* offsets, const std::uint8_t* active, std::int64_t* kept) {
   const std::int32_t i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= m) return;
-  std::int64_t count = 0;
-  if (active[i])
-    for (std::int64_t e = offsets[i]; e < offsets[i + 1]; ++e) count += active[neighbors[e]];
-  kept[i] = count;
-  if (active[i] && count < 3) *changed = 1;
-}
-
-__global__ void dropSmall(std::int32_t m, const std::int64_t* kept, std::uint8_t* active, float* normals,
-                          float* curvature) {
-  const std::int32_t i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= m || !active[i] || kept[i] >= 3) return;
-  active[i] = 0;
-  for (int a = 0; a < 3; ++a) normals[3 * std::int64_t(i) + a] = NAN;
-  curvature[i] = NAN;
+  kept[i] = active[i] ? offsets[i + 1] - offsets[i] : 0;
 }
 
 __global__ void compact(std::int32_t m, const std::int64_t* offsets, const std::int32_t* neighbors,
@@ -59,8 +44,7 @@ __global__ void compact(std::int32_t m, const std::int64_t* offsets, const std::
   const std::int32_t i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= m || !active[i]) return;
   std::int64_t out = kept_offsets[i];
-  for (std::int64_t e = offsets[i]; e < offsets[i + 1]; ++e)
-    if (active[neighbors[e]]) indices[out++] = neighbors[e];
+  for (std::int64_t e = offsets[i]; e < offsets[i + 1]; ++e) indices[out++] = neighbors[e];
 }
 
 __global__ void uniformWeights(std::int32_t m, const std::int64_t* offsets, float* weights) {
@@ -79,22 +63,12 @@ DeviceIterationZero iterationZeroOnDevice(const float* d_points, std::int32_t m,
   DeviceIterationZero out{DeviceArray<float>(3 * n), DeviceArray<float>(n), DeviceArray<std::uint8_t>(n),
                           DeviceArray<std::int64_t>(n + 1)};
   DeviceArray<std::int64_t> kept(n + 1);
-  DeviceArray<int> changed(1);
   if (m > 0) {
     fitKernel<<<blocksFor(n), kThreadsPerBlock>>>(d_points, m, d_offsets, d_indices, out.normals.data,
                                                   out.curvature.data, out.active.data);
     check(cudaGetLastError(), "launching the plane fits");
-  }
-  for (int flag = m > 0; flag;) {
-    check(cudaMemset(changed.data, 0, sizeof(int)), "clearing a flag");
-    countKept<<<blocksFor(n), kThreadsPerBlock>>>(m, d_offsets, d_indices, out.active.data, kept.data, changed.data);
-    check(cudaGetLastError(), "launching the pruning");
-    changed.download(&flag, 1);
-    if (flag) {
-      dropSmall<<<blocksFor(n), kThreadsPerBlock>>>(m, kept.data, out.active.data, out.normals.data,
-                                                    out.curvature.data);
-      check(cudaGetLastError(), "launching the dropping of small neighbourhoods");
-    }
+    countKept<<<blocksFor(n), kThreadsPerBlock>>>(m, d_offsets, out.active.data, kept.data);
+    check(cudaGetLastError(), "launching the neighbourhood counts");
   }
   // offsets = exclusive prefix sum of the kept counts (kept[m] = 0 closes it).
   check(cudaMemset(kept.data + n, 0, sizeof(std::int64_t)), "clearing a count");

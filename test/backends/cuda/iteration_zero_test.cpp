@@ -1,7 +1,7 @@
 // Iteration 0 on the GPU against the CPU's prepareGraph on the same neighbourhoods: the same
-// active points, pruned neighbourhoods and initial weights, normals and curvature up to float
-// rounding, on a surface with a cluster of coincident points (fits that degenerate, pruning
-// that cascades). Plain C++ on raw arrays; exit code 77 (skipped) without a GPU.
+// active points, neighbourhoods of the iterations and initial weights, normals and curvature up to
+// float rounding, on a surface with a cluster of coincident points (fits that degenerate, their
+// points kept in their neighbours' rows). Plain C++ on raw arrays; exit code 77 (skipped) without a GPU.
 #include <cmath>
 #include <cstdio>
 #include <vector>

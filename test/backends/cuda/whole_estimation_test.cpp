@@ -79,7 +79,7 @@ void compareBackends(const std::string& name, const pcl_dise::Model& model, cons
   compare(name, gpu, cpu, settle > 0 ? 0.1 : 0.05);
   expect(gpu.kernel_neighborhoods.offsets == cpu.kernel_neighborhoods.offsets &&
              gpu.kernel_neighborhoods.indices == cpu.kernel_neighborhoods.indices,
-         name + ": the pruned neighbourhoods are the CPU's, index for index");
+         name + ": the iterations' neighbourhoods are the CPU's, index for index");
 }
 
 }  // namespace

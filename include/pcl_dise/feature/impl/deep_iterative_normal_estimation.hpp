@@ -7,6 +7,7 @@
 #include <exception>
 #include <fstream>
 #include <limits>
+#include <memory>
 #include <numeric>
 #include <type_traits>
 
@@ -15,6 +16,7 @@
 #include "pcl_dise/core/centroid_frame.h"
 #include "pcl_dise/core/edge_scale.h"
 #include "pcl_dise/core/plane_fit.h"
+#include "pcl_dise/core/receptive_field.h"
 #include "pcl_dise/core/spatial_order.h"
 #include "pcl_dise/core/viewpoint.h"
 #include "pcl_dise/feature/deep_iterative_normal_estimation.h"
@@ -95,6 +97,10 @@ bool DeepIterativeNormalEstimation<PointInT, PointOutT>::initCompute() {
     this->deinitCompute();
     return false;
   };
+  for (const pcl::index_t i : *indices_)
+    if (i < 0 || static_cast<std::size_t>(i) >= input_->size())
+      return fail("index " + std::to_string(i) + " out of range for an input of " + std::to_string(input_->size()) +
+                  " points");
   if (k_ < 0 || search_radius_ < 0) return fail("k and radius must not be negative");
   if (max_neighbors_ < 0) return fail("the neighbour cap must not be negative");
   if (iterations_ < 0) return fail("the number of iterations must not be negative");
@@ -110,10 +116,16 @@ template <typename PointInT, typename PointOutT>
 void DeepIterativeNormalEstimation<PointInT, PointOutT>::searchNeighborhood(const pcl::PointCloud<PointInT>& cloud,
                                                                             pcl::index_t index, pcl::Indices& neighbors,
                                                                             std::vector<float>& distances) const {
-  if (k_ > 0)
+  // As pcl::NormalEstimation calls a search: the output vectors sized to the k asked for (PCL's
+  // searches, and a user's written for them, fill them in place), the point itself counted.
+  if (k_ > 0) {
+    neighbors.resize(static_cast<std::size_t>(k_) + 1);
+    distances.resize(static_cast<std::size_t>(k_) + 1);
     tree_->nearestKSearch(cloud, index, k_ + 1, neighbors, distances);
-  else
+  } else {
     tree_->radiusSearch(cloud, index, search_radius_, neighbors, distances, 0);
+  }
+  if (distances.size() != neighbors.size()) distances.resize(neighbors.size(), std::numeric_limits<float>::max());
   // Nearest first (ties by index) so that caps and the 16-NN statistic are deterministic.
   std::vector<std::size_t> order(neighbors.size());
   std::iota(order.begin(), order.end(), 0);
@@ -139,27 +151,91 @@ void DeepIterativeNormalEstimation<PointInT, PointOutT>::computeFeature(PointClo
   Nodes nodes = mapNodes();
   std::vector<float> positions = centredPositions(nodes);
   const std::vector<std::int32_t> node_of_former = numberAlongCurve(nodes, positions);
-  const std::vector<std::uint8_t> needed = neededNodes(nodes);
-  pcl_dise::ForwardInput input;
-  input.points = positions.data();
-  input.num_points = nodes.size();
-  pcl_dise::NeighborSearch search;
-  pcl_dise::Neighborhoods neighborhoods;
-  if (dynamic_cast<const pcl_dise::search::Grid<PointInT>*>(tree_.get())) {
-    search = gridSearch(nodes, node_of_former, needed);
-    input.search = &search;  // the forward pass searches: on the device with Backend::Cuda
-  } else {
-    neighborhoods = userNeighborhoods(nodes, needed);
-    input.neighborhoods = &neighborhoods;
-    input.edge_scale = iterations_ > 0 ? cloudEdgeScale(nodes, positions, neighborhoods) : 1.f;
-  }
-  if (!runForwardPass(input)) {
+  const bool ok = estimatesWholeSurface(nodes) ? runOnWholeSurface(nodes, positions, node_of_former)
+                                               : runOnReceptiveField(nodes, positions, node_of_former);
+  if (!ok) {
     output.width = output.height = 0;
     output.clear();
     output_nodes_.clear();
     return;
   }
   writeOutput(output);
+}
+
+template <typename PointInT, typename PointOutT>
+bool DeepIterativeNormalEstimation<PointInT, PointOutT>::usesGridSearch() const {
+  return dynamic_cast<const pcl_dise::search::Grid<PointInT>*>(tree_.get()) != nullptr;
+}
+
+template <typename PointInT, typename PointOutT>
+bool DeepIterativeNormalEstimation<PointInT, PointOutT>::estimatesWholeSurface(const Nodes& nodes) const {
+  // Where the output points are half the surface or more, their receptive field is the whole
+  // surface but for a little, and one search of everything (on the device with Backend::Cuda)
+  // costs less than hop-by-hop rounds. Either way gives the same bytes.
+  const std::size_t outputs = static_cast<std::size_t>(
+      std::count_if(output_nodes_.begin(), output_nodes_.end(), [](std::int32_t n) { return n >= 0; }));
+  return iterations_ > 0 && 2 * outputs >= nodes.surface_count;
+}
+
+template <typename PointInT, typename PointOutT>
+bool DeepIterativeNormalEstimation<PointInT, PointOutT>::runOnWholeSurface(
+    const Nodes& nodes, const std::vector<float>& positions, const std::vector<std::int32_t>& node_of_former) {
+  whole_surface_estimated_ = true;
+  pcl_dise::ForwardInput input;
+  input.points = positions.data();
+  input.num_points = nodes.size();
+  pcl_dise::NeighborSearch search;
+  pcl_dise::Neighborhoods neighborhoods;
+  if (usesGridSearch()) {
+    search = gridSearch(nodes, node_of_former);
+    input.search = &search;  // the forward pass searches: on the device with Backend::Cuda
+  } else {
+    neighborhoods = userNeighborhoods(nodes, nullptr);
+    input.neighborhoods = &neighborhoods;
+    input.edge_scale = surfaceEdgeScale(nodes, positions, node_of_former);
+  }
+  return runForwardPass(input);
+}
+
+template <typename PointInT, typename PointOutT>
+bool DeepIterativeNormalEstimation<PointInT, PointOutT>::runOnReceptiveField(
+    const Nodes& nodes, const std::vector<float>& positions, const std::vector<std::int32_t>& node_of_former) {
+  whole_surface_estimated_ = false;
+  std::vector<std::int32_t> seeds;
+  for (std::int32_t node : output_nodes_)
+    if (node >= 0) seeds.push_back(node);
+  if (nodes.surface_count == 0) seeds.clear();  // no neighbours: every output point gets NaN
+  const pcl_dise::NeighborSearch search = gridSearch(nodes, node_of_former);
+  const int threads = pcl_dise::detail::resolveThreads(static_cast<int>(threads_));
+  std::unique_ptr<pcl_dise::NeighborSearchIndex> grid;
+  pcl_dise::ReceptiveField field;
+  try {
+    if (usesGridSearch() && !seeds.empty())
+      grid = std::make_unique<pcl_dise::NeighborSearchIndex>(positions.data(), nodes.size(), search);
+    field = pcl_dise::receptiveField(
+        positions.data(), nodes.size(), seeds, iterations_, [&](const std::vector<std::int32_t>& frontier) {
+          return grid ? grid->rowsOf(frontier.data(), frontier.size(), threads) : userNeighborhoods(nodes, &frontier);
+        });
+  } catch (const std::exception& e) {
+    PCL_ERROR("[pcl::%s::compute] %s\n", getClassName().c_str(), e.what());
+    return false;
+  }
+  // From here on a node is a node of the field (whose nodes, ascending, keep the curve's order).
+  std::vector<pcl::index_t> surface_of_field(field.nodes.size());
+  for (std::size_t l = 0; l < field.nodes.size(); ++l)
+    surface_of_field[l] =
+        static_cast<std::size_t>(field.nodes[l]) < nodes.surface_count ? node_to_surface_[field.nodes[l]] : -1;
+  node_to_surface_.swap(surface_of_field);
+  std::size_t seed = 0;
+  for (std::int32_t& node : output_nodes_)
+    if (node >= 0) node = field.local_of_seed[seed++];
+  pcl_dise::ForwardInput input;
+  input.points = field.points.data();
+  input.num_points = field.nodes.size();
+  input.neighborhoods = &field.neighborhoods;
+  input.last_iteration = field.last_iteration.data();
+  input.edge_scale = field.nodes.empty() ? 1.f : surfaceEdgeScale(nodes, positions, node_of_former);
+  return runForwardPass(input);
 }
 
 template <typename PointInT, typename PointOutT>
@@ -239,18 +315,8 @@ std::vector<std::int32_t> DeepIterativeNormalEstimation<PointInT, PointOutT>::nu
 }
 
 template <typename PointInT, typename PointOutT>
-std::vector<std::uint8_t> DeepIterativeNormalEstimation<PointInT, PointOutT>::neededNodes(const Nodes& nodes) const {
-  if (iterations_ > 0) return {};
-  std::vector<std::uint8_t> needed(nodes.size(), 0);
-  for (std::int32_t node : output_nodes_)
-    if (node >= 0) needed[node] = 1;
-  return needed;
-}
-
-template <typename PointInT, typename PointOutT>
 pcl_dise::NeighborSearch DeepIterativeNormalEstimation<PointInT, PointOutT>::gridSearch(
-    const Nodes& nodes, const std::vector<std::int32_t>& node_of_former,
-    const std::vector<std::uint8_t>& needed) const {
+    const Nodes& nodes, const std::vector<std::int32_t>& node_of_former) const {
   pcl_dise::NeighborSearch search;
   if (k_ > 0) {
     search.k = static_cast<std::size_t>(k_) + 1;
@@ -260,38 +326,46 @@ pcl_dise::NeighborSearch DeepIterativeNormalEstimation<PointInT, PointOutT>::gri
   }
   search.num_searched = nodes.surface_count;
   search.tie_order = node_of_former.data();
-  search.queried = needed.empty() ? nullptr : needed.data();
   return search;
 }
 
 template <typename PointInT, typename PointOutT>
 pcl_dise::Neighborhoods DeepIterativeNormalEstimation<PointInT, PointOutT>::userNeighborhoods(
-    const Nodes& nodes, const std::vector<std::uint8_t>& needed) const {
-  std::vector<std::vector<std::int32_t>> rows(nodes.size());
-  // Searched in node order, along the curve: consecutive searches walk the same branches of the tree.
+    const Nodes& nodes, const std::vector<std::int32_t>* which) const {
+  const std::size_t count = which ? which->size() : nodes.size();
+  std::vector<std::vector<std::int32_t>> rows(count);
+  // Asked in node order, along the curve: consecutive searches walk the same branches of the tree.
   const int threads = pcl_dise::detail::resolveThreads(static_cast<int>(threads_));
 #pragma omp parallel for num_threads(threads) schedule(dynamic, 256)
-  for (std::int64_t n = 0; n < static_cast<std::int64_t>(nodes.size()); ++n) {
-    if (!needed.empty() && !needed[n]) continue;
+  for (std::int64_t r = 0; r < static_cast<std::int64_t>(count); ++r) {
+    const std::size_t n = which ? static_cast<std::size_t>((*which)[r]) : static_cast<std::size_t>(r);
     pcl::Indices neighbors;
     std::vector<float> distances;
-    if (n < static_cast<std::int64_t>(nodes.surface_count))
+    if (n < nodes.surface_count)
       searchNeighborhood(*surface_, node_to_surface_[n], neighbors, distances);
     else
       searchNeighborhood(*input_, nodes.query_inputs[n - nodes.surface_count], neighbors, distances);
-    rows[n].reserve(neighbors.size());
+    rows[r].reserve(neighbors.size());
     for (pcl::index_t j : neighbors)
-      if (nodes.of_surface[j] >= 0) rows[n].push_back(nodes.of_surface[j]);
+      if (j >= 0 && static_cast<std::size_t>(j) < nodes.of_surface.size() && nodes.of_surface[j] >= 0)
+        rows[r].push_back(nodes.of_surface[j]);
   }
   return pcl_dise::Neighborhoods::fromRows(rows);
 }
 
 template <typename PointInT, typename PointOutT>
-float DeepIterativeNormalEstimation<PointInT, PointOutT>::cloudEdgeScale(
-    const Nodes& nodes, const std::vector<float>& positions, const pcl_dise::Neighborhoods& neighborhoods) const {
-  const bool nearest_known = k_ > 0 && pcl_dise::nearestHoldEdgeScale(static_cast<std::size_t>(k_) + 1);
-  return pcl_dise::edgeScale(positions.data(), nodes.surface_count, nearest_known ? &neighborhoods : nullptr,
-                             static_cast<int>(threads_));
+float DeepIterativeNormalEstimation<PointInT, PointOutT>::surfaceEdgeScale(
+    const Nodes& nodes, const std::vector<float>& positions, const std::vector<std::int32_t>& node_of_former) const {
+  if (iterations_ == 0) return 1.f;  // iteration 0 does not read it
+  // The surface's own 16 nearest of every surface point, ties by surface index, whatever search
+  // finds the neighbourhoods: as the forward pass measures it for its own search.
+  pcl_dise::NeighborSearch nearest;
+  nearest.k = pcl_dise::kEdgeScaleNeighbors;
+  nearest.tie_order = node_of_former.data();
+  const int threads = static_cast<int>(threads_);
+  const pcl_dise::Neighborhoods rows =
+      pcl_dise::searchNeighborhoods(positions.data(), nodes.surface_count, nearest, threads);
+  return pcl_dise::edgeScale(positions.data(), nodes.surface_count, &rows, threads);
 }
 
 template <typename PointInT, typename PointOutT>
@@ -402,7 +476,8 @@ pcl_dise::KnownNeighborhoods DeepIterativeNormalEstimation<PointInT, PointOutT>:
   const pcl_dise::Neighborhoods& rows = last_result_.kernel_neighborhoods;
   // One row per node; every node a surface point (no query-only nodes) where the surface is the input.
   if constexpr (std::is_same<pcl::index_t, std::int32_t>::value) {
-    if (rows.numNodes() > 0 && rows.numNodes() == node_to_surface_.size() && surface_is_input_) {
+    if (rows.numNodes() > 0 && rows.numNodes() == node_to_surface_.size() && surface_is_input_ &&
+        whole_surface_estimated_) {
       known.rows = &rows;
       known.point_of_row = node_to_surface_.data();
     }
