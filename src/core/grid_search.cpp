@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <memory>
 #include <stdexcept>
 #include <string>
 
@@ -29,6 +30,12 @@ constexpr double kMaxCellsPerPoint = 4.0;
 constexpr std::size_t kRankSortLimit = 256;
 // The next query's first limit: the last k-th squared distance times this.
 constexpr float kHintGrowth = 1.15f;
+// A cell holding more positions than this many times the cloud's mean over its occupied cells
+// (and at least kCrowdedCell) gets a grid of its own: near-coincident points, a blob far denser
+// than the rest, cost what the rest costs. At most kMaxNesting grids deep.
+constexpr double kCrowdedFactor = 32.0;
+constexpr std::int32_t kCrowdedCell = 1024;
+constexpr int kMaxNesting = 3;
 
 bool finite3(const float* p) { return std::isfinite(p[0]) && std::isfinite(p[1]) && std::isfinite(p[2]); }
 
@@ -166,9 +173,16 @@ struct GridSearch::Scratch {
   std::vector<float> x, y, z, dist2, answer_dist2;
   std::vector<std::int32_t> ids;
   std::vector<std::uint64_t> keys, sorted, slots, member_keys;
-  float hint2 = 0;  // squared distance that held k neighbours for the last query of this block
+  float hint2 = 0;                         // squared distance that held k neighbours for the last query of this block
+  std::vector<std::int32_t> crowded;       // the block's crowded cells (their nested grids)
+  std::vector<std::uint64_t> nested_keys;  // the crowded cells' candidates for the current query
+  std::vector<std::int32_t> nested_ids;
+  std::vector<float> nested_dist2;
+  std::size_t wanted_k = 0;  // what the nested grids are asked: k nearest, or within wanted_radius
+  float wanted_radius = 0;
   void clear() {
     hint2 = 0;
+    crowded.clear();
     x.clear();
     y.clear();
     z.clear();
@@ -298,6 +312,14 @@ std::size_t GridSearch::multiplicity(std::int32_t first_id) const {
 }
 
 GridSearch GridSearch::forNearest(const float* points, std::size_t num_points, std::size_t k) {
+  return nearestGrid(points, num_points, k, 0);
+}
+
+GridSearch GridSearch::forRadius(const float* points, std::size_t num_points, float radius) {
+  return radiusGrid(points, num_points, radius, 0);
+}
+
+GridSearch GridSearch::nearestGrid(const float* points, std::size_t num_points, std::size_t k, int depth) {
   float lo[3], hi[3];
   bounds(points, num_points, lo, hi);
   const double extent[3] = {double(hi[0]) - lo[0], double(hi[1]) - lo[1], double(hi[2]) - lo[2]};
@@ -318,17 +340,60 @@ GridSearch GridSearch::forNearest(const float* points, std::size_t num_points, s
   // one position (an organized scan's invalid pixels written as zeros) become one slot of the grid
   // and say nothing of the spacing of the rest.
   const auto distinct = std::partition(kth.begin(), kth.end(), [](float d2) { return d2 > 0; });
-  if (distinct == kth.begin()) return first;  // every sample coincides with k others: keep the first grid
+  if (distinct == kth.begin()) {  // every sample coincides with k others: keep the first grid
+    first.nestCrowdedCells(k, 0.f, depth);
+    return first;
+  }
   const auto middle = kth.begin() + (distinct - kth.begin()) / 2;
   std::nth_element(kth.begin(), middle, distinct);
   const double typical = std::sqrt(double(*middle));
-  return GridSearch(points, num_points, static_cast<float>(typical / kCellsPerKthDistance));
+  GridSearch grid(points, num_points, static_cast<float>(typical / kCellsPerKthDistance));
+  grid.nestCrowdedCells(k, 0.f, depth);
+  return grid;
 }
 
-GridSearch GridSearch::forRadius(const float* points, std::size_t num_points, float radius) {
+GridSearch GridSearch::radiusGrid(const float* points, std::size_t num_points, float radius, int depth) {
   if (!(radius > 0) || !std::isfinite(radius))
     throw std::invalid_argument("GridSearch: the radius must be positive and finite");
-  return GridSearch(points, num_points, radius / kBlockReach);
+  GridSearch grid(points, num_points, radius / kBlockReach);
+  grid.nestCrowdedCells(0, radius, depth);
+  return grid;
+}
+
+void GridSearch::nestCrowdedCells(std::size_t k, float radius, int depth) {
+  if (depth >= kMaxNesting) return;
+  const std::size_t cells = cell_start_.size() - 1;
+  std::size_t occupied = 0;
+  for (std::size_t c = 0; c < cells; ++c) occupied += cell_start_[c + 1] > cell_start_[c];
+  if (occupied == 0) return;
+  const double mean = double(ids_.size()) / double(occupied);
+  const std::int32_t limit = std::max(kCrowdedCell, static_cast<std::int32_t>(std::min(kCrowdedFactor * mean, 1e9)));
+  std::vector<std::int32_t> order;
+  std::vector<float> slots;
+  for (std::size_t c = 0; c < cells; ++c) {
+    const std::int32_t b = cell_start_[c], e = cell_start_[c + 1];
+    if (e - b <= limit) continue;
+    // The cell's positions in the order of their smallest index, so that the nested grid breaks
+    // ties as this one does; its answers are those indices.
+    order.resize(std::size_t(e - b));
+    for (std::int32_t t = b; t < e; ++t) order[std::size_t(t - b)] = t;
+    std::sort(order.begin(), order.end(), [&](std::int32_t a, std::int32_t o) { return ids_[a] < ids_[o]; });
+    slots.resize(3 * order.size());
+    std::vector<std::int32_t> first_ids(order.size());
+    for (std::size_t t = 0; t < order.size(); ++t) {
+      slots[3 * t] = x_[order[t]];
+      slots[3 * t + 1] = y_[order[t]];
+      slots[3 * t + 2] = z_[order[t]];
+      first_ids[t] = ids_[order[t]];
+    }
+    auto nested = std::make_shared<GridSearch>(k > 0 ? nearestGrid(slots.data(), order.size(), k, depth + 1)
+                                                     : radiusGrid(slots.data(), order.size(), radius, depth + 1));
+    if (std::size_t(nested->dims_[0]) * nested->dims_[1] * nested->dims_[2] < 8) continue;  // it would not spread them
+    if (nested_of_cell_.empty()) nested_of_cell_.assign(cells, -1);
+    nested_of_cell_[c] = static_cast<std::int32_t>(nested_.size());
+    nested_.push_back(std::move(nested));
+    nested_ids_.push_back(std::move(first_ids));
+  }
 }
 
 std::int64_t GridSearch::cellIndex(int x, int y, int z) const {
@@ -345,12 +410,27 @@ void GridSearch::gather(const int cell[3], int reach, Scratch& s) const {
   const int x0 = std::max(cell[0] - reach, 0), x1 = std::min(cell[0] + reach, dims_[0] - 1);
   for (int z = std::max(cell[2] - reach, 0); z <= std::min(cell[2] + reach, dims_[2] - 1); ++z)
     for (int y = std::max(cell[1] - reach, 0); y <= std::min(cell[1] + reach, dims_[1] - 1); ++y) {
-      // Cells x0..x1 of a row lie one after another in cell order.
-      const std::int32_t b = cell_start_[cellIndex(x0, y, z)], e = cell_start_[cellIndex(x1, y, z) + 1];
-      s.x.insert(s.x.end(), x_.begin() + b, x_.begin() + e);
-      s.y.insert(s.y.end(), y_.begin() + b, y_.begin() + e);
-      s.z.insert(s.z.end(), z_.begin() + b, z_.begin() + e);
-      s.ids.insert(s.ids.end(), ids_.begin() + b, ids_.begin() + e);
+      // Cells x0..x1 of a row lie one after another in cell order; a crowded cell among them is
+      // asked through its own grid instead.
+      auto take = [&](std::int32_t b, std::int32_t e) {
+        s.x.insert(s.x.end(), x_.begin() + b, x_.begin() + e);
+        s.y.insert(s.y.end(), y_.begin() + b, y_.begin() + e);
+        s.z.insert(s.z.end(), z_.begin() + b, z_.begin() + e);
+        s.ids.insert(s.ids.end(), ids_.begin() + b, ids_.begin() + e);
+      };
+      if (nested_of_cell_.empty()) {
+        take(cell_start_[cellIndex(x0, y, z)], cell_start_[cellIndex(x1, y, z) + 1]);
+        continue;
+      }
+      std::int32_t run = cell_start_[cellIndex(x0, y, z)];
+      for (int x = x0; x <= x1; ++x) {
+        const std::int64_t c = cellIndex(x, y, z);
+        if (nested_of_cell_[c] < 0) continue;
+        take(run, cell_start_[c]);
+        s.crowded.push_back(nested_of_cell_[c]);
+        run = cell_start_[c + 1];
+      }
+      take(run, cell_start_[cellIndex(x1, y, z) + 1]);
     }
 }
 
@@ -367,15 +447,31 @@ float GridSearch::coveredRadius(const float* query, const int cell[3], int reach
 void GridSearch::distances(const float* query, Scratch& s) const {
   s.dist2.resize(s.ids.size());
   squaredDistances(query, s.x.data(), s.y.data(), s.z.data(), s.ids.size(), s.dist2.data());
+  // A crowded cell's candidates: its own grid's k nearest (those that can be among the answer), or
+  // every position within the radius, as keys of this grid.
+  s.nested_keys.clear();
+  for (const std::int32_t n : s.crowded) {
+    const GridSearch& nested = *nested_[n];
+    if (s.wanted_k > 0)
+      nested.nearest(query, s.wanted_k, s.nested_ids, s.nested_dist2);
+    else
+      nested.withinRadius(query, s.wanted_radius, 0, s.nested_ids, s.nested_dist2);
+    for (std::size_t j = 0; j < s.nested_ids.size(); ++j)
+      s.nested_keys.push_back(key(s.nested_dist2[j], nested_ids_[n][s.nested_ids[j]]));
+  }
 }
 
 std::size_t GridSearch::keysBelow(float limit2, Scratch& s) const {
-  s.keys.resize(s.ids.size());
-  return pcl_dise::keysBelow(s.dist2.data(), s.ids.data(), s.ids.size(), limit2, s.keys.data());
+  s.keys.resize(s.ids.size() + s.nested_keys.size());
+  std::size_t count = pcl_dise::keysBelow(s.dist2.data(), s.ids.data(), s.ids.size(), limit2, s.keys.data());
+  for (const std::uint64_t k : s.nested_keys)
+    if (keyDist2(k) < limit2) s.keys[count++] = k;
+  return count;
 }
 
 bool GridSearch::selectNearest(const float* query, std::size_t k, float covered, Scratch& s, std::int32_t* out_ids,
                                float* out_dist2) const {
+  s.wanted_k = k;
   distances(query, s);
   const float covered2 = covered == kInfinity ? kInfinity : covered * covered;
   if (!member_ids_.empty()) {
@@ -392,8 +488,7 @@ bool GridSearch::selectNearest(const float* query, std::size_t k, float covered,
   std::size_t count = 0;
   if (s.hint2 > 0 && s.hint2 < covered2) count = keysBelow(s.hint2, s);
   if (count < k) {
-    count = keysBelow(covered2, s);
-    if (covered == kInfinity) count = s.ids.size();  // the block holds every point
+    count = keysBelow(covered2, s);  // covered2 infinite: the block holds every point
     if (count < k) return false;
   }
   s.sorted.resize(k);
@@ -421,7 +516,7 @@ bool GridSearch::selectAmongSlots(std::size_t k, float covered2, Scratch& s) con
     proven = held(count) >= k;
   }
   if (!proven) {
-    count = covered2 == kInfinity ? keysBelow(kInfinity, s) : keysBelow(covered2, s);
+    count = keysBelow(covered2, s);
     if (held(count) < k) return false;
   }
   // The nearest slots until they hold k points: the k-th point's distance.
@@ -453,7 +548,10 @@ int GridSearch::reachFor(float radius) const {
   return static_cast<int>(std::min<double>(std::max(cells, 1.0), std::max({dims_[0], dims_[1], dims_[2]})));
 }
 
-std::size_t GridSearch::selectWithin(const float* query, float radius2, std::size_t max_neighbors, Scratch& s) const {
+std::size_t GridSearch::selectWithin(const float* query, float radius, float radius2, std::size_t max_neighbors,
+                                     Scratch& s) const {
+  s.wanted_k = 0;
+  s.wanted_radius = radius;
   distances(query, s);
   std::size_t count = keysBelow(radius2, s);
   std::uint64_t* keys = s.keys.data();
@@ -490,7 +588,7 @@ void GridSearch::withinRadius(const float* query, float radius, std::size_t max_
   Scratch s;
   const int cell[3] = {coordinate(query[0], 0), coordinate(query[1], 1), coordinate(query[2], 2)};
   gather(cell, reachFor(radius), s);
-  const std::size_t kept = selectWithin(query, squared(radius), max_neighbors, s);
+  const std::size_t kept = selectWithin(query, radius, squared(radius), max_neighbors, s);
   for (std::size_t j = 0; j < kept; ++j) {
     ids.push_back(keyId(s.sorted[j]));
     dist2.push_back(keyDist2(s.sorted[j]));
@@ -565,7 +663,7 @@ Neighborhoods GridSearch::withinRadius(const float* queries, std::size_t num_que
   if (radius > 0 && size() > 0) {
     const float radius2 = squared(radius);
     forEachQueryCell(queries, num_queries, threads, reachFor(radius), [&](std::int32_t q, const int*, Scratch& s) {
-      const std::size_t kept = selectWithin(queries + 3 * std::size_t(q), radius2, max_neighbors, s);
+      const std::size_t kept = selectWithin(queries + 3 * std::size_t(q), radius, radius2, max_neighbors, s);
       rows[q].resize(kept);
       for (std::size_t j = 0; j < kept; ++j) rows[q][j] = keyId(s.sorted[j]);
     });

@@ -181,6 +181,34 @@ TEST(GridSearch, CoincidentPointsEqualBruteForce) {
     }
 }
 
+TEST(GridSearch, NearCoincidentPointsEqualBruteForce) {
+  // A sparse sphere with a blob of 6,000 points within 1e-5 of one position, some of them
+  // exactly coincident: the blob's cell gets a grid of its own.
+  std::vector<float> points = sphereSurface(3000, 13);
+  std::mt19937 rng(8);
+  std::uniform_real_distribution<float> jitter(-1e-5f, 1e-5f);
+  for (int i = 0; i < 6000; ++i) {
+    const float d = i % 10 == 0 ? 0.f : jitter(rng);
+    const std::size_t at = 3 * std::uniform_int_distribution<std::size_t>(0, points.size() / 3)(rng);
+    points.insert(points.begin() + at, {0.3f + d, -0.2f + (i % 3 ? d : 0.f), 0.1f});
+  }
+  const std::size_t n = points.size() / 3;
+  for (std::size_t k : {17, 65}) {
+    const GridSearch grid = GridSearch::forNearest(points.data(), n, k);
+    EXPECT_GE(grid.nestedCells(), 1u);
+    const Neighborhoods graph = grid.nearest(points.data(), n, k, 2);
+    for (std::size_t q = 0; q < n; q += 7)
+      ASSERT_EQ(row(graph, q), bruteForce(points, points.data() + 3 * q, k)) << "query " << q << ", k " << k;
+  }
+  for (float radius : {2e-6f, 0.1f}) {
+    const GridSearch grid = GridSearch::forRadius(points.data(), n, radius);
+    const float limit2 = static_cast<float>(double(radius) * radius);
+    const Neighborhoods rows = grid.withinRadius(points.data(), n, radius, 40, 2);
+    for (std::size_t q = 0; q < n; q += 7)
+      ASSERT_EQ(row(rows, q), bruteForce(points, points.data() + 3 * q, 40, limit2)) << "query " << q;
+  }
+}
+
 TEST(GridSearch, EveryPointAtOnePosition) {
   const std::vector<float> points(3 * 2000, 1.5f);
   const GridSearch grid = GridSearch::forNearest(points.data(), 2000, 17);

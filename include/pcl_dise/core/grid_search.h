@@ -5,6 +5,7 @@
 // vectorised distances and one selection per query instead of a tree descent.
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "pcl_dise/core/neighborhoods.h"
@@ -25,6 +26,9 @@ class GridSearch {
 
   std::size_t size() const { return num_points_; }  ///< points indexed
   float cellSize() const { return cell_size_; }     ///< the grid's cell side
+  /// Cells crowded enough to be answered by a grid of their own (near-coincident points, a blob
+  /// far denser than the rest), each holding more than 32 times the mean of the occupied cells.
+  std::size_t nestedCells() const { return nested_.size(); }
 
   /** For each query (num_queries x 3 row-major), its min(k, size()) nearest points, nearest first,
    *  ties in distance by smaller index: the same lists as a brute-force search. A query with a
@@ -59,8 +63,14 @@ class GridSearch {
   /// Grows the block around the query's cell from `reach` until it proves the answer.
   void nearestGrowing(const float* query, std::size_t k, int reach, Scratch& scratch, std::int32_t* out_ids,
                       float* out_dist2) const;
-  std::size_t selectWithin(const float* query, float radius2, std::size_t max_neighbors, Scratch& scratch) const;
+  std::size_t selectWithin(const float* query, float radius, float radius2, std::size_t max_neighbors,
+                           Scratch& scratch) const;
   int reachFor(float radius) const;
+  static GridSearch nearestGrid(const float* points, std::size_t num_points, std::size_t k, int depth);
+  static GridSearch radiusGrid(const float* points, std::size_t num_points, float radius, int depth);
+  /// Gives each crowded cell (far more positions than the cloud's mean) a grid of its own, for the
+  /// same k or radius, that the queries ask instead of scanning the cell (near-coincident points).
+  void nestCrowdedCells(std::size_t k, float radius, int depth);
   /// Coincident points become one slot each (their members listed in index order), so that a
   /// query costs what it costs among distinct points however many points share a position.
   void collapseCoincident();
@@ -84,6 +94,11 @@ class GridSearch {
   /// Where points coincide (else empty): slot s's members are member_ids_[member_start_[s] ..
   /// member_start_[s + 1]), ascending; slot_of_first_ maps a slot's smallest index to the slot.
   std::vector<std::int32_t> member_start_, member_ids_, slot_of_first_;
+  /// Crowded cells (else empty): per cell the index of its own grid in nested_, or -1; that grid
+  /// holds the cell's positions, nested_ids_ the smallest index of each (this grid's slot keys).
+  std::vector<std::int32_t> nested_of_cell_;
+  std::vector<std::shared_ptr<const GridSearch>> nested_;
+  std::vector<std::vector<std::int32_t>> nested_ids_;
 };
 
 /** Every point's k nearest points, itself included, nearest first: a cloud's k-NN graph in the

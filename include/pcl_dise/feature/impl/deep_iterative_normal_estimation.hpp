@@ -174,7 +174,7 @@ bool DeepIterativeNormalEstimation<PointInT, PointOutT>::estimatesWholeSurface(c
   // costs less than hop-by-hop rounds. Either way gives the same bytes.
   const std::size_t outputs = static_cast<std::size_t>(
       std::count_if(output_nodes_.begin(), output_nodes_.end(), [](std::int32_t n) { return n >= 0; }));
-  return iterations_ > 0 && 2 * outputs >= nodes.surface_count;
+  return 2 * outputs >= nodes.surface_count;
 }
 
 template <typename PointInT, typename PointOutT>
