@@ -180,8 +180,10 @@ struct GridSearch::Scratch {
   std::vector<float> nested_dist2;
   std::size_t wanted_k = 0;  // what the nested grids are asked: k nearest, or within wanted_radius
   float wanted_radius = 0;
+  std::int32_t last_query = -1;  // the last query answered from this block (batched queries)
   void clear() {
     hint2 = 0;
+    last_query = -1;
     crowded.clear();
     x.clear();
     y.clear();
@@ -251,6 +253,11 @@ void GridSearch::collapseCoincident() {
   for (std::size_t c = 0; c < cells && !any; ++c) {
     const std::int32_t b = cell_start_[c], e = cell_start_[c + 1];
     if (e - b < 2) continue;
+    if (e - b <= 8) {  // the usual cell: compared pair by pair
+      for (std::int32_t t = b; t < e && !any; ++t)
+        for (std::int32_t u = t + 1; u < e && !any; ++u) any = same(t, u);
+      continue;
+    }
     order.resize(std::size_t(e - b));
     for (std::int32_t t = b; t < e; ++t) order[std::size_t(t - b)] = t;
     std::sort(order.begin(), order.end(), before);
@@ -348,6 +355,8 @@ GridSearch GridSearch::nearestGrid(const float* points, std::size_t num_points, 
   std::nth_element(kth.begin(), middle, distinct);
   const double typical = std::sqrt(double(*middle));
   GridSearch grid(points, num_points, static_cast<float>(typical / kCellsPerKthDistance));
+  grid.typical_distance_ = typical;
+  grid.built_k_ = k;
   grid.nestCrowdedCells(k, 0.f, depth);
   return grid;
 }
@@ -543,6 +552,15 @@ void GridSearch::nearestGrowing(const float* query, std::size_t k, int reach, Sc
   }
 }
 
+int GridSearch::nearestReach(std::size_t k) const {
+  // The block that usually holds a query's k nearest: its cells reach the typical k-th distance
+  // (measured for the k the grid was built for, scaled as on a surface). A grid capped in cells
+  // (kMaxCellsPerPoint) has cells wider than the k-th distance and needs a smaller block.
+  if (!(typical_distance_ > 0) || built_k_ == 0) return kBlockReach;
+  const double typical = typical_distance_ * std::sqrt(double(k) / double(built_k_));
+  return static_cast<int>(std::clamp(std::ceil(typical / cell_size_), 1.0, double(kBlockReach) + 1));
+}
+
 int GridSearch::reachFor(float radius) const {
   const double cells = std::ceil((double(radius) + margin_) / cell_size_);
   return static_cast<int>(std::min<double>(std::max(cells, 1.0), std::max({dims_[0], dims_[1], dims_[2]})));
@@ -645,14 +663,21 @@ Neighborhoods GridSearch::nearest(const float* queries, std::size_t num_queries,
     result.offsets[q + 1] = result.offsets[q] + (finite3(queries + 3 * q) ? std::int64_t(per_query) : 0);
   result.indices.resize(std::size_t(result.offsets.back()));
   if (per_query == 0) return result;
-  forEachQueryCell(queries, num_queries, threads, kBlockReach, [&](std::int32_t q, const int cell[3], Scratch& s) {
+  const int reach = nearestReach(per_query);
+  forEachQueryCell(queries, num_queries, threads, reach, [&](std::int32_t q, const int cell[3], Scratch& s) {
     const float* p = queries + 3 * std::size_t(q);
     std::int32_t* out = result.indices.data() + result.offsets[q];
-    s.answer_dist2.resize(per_query);
-    if (!selectNearest(p, per_query, coveredRadius(p, cell, kBlockReach), s, out, s.answer_dist2.data())) {
-      Scratch own;  // the shared block stays gathered for the cell's next query
-      nearestGrowing(p, per_query, kBlockReach + 1, own, out, s.answer_dist2.data());
+    // A query at the position of the cell's previous one (coincident points) has its answer.
+    if (s.last_query >= 0 && std::memcmp(p, queries + 3 * std::size_t(s.last_query), 3 * sizeof(float)) == 0) {
+      std::copy_n(result.indices.data() + result.offsets[s.last_query], per_query, out);
+      return;
     }
+    s.answer_dist2.resize(per_query);
+    if (!selectNearest(p, per_query, coveredRadius(p, cell, reach), s, out, s.answer_dist2.data())) {
+      Scratch own;  // the shared block stays gathered for the cell's next query
+      nearestGrowing(p, per_query, reach + 1, own, out, s.answer_dist2.data());
+    }
+    s.last_query = q;
   });
   return result;
 }

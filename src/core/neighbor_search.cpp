@@ -45,7 +45,10 @@ NeighborSearchIndex::NeighborSearchIndex(const float* points, std::size_t num_po
   search_.queried = nullptr;
 }
 
-Neighborhoods NeighborSearchIndex::rowsOf(const std::int32_t* nodes, std::size_t count, int threads) const {
+Neighborhoods NeighborSearchIndex::rowsOf(const std::int32_t* nodes, std::size_t count, int threads,
+                                          std::size_t nearest) const {
+  if (nearest > 0 && search_.k == 0)
+    throw std::invalid_argument("neighbourhood search: nearest neighbours from a radius index");
   std::vector<float> gathered;
   if (nodes) {
     gathered.resize(3 * count);
@@ -57,8 +60,9 @@ Neighborhoods NeighborSearchIndex::rowsOf(const std::int32_t* nodes, std::size_t
   }
   const float* queries = nodes ? gathered.data() : points_;
   const std::size_t num_queries = nodes ? count : num_points_;
-  Neighborhoods found = search_.k > 0
-                            ? grid_.nearest(queries, num_queries, search_.k, threads)
+  const std::size_t k = nearest > 0 ? nearest : search_.k;
+  Neighborhoods found = k > 0
+                            ? grid_.nearest(queries, num_queries, k, threads)
                             : grid_.withinRadius(queries, num_queries, search_.radius, search_.max_neighbors, threads);
   if (search_.tie_order) {
     std::int32_t* ids = found.indices.data();

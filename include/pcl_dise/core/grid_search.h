@@ -66,6 +66,7 @@ class GridSearch {
   std::size_t selectWithin(const float* query, float radius, float radius2, std::size_t max_neighbors,
                            Scratch& scratch) const;
   int reachFor(float radius) const;
+  int nearestReach(std::size_t k) const;  ///< the block reach batched k-nearest queries start from
   static GridSearch nearestGrid(const float* points, std::size_t num_points, std::size_t k, int depth);
   static GridSearch radiusGrid(const float* points, std::size_t num_points, float radius, int depth);
   /// Gives each crowded cell (far more positions than the cloud's mean) a grid of its own, for the
@@ -91,6 +92,8 @@ class GridSearch {
   std::vector<std::int32_t> ids_;         ///< original index of each point (slot: its smallest), in cell order
   std::vector<float> x_, y_, z_;          ///< coordinates in cell order
   std::size_t num_points_ = 0;
+  double typical_distance_ = 0;  ///< forNearest: the typical distance to the built_k_-th neighbour
+  std::size_t built_k_ = 0;
   /// Where points coincide (else empty): slot s's members are member_ids_[member_start_[s] ..
   /// member_start_[s + 1]), ascending; slot_of_first_ maps a slot's smallest index to the slot.
   std::vector<std::int32_t> member_start_, member_ids_, slot_of_first_;

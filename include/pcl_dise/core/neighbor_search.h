@@ -51,8 +51,10 @@ class NeighborSearchIndex {
    *  \param[in] nodes point indices in [0, M), or nullptr: every point in order
    *  \param[in] count the number of nodes (ignored for nullptr)
    *  \param[in] threads OpenMP threads (<= 0: all)
+   *  \param[in] nearest > 0: each node's `nearest` nearest instead (a k-nearest index only: the
+   *  edge scale's 17 from the index of the search, as they would be from an index of their own)
    *  \return row r: the neighbourhood of nodes[r], indices of searched points */
-  Neighborhoods rowsOf(const std::int32_t* nodes, std::size_t count, int threads = 0) const;
+  Neighborhoods rowsOf(const std::int32_t* nodes, std::size_t count, int threads = 0, std::size_t nearest = 0) const;
 
  private:
   const float* points_;

@@ -269,22 +269,25 @@ class DeepIterativeNormalEstimation : public Feature<PointInT, PointOutT> {
   /** The forward pass over the output nodes' receptive field (core/receptive_field.h), searched
    *  hop by hop: the same bytes as runOnWholeSurface at a cost that follows the output. Leaves
    *  node_to_surface_ and output_nodes_ numbered as the field's nodes. */
-  bool runOnReceptiveField(const Nodes& nodes, const std::vector<float>& positions,
-                           const std::vector<std::int32_t>& node_of_former);
+  bool runOnReceptiveField(const Nodes& nodes, const std::vector<float>& positions);
   /** Whether the search method is the default grid (pcl_dise::search::Grid). */
   bool usesGridSearch() const;
   /** The default grid search: among the surface nodes, ties in distance by surface index.
-   *  node_of_former: numberAlongCurve's result, which must outlive the search. */
+   *  node_of_former: numberAlongCurve's result, which must outlive the search (empty: the nodes
+   *  are in surface order). */
   pcl_dise::NeighborSearch gridSearch(const Nodes& nodes, const std::vector<std::int32_t>& node_of_former) const;
   /** Neighbourhoods by the user's search method, as node indices, nearest first, ties by surface
    *  index: row r of node (*which)[r], or of node r for which == nullptr. */
   pcl_dise::Neighborhoods userNeighborhoods(const Nodes& nodes, const std::vector<std::int32_t>* which) const;
   /** The edge scale of the whole surface (docs/algorithm.md): over every surface node's 16
-   *  nearest surface nodes plus itself, found by the grid whatever the search method. */
+   *  nearest surface nodes plus itself, found by the grid whatever the search method (`grid`,
+   *  the search's k-nearest index where there is one, else one of its own). */
   float surfaceEdgeScale(const Nodes& nodes, const std::vector<float>& positions,
-                         const std::vector<std::int32_t>& node_of_former) const;
-  /** runForward into last_result_; false, with a PCL_ERROR, where it fails. */
-  bool runForwardPass(pcl_dise::ForwardInput input);
+                         const std::vector<std::int32_t>& node_of_former,
+                         const pcl_dise::NeighborSearchIndex* grid = nullptr) const;
+  /** runForward into last_result_; false, with a PCL_ERROR, where it fails. along_curve: the
+   *  nodes lie along the curve already (numberAlongCurve), else the forward pass orders them. */
+  bool runForwardPass(pcl_dise::ForwardInput input, bool along_curve = true);
   /** Normals flipped towards the viewpoint and curvature per output point, NaN where none. */
   void writeOutput(PointCloudOut& output) const;
 

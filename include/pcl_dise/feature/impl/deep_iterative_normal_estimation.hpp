@@ -150,9 +150,13 @@ void DeepIterativeNormalEstimation<PointInT, PointOutT>::computeFeature(PointClo
   surface_is_input_ = surface_ == input_;  // deinitCompute forgets a surface it set itself
   Nodes nodes = mapNodes();
   std::vector<float> positions = centredPositions(nodes);
-  const std::vector<std::int32_t> node_of_former = numberAlongCurve(nodes, positions);
-  const bool ok = estimatesWholeSurface(nodes) ? runOnWholeSurface(nodes, positions, node_of_former)
-                                               : runOnReceptiveField(nodes, positions, node_of_former);
+  bool ok = false;
+  if (estimatesWholeSurface(nodes)) {
+    const std::vector<std::int32_t> node_of_former = numberAlongCurve(nodes, positions);
+    ok = runOnWholeSurface(nodes, positions, node_of_former);
+  } else {
+    ok = runOnReceptiveField(nodes, positions);  // the forward pass orders the field along the curve
+  }
   if (!ok) {
     output.width = output.height = 0;
     output.clear();
@@ -198,14 +202,15 @@ bool DeepIterativeNormalEstimation<PointInT, PointOutT>::runOnWholeSurface(
 }
 
 template <typename PointInT, typename PointOutT>
-bool DeepIterativeNormalEstimation<PointInT, PointOutT>::runOnReceptiveField(
-    const Nodes& nodes, const std::vector<float>& positions, const std::vector<std::int32_t>& node_of_former) {
+bool DeepIterativeNormalEstimation<PointInT, PointOutT>::runOnReceptiveField(const Nodes& nodes,
+                                                                             const std::vector<float>& positions) {
   whole_surface_estimated_ = false;
+  const std::vector<std::int32_t> in_surface_order;  // nodes in surface order: ties by node are ties by surface index
   std::vector<std::int32_t> seeds;
   for (std::int32_t node : output_nodes_)
     if (node >= 0) seeds.push_back(node);
   if (nodes.surface_count == 0) seeds.clear();  // no neighbours: every output point gets NaN
-  const pcl_dise::NeighborSearch search = gridSearch(nodes, node_of_former);
+  const pcl_dise::NeighborSearch search = gridSearch(nodes, in_surface_order);
   const int threads = pcl_dise::detail::resolveThreads(static_cast<int>(threads_));
   std::unique_ptr<pcl_dise::NeighborSearchIndex> grid;
   pcl_dise::ReceptiveField field;
@@ -220,7 +225,8 @@ bool DeepIterativeNormalEstimation<PointInT, PointOutT>::runOnReceptiveField(
     PCL_ERROR("[pcl::%s::compute] %s\n", getClassName().c_str(), e.what());
     return false;
   }
-  // From here on a node is a node of the field (whose nodes, ascending, keep the curve's order).
+  const float edge_scale = field.nodes.empty() ? 1.f : surfaceEdgeScale(nodes, positions, in_surface_order, grid.get());
+  // From here on a node is a node of the field.
   std::vector<pcl::index_t> surface_of_field(field.nodes.size());
   for (std::size_t l = 0; l < field.nodes.size(); ++l)
     surface_of_field[l] =
@@ -234,8 +240,8 @@ bool DeepIterativeNormalEstimation<PointInT, PointOutT>::runOnReceptiveField(
   input.num_points = field.nodes.size();
   input.neighborhoods = &field.neighborhoods;
   input.last_iteration = field.last_iteration.data();
-  input.edge_scale = field.nodes.empty() ? 1.f : surfaceEdgeScale(nodes, positions, node_of_former);
-  return runForwardPass(input);
+  input.edge_scale = edge_scale;
+  return runForwardPass(input, false);
 }
 
 template <typename PointInT, typename PointOutT>
@@ -325,7 +331,7 @@ pcl_dise::NeighborSearch DeepIterativeNormalEstimation<PointInT, PointOutT>::gri
     search.max_neighbors = static_cast<std::size_t>(max_neighbors_);
   }
   search.num_searched = nodes.surface_count;
-  search.tie_order = node_of_former.data();
+  search.tie_order = node_of_former.empty() ? nullptr : node_of_former.data();
   return search;
 }
 
@@ -355,25 +361,35 @@ pcl_dise::Neighborhoods DeepIterativeNormalEstimation<PointInT, PointOutT>::user
 
 template <typename PointInT, typename PointOutT>
 float DeepIterativeNormalEstimation<PointInT, PointOutT>::surfaceEdgeScale(
-    const Nodes& nodes, const std::vector<float>& positions, const std::vector<std::int32_t>& node_of_former) const {
+    const Nodes& nodes, const std::vector<float>& positions, const std::vector<std::int32_t>& node_of_former,
+    const pcl_dise::NeighborSearchIndex* grid) const {
   if (iterations_ == 0) return 1.f;  // iteration 0 does not read it
   // The surface's own 16 nearest of every surface point, ties by surface index, whatever search
-  // finds the neighbourhoods: as the forward pass measures it for its own search.
-  pcl_dise::NeighborSearch nearest;
-  nearest.k = pcl_dise::kEdgeScaleNeighbors;
-  nearest.tie_order = node_of_former.data();
+  // finds the neighbourhoods: as the forward pass measures it for its own search. A k-nearest
+  // grid of the surface has them already indexed.
   const int threads = static_cast<int>(threads_);
-  const pcl_dise::Neighborhoods rows =
-      pcl_dise::searchNeighborhoods(positions.data(), nodes.surface_count, nearest, threads);
+  pcl_dise::Neighborhoods rows;
+  if (grid && k_ > 0) {
+    std::vector<std::int32_t> surface_nodes(nodes.surface_count);
+    std::iota(surface_nodes.begin(), surface_nodes.end(), 0);
+    rows = grid->rowsOf(surface_nodes.data(), surface_nodes.size(), threads, pcl_dise::kEdgeScaleNeighbors);
+  } else {
+    pcl_dise::NeighborSearch nearest;
+    nearest.k = pcl_dise::kEdgeScaleNeighbors;
+    nearest.tie_order = node_of_former.empty() ? nullptr : node_of_former.data();
+    rows = pcl_dise::searchNeighborhoods(positions.data(), nodes.surface_count, nearest, threads);
+  }
   return pcl_dise::edgeScale(positions.data(), nodes.surface_count, &rows, threads);
 }
 
 template <typename PointInT, typename PointOutT>
-bool DeepIterativeNormalEstimation<PointInT, PointOutT>::runForwardPass(pcl_dise::ForwardInput input) {
-  // The nodes already lie along the curve: they are visited in node order.
-  std::vector<std::int32_t> in_node_order(input.num_points);
+bool DeepIterativeNormalEstimation<PointInT, PointOutT>::runForwardPass(pcl_dise::ForwardInput input,
+                                                                        bool along_curve) {
+  // Nodes that already lie along the curve are visited in node order; others the forward pass
+  // orders itself.
+  std::vector<std::int32_t> in_node_order(along_curve ? input.num_points : 0);
   std::iota(in_node_order.begin(), in_node_order.end(), 0);
-  input.visit_order = in_node_order.data();
+  if (along_curve) input.visit_order = in_node_order.data();
   pcl_dise::ForwardOptions options;
   options.iterations = iterations_;
   options.threads = pcl_dise::detail::resolveThreads(static_cast<int>(threads_));
