@@ -3,7 +3,8 @@
 //   - a few points over a large search surface: the 397 points of bun0 over a 640 x 480
 //     organized surface, padded with zeros (a driver's invalid pixels) or all distinct;
 //   - 100 points of a 1M-point cloud by setIndices;
-//   - 1M points of which 1%, 10% or 90% coincide (stacked at one position), against 1M distinct.
+//   - 1M points of which 1%, 10% or 90% coincide (stacked at one position) or lie within 1e-5 of
+//     one position (near-coincident), against 1M distinct.
 // Each figure is the median of --repeats whole compute() calls on a fresh estimator (the search
 // structure and the edge scale included). Prints one line per case, the targets of
 // docs/benchmarks.md ("Drop-in costs") and writes --json.
@@ -17,6 +18,7 @@
 #include <iostream>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <pcl/features/normal_3d.h>
@@ -79,14 +81,16 @@ Cloud::Ptr largeCloud(std::size_t n, unsigned seed) {
   return cloud;
 }
 
-// The cloud with `share` of its points moved onto one position (the last ones, spread through the
-// order by a stride), so that the count stays the same.
-Cloud::Ptr withCoincident(const Cloud& cloud, double share) {
+// The cloud with `share` of its points (spread through the order by a stride) moved onto one
+// position, or within `jitter` of it (near-coincident), so that the count stays the same.
+Cloud::Ptr withCoincident(const Cloud& cloud, double share, float jitter = 0.f) {
   auto out = pcl::make_shared<Cloud>(cloud);
   const std::size_t stacked = static_cast<std::size_t>(share * double(cloud.size()));
   if (stacked == 0) return out;
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<float> u(-jitter, jitter);
   const double stride = double(cloud.size()) / double(stacked);
-  for (std::size_t s = 0; s < stacked; ++s) (*out)[std::size_t(s * stride)] = pcl::PointXYZ(0.f, 0.f, 0.f);
+  for (std::size_t s = 0; s < stacked; ++s) (*out)[std::size_t(s * stride)] = pcl::PointXYZ(u(rng), u(rng), u(rng));
   return out;
 }
 
@@ -186,10 +190,12 @@ int main(int argc, char** argv) {
       1, cloud, [](auto&) {}, out);
   rows.push_back(
       Row{std::to_string(large) + " distinct points", NAN, distinct, distinct, NAN, finiteCount(out), out.size()});
-  for (double share : {0.01, 0.10, 0.90}) {
-    const Cloud::ConstPtr stacked = withCoincident(*cloud, share);
+  for (const auto& [share, jitter] :
+       {std::pair<double, float>{0.01, 0.f}, {0.10, 0.f}, {0.90, 0.f}, {0.10, 1e-5f}, {0.90, 1e-5f}}) {
+    const Cloud::ConstPtr stacked = withCoincident(*cloud, share, jitter);
     Row row;
-    row.name = std::to_string(large) + " points, " + std::to_string(int(std::lround(share * 100))) + "% coincident";
+    row.name = std::to_string(large) + " points, " + std::to_string(int(std::lround(share * 100))) + "% " +
+               (jitter > 0 ? "within 1e-5" : "coincident");
     row.dise_seconds = timeDise(
         1, stacked, [](auto&) {}, out);
     row.reference_seconds = distinct;

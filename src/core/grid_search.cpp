@@ -36,6 +36,9 @@ constexpr float kHintGrowth = 1.15f;
 constexpr double kCrowdedFactor = 32.0;
 constexpr std::int32_t kCrowdedCell = 1024;
 constexpr int kMaxNesting = 3;
+// A sampled point whose k-th neighbour lies closer than this share of the first grid's cell (about
+// one point per cell) is packed into a speck: left out of the typical distance.
+constexpr double kSpeckOfCell = 0.01;
 
 bool finite3(const float* p) { return std::isfinite(p[0]) && std::isfinite(p[1]) && std::isfinite(p[2]); }
 
@@ -180,7 +183,12 @@ struct GridSearch::Scratch {
   std::vector<float> nested_dist2;
   std::size_t wanted_k = 0;  // what the nested grids are asked: k nearest, or within wanted_radius
   float wanted_radius = 0;
-  std::int32_t last_query = -1;  // the last query answered from this block (batched queries)
+  std::int32_t last_query = -1;     // the last query answered from this block (batched queries)
+  std::unique_ptr<Scratch> nested;  // a nested grid's, kept from query to query
+  Scratch& inner() {
+    if (!nested) nested = std::make_unique<Scratch>();
+    return *nested;
+  }
   void clear() {
     hint2 = 0;
     last_query = -1;
@@ -338,15 +346,27 @@ GridSearch GridSearch::nearestGrid(const float* points, std::size_t num_points, 
   Scratch scratch;
   std::vector<std::int32_t> ids(std::min(k, num_points));
   std::vector<float> dist2(ids.size());
+  // A sample in a crowded cell of the first grid lies in a blob (left out below, as a speck): not
+  // asked, which would read the whole blob.
+  const std::int32_t crowded = first.crowdedLimit();
   for (std::size_t s = 0; s < samples; ++s) {
-    first.nearestGrowing(points + 3 * (s * num_points / samples), ids.size(), kBlockReach, scratch, ids.data(),
-                         dist2.data());
+    const float* p = points + 3 * (s * num_points / samples);
+    const std::int64_t c =
+        first.cellIndex(first.coordinate(p[0], 0), first.coordinate(p[1], 1), first.coordinate(p[2], 2));
+    if (first.cell_start_[c + 1] - first.cell_start_[c] > crowded) {
+      kth[s] = 0;
+      continue;
+    }
+    first.nearestGrowing(p, ids.size(), kBlockReach, scratch, ids.data(), dist2.data());
     kth[s] = dist2.back();
   }
-  // The typical distance among the points that do not coincide with k others: points stacked at
-  // one position (an organized scan's invalid pixels written as zeros) become one slot of the grid
-  // and say nothing of the spacing of the rest.
-  const auto distinct = std::partition(kth.begin(), kth.end(), [](float d2) { return d2 > 0; });
+  // The typical distance among the points that are not packed with k others into a speck of the
+  // cloud (a hundredth of a mean cell wide): points stacked at one position (an organized scan's
+  // invalid pixels written as zeros) or within a hair of it become one slot or a grid of their own
+  // (nestCrowdedCells) and say nothing of the spacing of the rest.
+  const double speck = kSpeckOfCell * first.cell_size_;
+  auto distinct = std::partition(kth.begin(), kth.end(), [&](float d2) { return double(d2) > speck * speck; });
+  if (distinct == kth.begin()) distinct = std::partition(kth.begin(), kth.end(), [](float d2) { return d2 > 0; });
   if (distinct == kth.begin()) {  // every sample coincides with k others: keep the first grid
     first.nestCrowdedCells(k, 0.f, depth);
     return first;
@@ -369,23 +389,53 @@ GridSearch GridSearch::radiusGrid(const float* points, std::size_t num_points, f
   return grid;
 }
 
-void GridSearch::nestCrowdedCells(std::size_t k, float radius, int depth) {
-  if (depth >= kMaxNesting) return;
+std::int32_t GridSearch::crowdedLimit() const {
   const std::size_t cells = cell_start_.size() - 1;
   std::size_t occupied = 0;
   for (std::size_t c = 0; c < cells; ++c) occupied += cell_start_[c + 1] > cell_start_[c];
-  if (occupied == 0) return;
-  const double mean = double(ids_.size()) / double(occupied);
-  const std::int32_t limit = std::max(kCrowdedCell, static_cast<std::int32_t>(std::min(kCrowdedFactor * mean, 1e9)));
+  const double mean = occupied > 0 ? double(ids_.size()) / double(occupied) : 1.0;
+  return std::max(kCrowdedCell, static_cast<std::int32_t>(std::min(kCrowdedFactor * mean, 1e9)));
+}
+
+void GridSearch::nestCrowdedCells(std::size_t k, float radius, int depth) {
+  if (depth >= kMaxNesting) return;
+  const std::size_t cells = cell_start_.size() - 1;
+  const std::int32_t limit = crowdedLimit();
+  auto crowded = [&](std::int64_t c) { return cell_start_[c + 1] - cell_start_[c] > limit; };
+  std::vector<std::int32_t> group_of(cells, -1);
+  std::vector<std::int64_t> group, frontier;
   std::vector<std::int32_t> order;
   std::vector<float> slots;
-  for (std::size_t c = 0; c < cells; ++c) {
-    const std::int32_t b = cell_start_[c], e = cell_start_[c + 1];
-    if (e - b <= limit) continue;
-    // The cell's positions in the order of their smallest index, so that the nested grid breaks
+  for (std::size_t start = 0; start < cells; ++start) {
+    if (!crowded(std::int64_t(start)) || group_of[start] >= 0) continue;
+    // Crowded cells side by side (a blob across a cell's corner) make one group, one grid.
+    group.assign(1, std::int64_t(start));
+    group_of[start] = 0;
+    int lo[3] = {dims_[0], dims_[1], dims_[2]}, hi[3] = {-1, -1, -1};
+    for (std::size_t g = 0; g < group.size(); ++g) {
+      const std::int64_t c = group[g];
+      const int at[3] = {int(c % dims_[0]), int((c / dims_[0]) % dims_[1]),
+                         int(c / (std::int64_t(dims_[0]) * dims_[1]))};
+      for (int a = 0; a < 3; ++a) {
+        lo[a] = std::min(lo[a], at[a]);
+        hi[a] = std::max(hi[a], at[a]);
+      }
+      for (int dz = -1; dz <= 1; ++dz)
+        for (int dy = -1; dy <= 1; ++dy)
+          for (int dx = -1; dx <= 1; ++dx) {
+            const int x = at[0] + dx, y = at[1] + dy, z = at[2] + dz;
+            if (x < 0 || y < 0 || z < 0 || x >= dims_[0] || y >= dims_[1] || z >= dims_[2]) continue;
+            const std::int64_t o = cellIndex(x, y, z);
+            if (group_of[o] >= 0 || !crowded(o)) continue;
+            group_of[o] = 0;
+            group.push_back(o);
+          }
+    }
+    // The group's positions in the order of their smallest index, so that the nested grid breaks
     // ties as this one does; its answers are those indices.
-    order.resize(std::size_t(e - b));
-    for (std::int32_t t = b; t < e; ++t) order[std::size_t(t - b)] = t;
+    order.clear();
+    for (const std::int64_t c : group)
+      for (std::int32_t t = cell_start_[c]; t < cell_start_[c + 1]; ++t) order.push_back(t);
     std::sort(order.begin(), order.end(), [&](std::int32_t a, std::int32_t o) { return ids_[a] < ids_[o]; });
     slots.resize(3 * order.size());
     std::vector<std::int32_t> first_ids(order.size());
@@ -399,10 +449,33 @@ void GridSearch::nestCrowdedCells(std::size_t k, float radius, int depth) {
                                                      : radiusGrid(slots.data(), order.size(), radius, depth + 1));
     if (std::size_t(nested->dims_[0]) * nested->dims_[1] * nested->dims_[2] < 8) continue;  // it would not spread them
     if (nested_of_cell_.empty()) nested_of_cell_.assign(cells, -1);
-    nested_of_cell_[c] = static_cast<std::int32_t>(nested_.size());
+    for (const std::int64_t c : group) nested_of_cell_[c] = static_cast<std::int32_t>(nested_.size());
+    NestedBox box;
+    std::size_t box_cells = 1;
+    for (int a = 0; a < 3; ++a) {
+      box.lo[a] = lo[a];
+      box.hi[a] = hi[a];
+      box_cells *= std::size_t(hi[a] - lo[a] + 1);
+    }
+    box.whole = box_cells == group.size();
+    nested_boxes_.push_back(box);
     nested_.push_back(std::move(nested));
     nested_ids_.push_back(std::move(first_ids));
+    nested_points_.push_back(slots);
   }
+}
+
+float GridSearch::nestedCovered(const float* query, std::size_t n) const {
+  // Every point closer to the query than this lies in the group's cells (a box of them).
+  const NestedBox& box = nested_boxes_[n];
+  if (!box.whole) return 0.f;
+  float covered = kInfinity;
+  for (int a = 0; a < 3; ++a) {
+    if (box.lo[a] > 0) covered = std::min(covered, query[a] - (origin_[a] + cell_size_ * float(box.lo[a])));
+    if (box.hi[a] < dims_[a] - 1)
+      covered = std::min(covered, origin_[a] + cell_size_ * float(box.hi[a] + 1) - query[a]);
+  }
+  return covered == kInfinity ? kInfinity : std::max(covered - margin_, 0.f);
 }
 
 std::int64_t GridSearch::cellIndex(int x, int y, int z) const {
@@ -436,7 +509,8 @@ void GridSearch::gather(const int cell[3], int reach, Scratch& s) const {
         const std::int64_t c = cellIndex(x, y, z);
         if (nested_of_cell_[c] < 0) continue;
         take(run, cell_start_[c]);
-        s.crowded.push_back(nested_of_cell_[c]);
+        if (std::find(s.crowded.begin(), s.crowded.end(), nested_of_cell_[c]) == s.crowded.end())
+          s.crowded.push_back(nested_of_cell_[c]);
         run = cell_start_[c + 1];
       }
       take(run, cell_start_[cellIndex(x1, y, z) + 1]);
@@ -462,7 +536,7 @@ void GridSearch::distances(const float* query, Scratch& s) const {
   for (const std::int32_t n : s.crowded) {
     const GridSearch& nested = *nested_[n];
     if (s.wanted_k > 0)
-      nested.nearest(query, s.wanted_k, s.nested_ids, s.nested_dist2);
+      nested.nearestWith(query, s.wanted_k, s.inner(), s.nested_ids, s.nested_dist2);
     else
       nested.withinRadius(query, s.wanted_radius, 0, s.nested_ids, s.nested_dist2);
     for (std::size_t j = 0; j < s.nested_ids.size(); ++j)
@@ -590,11 +664,16 @@ float squared(float radius) { return static_cast<float>(double(radius) * double(
 
 void GridSearch::nearest(const float* query, std::size_t k, std::vector<std::int32_t>& ids,
                          std::vector<float>& dist2) const {
+  Scratch s;
+  nearestWith(query, k, s, ids, dist2);
+}
+
+void GridSearch::nearestWith(const float* query, std::size_t k, Scratch& s, std::vector<std::int32_t>& ids,
+                             std::vector<float>& dist2) const {
   const std::size_t count = finite3(query) ? std::min(k, size()) : 0;
   ids.resize(count);
   dist2.resize(count);
   if (count == 0) return;
-  Scratch s;
   nearestGrowing(query, count, kBlockReach, s, ids.data(), dist2.data());
 }
 
@@ -655,6 +734,72 @@ void GridSearch::forEachQueryCell(const float* queries, std::size_t num_queries,
   }
 }
 
+std::vector<std::uint8_t> GridSearch::answerInsideCrowdedCells(const float* queries, std::size_t num_queries,
+                                                               std::size_t k, int threads,
+                                                               Neighborhoods& result) const {
+  if (nested_.empty()) return {};
+  std::vector<std::uint8_t> answered(num_queries, 0);
+  std::vector<std::vector<std::int32_t>> inside(nested_.size());
+  for (std::size_t q = 0; q < num_queries; ++q) {
+    const float* p = queries + 3 * q;
+    if (!finite3(p)) continue;
+    const std::int32_t n = nested_of_cell_[cellIndex(coordinate(p[0], 0), coordinate(p[1], 1), coordinate(p[2], 2))];
+    if (n >= 0) inside[n].push_back(static_cast<std::int32_t>(q));
+  }
+  for (std::size_t n = 0; n < nested_.size(); ++n) {
+    const GridSearch& nested = *nested_[n];
+    if (inside[n].empty() || nested.size() < k) continue;
+    std::vector<float> positions(3 * inside[n].size());
+    for (std::size_t r = 0; r < inside[n].size(); ++r)
+      std::copy_n(queries + 3 * std::size_t(inside[n][r]), 3, positions.begin() + 3 * r);
+    // The cell's k nearest positions of each query, in a batch; they are the query's answer where
+    // they lie closer than the cell's faces (nothing outside can come as near).
+    const Neighborhoods rows = nested.nearest(positions.data(), inside[n].size(), k, threads);
+    const float* slots = nested_points_[n].data();
+    const std::vector<std::int32_t>& first_ids = nested_ids_[n];
+#pragma omp parallel num_threads(detail::resolveThreads(threads))
+    {
+      std::vector<std::uint64_t> keys, members, sorted(k);
+#pragma omp for schedule(dynamic, 256)
+      for (std::int64_t r = 0; r < static_cast<std::int64_t>(inside[n].size()); ++r) {
+        const float* p = positions.data() + 3 * r;
+        keys.clear();
+        for (const std::int32_t* j = rows.begin(r); j != rows.begin(r) + rows.size(r); ++j) {
+          const float* o = slots + 3 * std::size_t(*j);
+          const float ex = o[0] - p[0], ey = o[1] - p[1], ez = o[2] - p[2];
+          keys.push_back(key(ex * ex + ey * ey + ez * ez, first_ids[*j]));
+        }
+        // The k-th point's distance: where the nearest slots hold k points.
+        float kth2 = 0;
+        for (std::size_t j = 0, held = 0; j < keys.size() && held < k; ++j) {
+          held += member_ids_.empty() ? 1 : multiplicity(keyId(keys[j]));
+          kth2 = keyDist2(keys[j]);
+        }
+        const float covered = nestedCovered(p, n);
+        if (!(covered == kInfinity || kth2 < covered * covered)) continue;
+        std::int32_t* out = result.indices.data() + result.offsets[inside[n][r]];
+        if (member_ids_.empty()) {
+          for (std::size_t j = 0; j < k; ++j) out[j] = keyId(keys[j]);
+        } else {  // the slots' first members, in order of distance then index
+          members.clear();
+          for (const std::uint64_t slot_key : keys) {
+            if (keyDist2(slot_key) > kth2) continue;
+            const std::int32_t slot = slot_of_first_[keyId(slot_key)];
+            const std::int32_t e =
+                std::min<std::int64_t>(member_start_[slot + 1], std::int64_t(member_start_[slot]) + k);
+            for (std::int32_t t = member_start_[slot]; t < e; ++t)
+              members.push_back(key(keyDist2(slot_key), member_ids_[t]));
+          }
+          sortSmallest(members.data(), members.size(), k, sorted.data());
+          for (std::size_t j = 0; j < k; ++j) out[j] = keyId(sorted[j]);
+        }
+        answered[inside[n][r]] = 1;
+      }
+    }
+  }
+  return answered;
+}
+
 Neighborhoods GridSearch::nearest(const float* queries, std::size_t num_queries, std::size_t k, int threads) const {
   const std::size_t per_query = std::min(k, size());
   Neighborhoods result;
@@ -664,7 +809,9 @@ Neighborhoods GridSearch::nearest(const float* queries, std::size_t num_queries,
   result.indices.resize(std::size_t(result.offsets.back()));
   if (per_query == 0) return result;
   const int reach = nearestReach(per_query);
+  const std::vector<std::uint8_t> answered = answerInsideCrowdedCells(queries, num_queries, per_query, threads, result);
   forEachQueryCell(queries, num_queries, threads, reach, [&](std::int32_t q, const int cell[3], Scratch& s) {
+    if (!answered.empty() && answered[q]) return;
     const float* p = queries + 3 * std::size_t(q);
     std::int32_t* out = result.indices.data() + result.offsets[q];
     // A query at the position of the cell's previous one (coincident points) has its answer.

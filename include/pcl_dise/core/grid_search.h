@@ -26,8 +26,9 @@ class GridSearch {
 
   std::size_t size() const { return num_points_; }  ///< points indexed
   float cellSize() const { return cell_size_; }     ///< the grid's cell side
-  /// Cells crowded enough to be answered by a grid of their own (near-coincident points, a blob
-  /// far denser than the rest), each holding more than 32 times the mean of the occupied cells.
+  /// Grids of their own that groups of crowded cells side by side are answered by (near-coincident
+  /// points, a blob far denser than the rest: cells holding more than 32 times the mean of the
+  /// occupied cells).
   std::size_t nestedCells() const { return nested_.size(); }
 
   /** For each query (num_queries x 3 row-major), its min(k, size()) nearest points, nearest first,
@@ -67,10 +68,22 @@ class GridSearch {
                            Scratch& scratch) const;
   int reachFor(float radius) const;
   int nearestReach(std::size_t k) const;  ///< the block reach batched k-nearest queries start from
+  /// nearest() of one query with a scratch of the caller's (a nested grid asked query by query).
+  void nearestWith(const float* query, std::size_t k, Scratch& scratch, std::vector<std::int32_t>& ids,
+                   std::vector<float>& dist2) const;
+  /// Batched k nearest of the queries inside crowded cells, from those cells' own grids, where
+  /// that answer is proven (nearer than the cell's faces): their rows of result filled, flagged.
+  std::vector<std::uint8_t> answerInsideCrowdedCells(const float* queries, std::size_t num_queries, std::size_t k,
+                                                     int threads, Neighborhoods& result) const;
+  /// How far from `query` every point lies in nested grid n's cells (0 where they are no box).
+  float nestedCovered(const float* query, std::size_t n) const;
+  /// The positions a cell holds beyond which it is crowded (nestCrowdedCells).
+  std::int32_t crowdedLimit() const;
   static GridSearch nearestGrid(const float* points, std::size_t num_points, std::size_t k, int depth);
   static GridSearch radiusGrid(const float* points, std::size_t num_points, float radius, int depth);
-  /// Gives each crowded cell (far more positions than the cloud's mean) a grid of its own, for the
-  /// same k or radius, that the queries ask instead of scanning the cell (near-coincident points).
+  /// Gives each group of crowded cells side by side (far more positions than the cloud's mean) a
+  /// grid of its own, for the same k or radius, that the queries ask instead of scanning the cells
+  /// (near-coincident points).
   void nestCrowdedCells(std::size_t k, float radius, int depth);
   /// Coincident points become one slot each (their members listed in index order), so that a
   /// query costs what it costs among distinct points however many points share a position.
@@ -102,6 +115,13 @@ class GridSearch {
   std::vector<std::int32_t> nested_of_cell_;
   std::vector<std::shared_ptr<const GridSearch>> nested_;
   std::vector<std::vector<std::int32_t>> nested_ids_;
+  std::vector<std::vector<float>> nested_points_;  ///< per nested grid: its positions, x 3
+  /// The cells of a nested grid's group: their box, and whether the group fills it.
+  struct NestedBox {
+    int lo[3], hi[3];
+    bool whole;
+  };
+  std::vector<NestedBox> nested_boxes_;
 };
 
 /** Every point's k nearest points, itself included, nearest first: a cloud's k-NN graph in the
