@@ -30,8 +30,8 @@ namespace pcl {
  *  Neighbourhoods: setKSearch(k) uses the k nearest neighbours **plus the point itself**, the same
  *  k+1 points as pcl::NormalEstimation::setKSearch(k+1) (the paper's "k = 64" is setKSearch(64)); a
  *  search method of the user's is asked nearestKSearch(cloud, index, k + 1, indices, distances) with
- *  both vectors already sized k + 1, as PCL's features ask (docs/cpp_api.md, "k and the
- *  neighbourhood").
+ *  both vectors already sized k + 1, as PCL's features ask (docs/cpp_api.md says how k relates to the
+ *  neighbourhood).
  *  setRadiusSearch(r) uses every point within r (the point itself included), optionally only the
  *  nearest setMaxNeighbors(n) of them.
  *
