@@ -181,8 +181,9 @@ class Estimator:
                  orient_neighbors: int = 10, precision: str = "float"):
         options = _options(k, radius, max_neighbors, iterations, model, threads, settle, orient, viewpoint, backend,
                            orient_neighbors, precision)
-        if options.iterations > 0 and not _native.backend_available(backend):
-            raise ValueError(f"backend '{backend}' is not available in this build or on this machine")
+        unavailable = _native.backend_unavailable_message(backend) if options.iterations > 0 else ""
+        if unavailable:
+            raise ValueError(unavailable)
         self._native = _native.Estimator(options, bool(store_iterations))
 
     @property

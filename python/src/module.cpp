@@ -381,6 +381,8 @@ PYBIND11_MODULE(_native, m) {
   m.def("estimate_file", &estimateFile);
   m.def("backend_available",
         [](const std::string& name) { return pcl_dise::backendAvailable(pcl_dise::backendFromString(name)); });
+  m.def("backend_unavailable_message",
+        [](const std::string& name) { return pcl_dise::backendUnavailableMessage(pcl_dise::backendFromString(name)); });
   m.def(
       "native_instruction_set",
       [](const std::string& precision) {

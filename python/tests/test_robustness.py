@@ -119,8 +119,9 @@ def test_cuda_backend_matches_native_or_says_it_is_absent(tmp_path):
         # A machine with an NVIDIA device whose backend is not available is broken, not skipped.
         assert not (os.path.exists("/dev/nvidiactl") or os.path.exists("/dev/nvidia0")), \
             "an NVIDIA device is present, yet the cuda backend is not available"
-        with pytest.raises(ValueError, match="cuda.*not available"):
+        with pytest.raises(ValueError, match="cuda.*not available here: .+") as raised:
             pcl_dise.estimate_normals(points, backend="cuda")
+        assert str(raised.value) == pcl_dise._native.backend_unavailable_message("cuda")  # with the reason
         np.savetxt(tmp_path / "in.xyz", points)
         with pytest.raises(ValueError, match="cuda.*not available"):
             pcl_dise.estimate_normals_file(str(tmp_path / "in.xyz"), str(tmp_path / "out.ply"), backend="cuda")

@@ -43,6 +43,12 @@ bool backendAvailable(Backend backend, std::string* why) {
   return false;
 }
 
+std::string backendUnavailableMessage(Backend backend) {
+  std::string why;
+  if (backendAvailable(backend, &why)) return {};
+  return "backend '" + toString(backend) + "' is not available here: " + why;
+}
+
 namespace {
 
 // The forward pass on neighbourhoods at hand: iteration 0 on the CPU, the iterations on the plugin.

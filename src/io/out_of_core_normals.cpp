@@ -167,9 +167,10 @@ OutOfCoreOptions outOfCoreOptions(const NormalSettings& settings) {
 OutOfCoreReport estimateNormalsOutOfCore(const Model& model, const std::string& input, const std::string& output,
                                          const OutOfCoreOptions& options, Collective& processes) {
   // Before a byte is read: a backend this build or machine lacks would fail on the first tile.
-  if (options.forward.iterations > 0 && !backendAvailable(options.backend))
-    throw std::runtime_error("backend '" + toString(options.backend) +
-                             "' is not available in this build or on this machine");
+  if (options.forward.iterations > 0) {
+    const std::string unavailable = backendUnavailableMessage(options.backend);
+    if (!unavailable.empty()) throw std::runtime_error(unavailable);
+  }
   OutOfCoreReport report;
   auto tell = [&](double share, const char* stage, std::uint64_t step = 0, std::uint64_t steps = 0) {
     if (options.progress && !options.progress({share, stage, step, steps})) throw Cancelled();

@@ -161,7 +161,9 @@ TEST(DiseNormals, CudaWithoutADeviceIsAClearError) {
     const CommandResult r =
         runTool(dir + "/in.xyz " + dir + "/o.normals --k 3 --backend cuda --model " + model + tiles);
     EXPECT_NE(r.exit_code, 0) << tiles;
-    EXPECT_NE(r.output.find("backend 'cuda' is not available"), std::string::npos) << tiles << "\n" << r.output;
+    EXPECT_NE(r.output.find("backend 'cuda' is not available here: " + why), std::string::npos)
+        << tiles << "\n"
+        << r.output;  // with the reason
     EXPECT_FALSE(std::ifstream(dir + "/o.normals").good()) << tiles;
   }
 }

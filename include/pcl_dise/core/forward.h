@@ -40,6 +40,9 @@ Backend backendFromString(const std::string& name);
  *  \param[out] why where not null and the backend is not available: why not (not built, its
  *  library not loaded, or loaded and no device to run on) */
 bool backendAvailable(Backend backend, std::string* why = nullptr);
+/** \brief Why `backend` cannot run here, the one message every front end gives: "backend 'cuda'
+ *  is not available here: " and backendAvailable's reason; "" where it can run. */
+std::string backendUnavailableMessage(Backend backend);
 /** The instruction set the native backend's network runs with on this processor at `precision`:
  *  "AVX-512", "AVX2" or "portable" (chosen at run time; PCL_DISE_SIMD=avx2|portable caps it), or
  *  for Bf16 "AVX-512 BF16" where the processor has AVX512_BF16 (elsewhere Bf16 runs in float and

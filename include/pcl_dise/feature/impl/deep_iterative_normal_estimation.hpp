@@ -105,8 +105,8 @@ bool DeepIterativeNormalEstimation<PointInT, PointOutT>::initCompute() {
   if (max_neighbors_ < 0) return fail("the neighbour cap must not be negative");
   if (iterations_ < 0) return fail("the number of iterations must not be negative");
   if (iterations_ > 0) {
-    if (!pcl_dise::backendAvailable(backend_))
-      return fail("backend '" + pcl_dise::toString(backend_) + "' is not available in this build or on this machine");
+    const std::string unavailable = pcl_dise::backendUnavailableMessage(backend_);
+    if (!unavailable.empty()) return fail(unavailable);
     if (!getModel()) return fail("no model; see the message above");
   }
   return true;
