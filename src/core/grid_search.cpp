@@ -321,6 +321,15 @@ std::size_t GridSearch::expandMembers(Scratch& s, std::size_t count, float limit
   return s.member_keys.size();
 }
 
+float GridSearch::kthPointDistance2(const std::uint64_t* slot_keys, std::size_t count, std::size_t k) const {
+  float kth2 = 0;
+  for (std::size_t j = 0, held = 0; j < count && held < k; ++j) {
+    held += member_ids_.empty() ? 1 : multiplicity(keyId(slot_keys[j]));
+    kth2 = keyDist2(slot_keys[j]);
+  }
+  return kth2;
+}
+
 std::size_t GridSearch::multiplicity(std::int32_t first_id) const {
   const std::int32_t slot = slot_of_first_[first_id];
   return std::size_t(member_start_[slot + 1] - member_start_[slot]);
@@ -403,7 +412,7 @@ void GridSearch::nestCrowdedCells(std::size_t k, float radius, int depth) {
   const std::int32_t limit = crowdedLimit();
   auto crowded = [&](std::int64_t c) { return cell_start_[c + 1] - cell_start_[c] > limit; };
   std::vector<std::int32_t> group_of(cells, -1);
-  std::vector<std::int64_t> group, frontier;
+  std::vector<std::int64_t> group;
   std::vector<std::int32_t> order;
   std::vector<float> slots;
   for (std::size_t start = 0; start < cells; ++start) {
@@ -606,11 +615,7 @@ bool GridSearch::selectAmongSlots(std::size_t k, float covered2, Scratch& s) con
   const std::size_t wanted = std::min(k, count);
   s.slots.resize(wanted);
   sortSmallest(s.keys.data(), count, wanted, s.slots.data());
-  float kth2 = 0;
-  for (std::size_t j = 0, held = 0; j < wanted && held < k; ++j) {
-    held += multiplicity(keyId(s.slots[j]));
-    kth2 = keyDist2(s.slots[j]);
-  }
+  const float kth2 = kthPointDistance2(s.slots.data(), wanted, k);
   const std::size_t members = expandMembers(s, count, kth2, k);
   s.sorted.resize(k);
   sortSmallest(s.member_keys.data(), members, k, s.sorted.data());
@@ -759,39 +764,28 @@ std::vector<std::uint8_t> GridSearch::answerInsideCrowdedCells(const float* quer
     const std::vector<std::int32_t>& first_ids = nested_ids_[n];
 #pragma omp parallel num_threads(detail::resolveThreads(threads))
     {
-      std::vector<std::uint64_t> keys, members, sorted(k);
+      Scratch s;  // the slot keys of a query (s.keys) and their members
+      s.sorted.resize(k);
 #pragma omp for schedule(dynamic, 256)
       for (std::int64_t r = 0; r < static_cast<std::int64_t>(inside[n].size()); ++r) {
         const float* p = positions.data() + 3 * r;
+        std::vector<std::uint64_t>& keys = s.keys;
         keys.clear();
         for (const std::int32_t* j = rows.begin(r); j != rows.begin(r) + rows.size(r); ++j) {
           const float* o = slots + 3 * std::size_t(*j);
           const float ex = o[0] - p[0], ey = o[1] - p[1], ez = o[2] - p[2];
           keys.push_back(key(ex * ex + ey * ey + ez * ez, first_ids[*j]));
         }
-        // The k-th point's distance: where the nearest slots hold k points.
-        float kth2 = 0;
-        for (std::size_t j = 0, held = 0; j < keys.size() && held < k; ++j) {
-          held += member_ids_.empty() ? 1 : multiplicity(keyId(keys[j]));
-          kth2 = keyDist2(keys[j]);
-        }
+        const float kth2 = kthPointDistance2(keys.data(), keys.size(), k);
         const float covered = nestedCovered(p, n);
         if (!(covered == kInfinity || kth2 < covered * covered)) continue;
         std::int32_t* out = result.indices.data() + result.offsets[inside[n][r]];
         if (member_ids_.empty()) {
           for (std::size_t j = 0; j < k; ++j) out[j] = keyId(keys[j]);
         } else {  // the slots' first members, in order of distance then index
-          members.clear();
-          for (const std::uint64_t slot_key : keys) {
-            if (keyDist2(slot_key) > kth2) continue;
-            const std::int32_t slot = slot_of_first_[keyId(slot_key)];
-            const std::int32_t e =
-                std::min<std::int64_t>(member_start_[slot + 1], std::int64_t(member_start_[slot]) + k);
-            for (std::int32_t t = member_start_[slot]; t < e; ++t)
-              members.push_back(key(keyDist2(slot_key), member_ids_[t]));
-          }
-          sortSmallest(members.data(), members.size(), k, sorted.data());
-          for (std::size_t j = 0; j < k; ++j) out[j] = keyId(sorted[j]);
+          const std::size_t members = expandMembers(s, keys.size(), kth2, k);
+          sortSmallest(s.member_keys.data(), members, k, s.sorted.data());
+          for (std::size_t j = 0; j < k; ++j) out[j] = keyId(s.sorted[j]);
         }
         answered[inside[n][r]] = 1;
       }

@@ -93,7 +93,10 @@ class GridSearch {
   bool selectAmongSlots(std::size_t k, float covered2, Scratch& scratch) const;
   /// Members (as keys) of the slots among s.keys[0, count) within limit2, at most per_slot each.
   std::size_t expandMembers(Scratch& scratch, std::size_t count, float limit2, std::size_t per_slot) const;
-  std::size_t multiplicity(std::int32_t first_id) const;  ///< points of the slot whose smallest index this is
+  std::size_t multiplicity(std::int32_t first_id) const;
+  /// The k-th point's squared distance over slot keys sorted nearest first: where they hold k points.
+  float kthPointDistance2(const std::uint64_t* slot_keys, std::size_t count,
+                          std::size_t k) const;  ///< points of the slot whose smallest index this is
   template <typename Answer>
   void forEachQueryCell(const float* queries, std::size_t num_queries, int threads, int reach, Answer answer) const;
 
