@@ -340,7 +340,8 @@ pcl_dise::Neighborhoods DeepIterativeNormalEstimation<PointInT, PointOutT>::user
     const Nodes& nodes, const std::vector<std::int32_t>* which) const {
   const std::size_t count = which ? which->size() : nodes.size();
   std::vector<std::vector<std::int32_t>> rows(count);
-  // Asked in node order, along the curve: consecutive searches walk the same branches of the tree.
+  // Asked in node order (along the curve where the nodes are numbered so): consecutive searches
+  // walk the same branches of the tree.
   const int threads = pcl_dise::detail::resolveThreads(static_cast<int>(threads_));
 #pragma omp parallel for num_threads(threads) schedule(dynamic, 256)
   for (std::int64_t r = 0; r < static_cast<std::int64_t>(count); ++r) {
