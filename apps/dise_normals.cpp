@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <limits>
 #include <sstream>
 
 #include <CLI/CLI.hpp>
@@ -20,6 +21,16 @@ namespace {
 using namespace pcl_dise::io;
 using namespace pcl_dise::tools;
 
+// One normal per point of a cloud of `points`: those of `at_indices` (one per index) at their
+// indices, none (NaN) elsewhere.
+pcl::PointCloud<pcl::Normal> normalsAtIndices(const pcl::PointCloud<pcl::Normal>& at_indices,
+                                              const pcl::Indices& indices, std::size_t points) {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  pcl::PointCloud<pcl::Normal> all(static_cast<std::uint32_t>(points), 1, pcl::Normal(nan, nan, nan, nan));
+  for (std::size_t r = 0; r < indices.size(); ++r) all[indices[r]] = at_indices[r];
+  return all;
+}
+
 int run(const Options& o) {
   using Clock = std::chrono::steady_clock;
   if (o.tile_points > 0 || !fitsInMemory(o)) {
@@ -31,11 +42,22 @@ int run(const Options& o) {
   pcl_dise::tools::ProgressDisplay display("dise_normals", o.quiet);
   const pcl_dise::NormalSettings settings = o.settings();
   pcl_dise::NormalPipeline pipeline(settings);
+  // Before a byte is read; a device's context starts here, not in the timed estimation.
+  if (settings.iterations > 0) {
+    const std::string unavailable = pcl_dise::backendUnavailableMessage(settings.backend);
+    if (!unavailable.empty()) throw std::runtime_error(unavailable);
+  }
+  const double startup_seconds = std::chrono::duration<double>(Clock::now() - start).count();
   display.show("reading", 0.0);
   const pcl_dise::io::LocalCloud local = pcl_dise::io::readCloud(o.input);
   const auto& cloud = local.cloud;
   if (cloud->empty()) throw std::runtime_error("'" + o.input + "' holds no points");
-  const double read_seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  pcl::IndicesPtr indices;
+  if (!o.indices.empty()) {
+    const std::vector<std::int64_t> listed = readIndices(o.indices, cloud->size());
+    indices.reset(new pcl::Indices(listed.begin(), listed.end()));
+  }
+  const double read_seconds = std::chrono::duration<double>(Clock::now() - start).count() - startup_seconds;
 
   pipeline.setProgressCallback(display.callback());
   pipeline.estimator().setStoreKernelWeights(false);  // not written: not kept (nor copied back from a GPU)
@@ -43,7 +65,7 @@ int run(const Options& o) {
   pcl::PointCloud<pcl::Normal> normals;
   const auto compute_start = Clock::now();
   display.show("search", 0.0);
-  const pcl_dise::NormalsOutcome outcome = pipeline.compute(cloud, normals, local.offset);
+  const pcl_dise::NormalsOutcome outcome = pipeline.compute(cloud, normals, local.offset, indices);
   if (outcome.cancelled) {
     display.finish();
     std::cerr << "dise_normals: stopped (Ctrl-C); no output written\n";
@@ -51,11 +73,13 @@ int run(const Options& o) {
   }
   const std::string orientation = orientationText(settings, outcome);
   const double seconds = std::chrono::duration<double>(Clock::now() - compute_start).count();
-  const std::size_t missing = outcome.without_normal;
   const int k = settings.neighbors();
   display.show("writing", 1.0);
   const auto write_start = Clock::now();
-  pcl_dise::io::writeNormals(o.output, local, normals, &outcome.confidence);
+  if (indices) normals = normalsAtIndices(normals, *indices, cloud->size());
+  const std::size_t missing =
+      indices ? cloud->size() - indices->size() + outcome.without_normal : outcome.without_normal;
+  pcl_dise::io::writeNormals(o.output, local, normals, indices ? nullptr : &outcome.confidence);
   const double write_seconds = std::chrono::duration<double>(Clock::now() - write_start).count();
   display.finish();
 
@@ -80,11 +104,11 @@ int run(const Options& o) {
               << " s";
   std::cout << ")\n  wrote " << o.output << "\n";
   nlohmann::json json = normalsReport(o, cloud->size(), missing, local.offset);
-  json["seconds"] = {{"reading", read_seconds},
-                     {"estimation", seconds},
-                     {"orientation", outcome.orientation_seconds},
-                     {"writing", write_seconds},
-                     {"total", std::chrono::duration<double>(Clock::now() - start).count()}};
+  if (indices) json["indices"] = indices->size();
+  json["seconds"] = {
+      {"startup", startup_seconds}, {"reading", read_seconds},
+      {"estimation", seconds},      {"orientation", outcome.orientation_seconds},
+      {"writing", write_seconds},   {"total", std::chrono::duration<double>(Clock::now() - start).count()}};
   pcl_dise::tools::writeRunReport(o.report, "dise_normals", json);
   return 0;
 }

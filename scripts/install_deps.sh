@@ -7,7 +7,8 @@ set -euo pipefail
 
 # libopenblas0-openmp: LibTorch multiplies through the system BLAS, and the reference BLAS
 # Debian falls back to is about 10x slower. python3-numpy: the benchmark scripts check outputs with it;
-# python3-scipy: the orientation benchmark's nearest-surface reference (a KD-tree).
+# python3-scipy: the orientation benchmark's nearest-surface reference (a KD-tree). patchelf:
+# scripts/gpu_check.sh packs programs that find their libraries in the package, not the build.
 packages=(
   build-essential cmake ccache pkg-config git
   libpcl-dev libeigen3-dev libflann-dev libboost-all-dev
@@ -18,7 +19,7 @@ packages=(
   ros-core-dev libroscpp-dev libsensor-msgs-dev libpcl-conversions-dev python3-rosmaster
   python3-numpy python3-scipy python3-rospy python3-sensor-msgs
   python3-dev pybind11-dev python3-pybind11 python3-pytest python3-matplotlib python3-open3d
-  doxygen
+  doxygen patchelf
 )
 
 missing=()

@@ -20,7 +20,7 @@ Registry& registry() {
   return r;
 }
 
-bool alwaysAvailable() { return true; }
+bool alwaysAvailable(std::string*) { return true; }
 
 // The library file of an optional backend (PCL_DISE_TORCH_LIBRARY, PCL_DISE_CUDA_LIBRARY: set
 // by CMake to the versioned names of shared builds; empty where the backend is not built).

@@ -16,7 +16,8 @@ struct BackendPlugin {
   /// The iterations on a graph prepared on the CPU; nullptr where run_whole does it all.
   void (*run_iterations)(const Model& model, PreparedGraph& graph, const ForwardOptions& options,
                          ForwardResult& result);
-  bool (*available)();
+  /// Whether it can run here; where not, why (the device's own error) in *why (may be nullptr).
+  bool (*available)(std::string* why);
   /// The whole forward pass on the backend's device (options.iterations > 0, points > 0), from a search
   /// (input.search, every point queried) or from neighbourhoods (input.neighborhoods, checked by
   /// checkForwardInput); nullptr where the backend runs the iterations only (the search and

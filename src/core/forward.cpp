@@ -38,8 +38,10 @@ Precision precisionFromString(const std::string& name) {
 bool backendAvailable(Backend backend, std::string* why) {
   const detail::BackendPlugin* plugin = detail::loadBackend(backend, why);
   if (!plugin) return false;
-  if (plugin->available()) return true;
-  if (why) *why = "the " + toString(backend) + " backend is loaded but finds no device to run on";
+  std::string device_error;
+  if (plugin->available(&device_error)) return true;
+  if (why)
+    *why = "the " + toString(backend) + " backend is loaded but finds no device to run on (" + device_error + ")";
   return false;
 }
 

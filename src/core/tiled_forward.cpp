@@ -297,6 +297,7 @@ TiledForwardReport runTiledForward(const Model& model, const TiledCloud& cloud, 
   forward.iterations = options.iterations;
   forward.threads = options.threads;
   forward.precision = options.precision;
+  forward.keep_kernel_weights = false;  // a tile gives normals and curvature only (no copy back from a device)
   HaloDepths depths(options.iterations);
   done = 0;
   for (std::size_t tile = 0; tile < cloud.tiles().size(); ++tile) {

@@ -37,7 +37,30 @@ NormalSettings Options::settings() const {
 
 void Options::check() const {
   if (max_memory < 0) throw OptionsError("max_memory must not be negative");
+  if (!indices.empty() && tile_points > 0)
+    throw OptionsError("--indices needs the cloud in memory: leave out --tile-points");
   settings().validate();
+}
+
+std::vector<std::int64_t> readIndices(const std::string& path, std::size_t points) {
+  std::ifstream in(path);
+  if (!in) throw FileError("cannot read the indices file '" + path + "'");
+  std::vector<std::int64_t> indices;
+  std::string word;
+  while (in >> word) {
+    std::size_t used = 0;
+    long long value = -1;
+    try {
+      value = std::stoll(word, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used != word.size() || value < 0 || static_cast<unsigned long long>(value) >= points)
+      throw OptionsError("'" + path + "': index " + std::to_string(indices.size() + 1) + " is '" + word +
+                         "', not a point index below " + std::to_string(points));
+    indices.push_back(value);
+  }
+  return indices;
 }
 
 void addNormalsOptions(CLI::App& app, Options& o) {
@@ -76,6 +99,9 @@ void addNormalsOptions(CLI::App& app, Options& o) {
   app.add_option("--scratch", o.scratch, "folder for the tiles' scratch files (default: the output's)");
   app.add_flag("--quiet", o.quiet, "no progress lines (stderr)");
   app.add_option("--report", o.report, "also write the summary as JSON to this file");
+  app.add_option("--indices", o.indices,
+                 "only the points listed in this file (0-based indices separated by whitespace; their receptive "
+                 "field is estimated, the same normals as for the whole cloud); the others are written without one");
 }
 
 nlohmann::json normalsReport(const Options& o, std::uint64_t points, std::uint64_t missing,
@@ -131,6 +157,8 @@ bool fitsInMemory(const Options& o) {
 
 int runTiled(const Options& o, io::Collective& processes, const std::string& tool) {
   using Clock = std::chrono::steady_clock;
+  if (!o.indices.empty())
+    throw OptionsError("--indices needs the cloud in memory: raise --max-memory or leave out --tile-points");
   const NormalSettings settings = o.settings();
   OutOfCoreOptions options;
   try {

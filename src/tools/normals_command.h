@@ -3,7 +3,9 @@
 // Plain C++, no PCL.
 #include <array>
 #include <cstddef>
+#include <cstdint>
 #include <string>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
@@ -23,6 +25,9 @@ struct Options {
   unsigned threads = 0;
   bool quiet = false;
   std::string report;  ///< --report: the summary as JSON to this file
+  /// --indices: a text file of the points (0-based, whitespace-separated) whose normals are wanted;
+  /// only their receptive field is estimated, the others are written without a normal ("": all)
+  std::string indices;
 
   /** The run's settings: the options above, --backend, --precision, --orient (or the input's default) and
    *  --viewpoint read; throws OptionsError for a name or a viewpoint that cannot be read. */
@@ -38,6 +43,11 @@ void addNormalsOptions(CLI::App& app, Options& o);
 std::string offsetText(const std::array<double, 3>& offset);
 /** X,Y,Z from --viewpoint; throws OptionsError otherwise. */
 std::array<double, 3> parseViewpoint(const std::string& text);
+
+/** The point indices of an --indices file (0-based integers separated by whitespace) for a cloud
+ *  of `points` points; throws FileError where it cannot be read, OptionsError for anything else
+ *  than an index below `points` (naming the word). */
+std::vector<std::int64_t> readIndices(const std::string& path, std::size_t points);
 
 /** Whether the in-memory path fits --max-memory (always without it). */
 bool fitsInMemory(const Options& o);

@@ -148,6 +148,50 @@ TEST(DiseNormals, ClearErrors) {
   }
 }
 
+// --indices: the listed points get the normals of the whole run (their receptive field is
+// estimated), the others none; the output keeps every point. Bad lists are clear errors.
+TEST(DiseNormals, IndicesGiveTheWholeRunsNormalsThereAndNoneElsewhere) {
+  const std::string dir = temporaryDir("cli_indices");
+  writeXyzFile(dir + "/in.xyz", terrainPoints({0.0, 0.0, 0.0}));
+  const std::string model = randomModelFile(8);
+  const std::string args = " --k 16 --iterations 3 --model " + model;
+  const std::vector<int> listed{5, 17, 400, 2, 399};
+  {
+    std::ofstream list(dir + "/some.txt");
+    for (int i : listed) list << i << '\n';
+  }
+  const CommandResult whole = runTool(dir + "/in.xyz " + dir + "/whole.normals" + args);
+  ASSERT_EQ(whole.exit_code, 0) << whole.output;
+  const CommandResult some = runTool(dir + "/in.xyz " + dir + "/some.normals" + args + " --indices " + dir +
+                                     "/some.txt --report " + dir + "/some.json");
+  ASSERT_EQ(some.exit_code, 0) << some.output;
+  const auto all = pcl_dise::io::readTextTriples(dir + "/whole.normals");
+  const auto part = pcl_dise::io::readTextTriples(dir + "/some.normals");
+  ASSERT_EQ(part.size(), all.size());
+  for (std::size_t i = 0; i < all.size(); ++i) {
+    if (std::find(listed.begin(), listed.end(), int(i)) != listed.end()) {
+      for (int a = 0; a < 3; ++a) EXPECT_EQ(part[i][a], all[i][a]) << "point " << i;
+    } else {
+      EXPECT_TRUE(std::isnan(part[i][0])) << "point " << i << " was not asked for";
+    }
+  }
+  EXPECT_EQ(nlohmann::json::parse(readFile(dir + "/some.json"))["indices"], listed.size());
+  std::ofstream(dir + "/beyond.txt") << "3\n" << all.size() << "\n";
+  std::ofstream(dir + "/word.txt") << "3 x7\n";
+  const std::pair<std::string, std::string> errors[] = {
+      {" --indices " + dir + "/beyond.txt", "index 2 is '" + std::to_string(all.size()) + "'"},
+      {" --indices " + dir + "/word.txt", "index 2 is 'x7'"},
+      {" --indices " + dir + "/none.txt", "cannot read the indices file"},
+      {" --indices " + dir + "/some.txt --tile-points 100", "--indices needs the cloud in memory"},
+      {" --indices " + dir + "/some.txt --orient mst", "mst"},
+  };
+  for (const auto& [extra, message] : errors) {
+    const CommandResult r = runTool(dir + "/in.xyz " + dir + "/bad.normals" + args + extra);
+    EXPECT_NE(r.exit_code, 0) << extra;
+    EXPECT_NE(r.output.find(message), std::string::npos) << extra << "\n" << r.output;
+  }
+}
+
 // --backend cuda where no device is: a clear error and no output, in memory and in tiles.
 TEST(DiseNormals, CudaWithoutADeviceIsAClearError) {
   std::string why;

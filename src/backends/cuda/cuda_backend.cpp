@@ -14,7 +14,7 @@ namespace pcl_dise {
 namespace detail {
 namespace {
 
-bool cudaDeviceAvailable() { return cuda::deviceAvailable(); }
+bool cudaDeviceAvailable(std::string* why) { return cuda::deviceAvailable(why); }
 
 float settleCosineOrNaN(const ForwardOptions& options) {
   return options.settle_degrees > 0 ? settleCosine(options.settle_degrees) : std::numeric_limits<float>::quiet_NaN();

@@ -15,14 +15,27 @@
 namespace pcl_dise {
 namespace cuda {
 
-inline void check(cudaError_t status, const char* what) {
+inline void check(cudaError_t status, const std::string& what) {
   if (status == cudaSuccess) return;
-  const std::string text = std::string("cuda backend: ") + what + ": " + cudaGetErrorString(status);
-  // A launch that finds too little memory for its threads (the k-NN kernel's lists of up to 1,024
-  // neighbours live in each thread's local memory) is the device running out, as an allocation is.
-  if (status == cudaErrorMemoryAllocation || status == cudaErrorLaunchOutOfResources)
+  const std::string text =
+      "cuda backend: " + what + ": " + cudaGetErrorName(status) + " (" + cudaGetErrorString(status) + ")";
+  // Too little memory for a launch's threads (the k-NN kernel's lists of up to 1,024 neighbours
+  // live in each thread's local memory) is the device running out, as an allocation is.
+  if (status == cudaErrorMemoryAllocation)
     throw OutOfDeviceMemory(text + "; run the cloud in tiles (dise_normals --max-memory)");
+  // More registers or shared memory per block than the device has: a build for another device.
+  if (status == cudaErrorLaunchOutOfResources)
+    throw std::runtime_error(text +
+                             "; the kernel asks more registers or shared memory than this device has "
+                             "(docs/cuda.md, resource usage)");
   throw std::runtime_error(text);
+}
+
+/** After the launch of `what`'s kernel: the launch's error, and any fault while it ran, said
+ *  under its name (a fault is otherwise reported by the next call that synchronises). */
+inline void checkKernel(const char* what) {
+  check(cudaGetLastError(), std::string("launching ") + what);
+  check(cudaDeviceSynchronize(), std::string("running ") + what);
 }
 
 inline void allocate(void** data, std::size_t bytes) {
@@ -49,7 +62,10 @@ struct DeviceArray {
   DeviceArray() = default;
   explicit DeviceArray(std::size_t n, const T* host = nullptr) : count(n) {
     allocate(reinterpret_cast<void**>(&data), std::max<std::size_t>(n, 1) * sizeof(T));
-    if (host && n) check(cudaMemcpy(data, host, n * sizeof(T), cudaMemcpyHostToDevice), "copying to the device");
+    if (!host || !n) return;
+    const cudaError_t status = cudaMemcpy(data, host, n * sizeof(T), cudaMemcpyHostToDevice);
+    if (status != cudaSuccess) cudaFree(std::exchange(data, nullptr));  // no destructor runs for a throwing constructor
+    check(status, "copying to the device");
   }
   ~DeviceArray() { cudaFree(data); }
   DeviceArray(const DeviceArray&) = delete;

@@ -89,7 +89,7 @@ struct DeviceEstimation::State {
       query_order = DeviceArray<std::int32_t>(std::size_t(m));
       cellOrder<<<blocksFor(std::size_t(m)), kThreadsPerBlock>>>(g.sorted_ids.data, id_map, searched, m,
                                                                  query_order.data);
-      check(cudaGetLastError(), "launching the query order");
+      checkKernel("the query order");
     }
     return {points.data, m, query_order.data, id_map};
   }
@@ -104,7 +104,7 @@ DeviceEstimation::DeviceEstimation(const float* points, std::size_t num_points, 
   for (std::size_t i = 0; i < 3 * num_points; ++i)
     if (!std::isfinite(points[i]))
       throw std::invalid_argument("cuda backend: point " + std::to_string(i / 3) + " is not finite");
-  if (!deviceAvailable()) throw std::runtime_error("cuda backend: no CUDA device is available");
+  requireDevice();
   State& s = *state_;
   s.m = static_cast<std::int32_t>(num_points);
   s.searched = static_cast<std::int32_t>(num_searched);
@@ -116,7 +116,7 @@ DeviceEstimation::DeviceEstimation(const float* points, std::size_t num_points, 
     if (num_searched > 0) {
       gatherPoints<<<blocksFor(num_searched), kThreadsPerBlock>>>(s.points.data, s.tie_order.data, s.searched,
                                                                   s.searched_points.data);
-      check(cudaGetLastError(), "launching a gather");
+      checkKernel("a gather");
     }
   }
 }
@@ -145,7 +145,7 @@ void DeviceEstimation::searchNearest(std::size_t k) {
     s.indices = DeviceArray<std::int32_t>(m * row);
     if (m > 0) {
       copyPrefix<<<blocksFor(m), kThreadsPerBlock>>>(table.data, s.m, stride, row, s.indices.data);
-      check(cudaGetLastError(), "launching a copy");
+      checkKernel("a copy");
     }
     s.scale_table = std::move(table);
     s.scale_rows = s.scale_table.data;
@@ -202,7 +202,7 @@ std::vector<double> DeviceEstimation::edgeScaleTerms(std::size_t* entries) {
   if (s.searched > 0) {
     scaleTerms<<<blocksFor(s.searched), kThreadsPerBlock>>>(s.points.data, s.searched, s.scale_rows, s.scale_stride,
                                                             scale, terms.data);
-    check(cudaGetLastError(), "launching the edge-scale terms");
+    checkKernel("the edge-scale terms");
   }
   std::vector<double> out(static_cast<std::size_t>(s.searched));
   terms.download(out.data(), out.size());

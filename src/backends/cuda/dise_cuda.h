@@ -7,6 +7,7 @@
 #include <limits>
 #include <memory>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "pcl_dise/core/network_shape.h"
@@ -75,8 +76,13 @@ struct IterationZero {
  *  Throws std::invalid_argument for indices out of range, std::runtime_error on CUDA errors. */
 IterationZero iterationZero(const float* points, std::size_t num_points, const std::int32_t* neighbors, int row);
 
-/** Whether a CUDA device can be used (false without a driver or a GPU). */
-bool deviceAvailable();
+/** Whether a CUDA device can be used (false without a driver or a GPU), with the CUDA error that
+ *  says why not in *why. Where one can, its context is created here, once per process, so that the
+ *  first stage timed after this call does not include the context's start-up. */
+bool deviceAvailable(std::string* why = nullptr);
+
+/** Throws std::runtime_error, with deviceAvailable's reason, where no CUDA device can be used. */
+void requireDevice();
 
 /** One whole estimation on the current CUDA device, stage by stage, its data kept there from the
  *  upload of the points to the download of the results. The stages, in order: one search, the

@@ -83,6 +83,19 @@ __device__ void edgeMlp(const Mlp<In, 32, Out>& m, const float* hidden_bias, con
   }
 }
 
+// The same edge MLP for one edge held by every lane, computed by the warp together (one hidden
+// unit per lane); every lane gets the whole output.
+template <int EdgeIn, int In, int Out>
+__device__ void edgeMlpByWarp(const Mlp<In, 32, Out>& m, const float* hidden_bias, const float* x, float* out,
+                              int lane) {
+  float h = hidden_bias[lane];
+#pragma unroll
+  for (int i = 0; i < EdgeIn; ++i) h = fmaf(m.w1[lane * In + i], x[i], h);
+  h = fmaxf(h, 0.f);
+#pragma unroll
+  for (int o = 0; o < Out; ++o) out[o] = warpSum(m.w2[o * 32 + lane] * h) + m.b2[o];
+}
+
 // hidden_bias[j] = b1[j] + W1[j, first .. first + 8) g over the warp's lanes (Hidden/32 each).
 template <int In, int Hidden, int Out>
 __device__ void foldPointInput(const Mlp<In, Hidden, Out>& m, int first, const float* g, float* hidden_bias, int lane) {
@@ -96,7 +109,9 @@ __device__ void foldPointInput(const Mlp<In, Hidden, Out>& m, int first, const f
   __syncwarp();
 }
 
-template <int R>
+// R rounds of 32 edges, one per lane; with Tail, one more edge (the 65th of k = 64 and the point
+// itself) that every lane holds and the warp computes together, instead of a third round for it.
+template <int R, bool Tail>
 __global__ void __launch_bounds__(kWarpsPerBlock * 32)
     iterationKernel(const float* __restrict__ parameters, const float* __restrict__ points, std::size_t num_points,
                     float edge_scale, const std::int64_t* __restrict__ offsets,
@@ -148,6 +163,19 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32)
 #pragma unroll
       for (int c = 0; c < 16; ++c) mean[c] += e[r][c];
     }
+    // The tail edge enters every sum once, through lane 0.
+    const bool tail = Tail && k > 32 * R;
+    const int tail_edge = 32 * R;
+    float tail_x[8], tail_e[16];
+    if (tail) {
+      const std::int32_t j = indices[first + tail_edge];
+      const float no_normal[3] = {0.f, 0.f, 0.f};
+      edgeFeatures(pi, points + 3 * std::size_t(j), ni, active[j] ? prev_normals + 3 * std::size_t(j) : no_normal,
+                   edge_scale, weights[first + tail_edge], tail_x);
+      edgeMlpByWarp<8>(layer1, layer1.b1, tail_x, tail_e, lane);
+      if (lane == 0)
+        for (int c = 0; c < 16; ++c) mean[c] += tail_e[c];
+    }
 #pragma unroll
     for (int c = 0; c < 16; ++c) mean[c] = warpSum(mean[c]) * inv_k;
     mean[16] = ni[0];
@@ -171,6 +199,14 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32)
           e[r][c] = next[c];
           mean[c] += next[c];
         }
+      }
+      if (tail) {
+        float next[16];
+        edgeMlpByWarp<16>(layer, hidden_bias, tail_e, next, lane);
+#pragma unroll
+        for (int c = 0; c < 16; ++c) tail_e[c] = next[c];
+        if (lane == 0)
+          for (int c = 0; c < 16; ++c) mean[c] += tail_e[c];
       }
 #pragma unroll
       for (int c = 0; c < 16; ++c) mean[c] = warpSum(mean[c]) * inv_k;
@@ -203,12 +239,32 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32)
       w[r] = logit;
       max_logit = fmaxf(max_logit, logit);
     }
+    float tail_w = 0.f;  // the tail edge's logit, then its weight, in every lane
+    if (tail) {
+      float rc[3];
+      for (int a = 0; a < 3; ++a) rc[a] = rot[a][0] * tail_x[0] + rot[a][1] * tail_x[1] + rot[a][2] * tail_x[2];
+      float part = 0.f;
+      for (int j = lane; j < 64; j += 32) {
+        const float* row = layer4.w1 + j * 27;
+        float h = hidden_bias[j];
+#pragma unroll
+        for (int c = 0; c < 16; ++c) h = fmaf(row[c], tail_e[c], h);
+        h = fmaf(row[24], rc[0], fmaf(row[25], rc[1], fmaf(row[26], rc[2], h)));
+        part = fmaf(layer4.w2[j], fmaxf(h, 0.f), part);
+      }
+      tail_w = warpSum(part) + layer4.b2[0];
+      max_logit = fmaxf(max_logit, tail_w);
+    }
     max_logit = warpMax(max_logit);
     float total = 0.f;
 #pragma unroll
     for (int r = 0; r < R; ++r) {
       w[r] = lane + 32 * r < k ? __expf(w[r] - max_logit) : 0.f;
       total += w[r];
+    }
+    if (tail) {
+      tail_w = __expf(tail_w - max_logit);
+      if (lane == 0) total += tail_w;
     }
     total = warpSum(total);
 
@@ -224,6 +280,15 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32)
       sum_w += w[r];
       for (int a = 0; a < 3; ++a) m[a] += double(w[r]) * (double(pj[a]) - double(pi[a]));
     }
+    const float* tail_p = tail ? points + 3 * std::size_t(indices[first + tail_edge]) : pi;
+    if (tail) {
+      tail_w /= total;
+      if (lane == 0) {
+        weights[first + tail_edge] = tail_w;
+        sum_w += tail_w;
+        for (int a = 0; a < 3; ++a) m[a] += double(tail_w) * (double(tail_p[a]) - double(pi[a]));
+      }
+    }
     sum_w = warpSum(sum_w);
     for (int a = 0; a < 3; ++a) m[a] = warpSum(m[a]) / sum_w;
     SymMat3<double> cov{0, 0, 0, 0, 0, 0};
@@ -234,6 +299,11 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32)
       const float* pj = points + 3 * std::size_t(indices[first + edge]);
       const double d[3] = {double(pj[0]) - pi[0] - m[0], double(pj[1]) - pi[1] - m[1], double(pj[2]) - pi[2] - m[2]};
       addWeightedOuterProduct(cov, double(w[r]), d);
+    }
+    if (tail && lane == 0) {
+      const double d[3] = {double(tail_p[0]) - pi[0] - m[0], double(tail_p[1]) - pi[1] - m[1],
+                           double(tail_p[2]) - pi[2] - m[2]};
+      addWeightedOuterProduct(cov, double(tail_w), d);
     }
     cov = {warpSum(cov.a00), warpSum(cov.a01), warpSum(cov.a02), warpSum(cov.a11), warpSum(cov.a12), warpSum(cov.a22)};
     if (lane == 0) {
@@ -253,9 +323,23 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32)
 
 }  // namespace
 
-bool deviceAvailable() {
+bool deviceAvailable(std::string* why) {
   int count = 0;
-  return cudaGetDeviceCount(&count) == cudaSuccess && count > 0;
+  cudaError_t status = cudaGetDeviceCount(&count);
+  if (status == cudaSuccess && count == 0) {
+    if (why) *why = "the CUDA runtime finds no device";
+    return false;
+  }
+  if (status == cudaSuccess) status = cudaFree(nullptr);  // creates the context, or finds it made
+  if (status == cudaSuccess) return true;
+  if (why) *why = std::string(cudaGetErrorName(status)) + ": " + cudaGetErrorString(status);
+  cudaGetLastError();
+  return false;
+}
+
+void requireDevice() {
+  std::string why;
+  if (!deviceAvailable(&why)) throw std::runtime_error("cuda backend: no CUDA device can be used (" + why + ")");
 }
 
 bool iterateOnDevice(const float* d_parameters, const DeviceGraph& graph, int iterations, float* d_normals,
@@ -279,25 +363,33 @@ bool iterateOnDevice(const float* d_parameters, const DeviceGraph& graph, int it
   float *prev_n = d_normals, *next_n = normals_b.data;
   bool going = true;
   for (int it = 1; it <= iterations && going; ++it) {
-    auto run = [&](auto r) {
-      iterationKernel<decltype(r)::value><<<blocks, kWarpsPerBlock * 32>>>(
+    // The fewest rounds of 32 edges that hold the largest neighbourhood, the one edge past them
+    // (k nearest and the point itself) done by the warp together.
+    auto run = [&](auto rounds, auto tail) {
+      iterationKernel<decltype(rounds)::value, decltype(tail)::value><<<blocks, kWarpsPerBlock * 32>>>(
           d_parameters, graph.points, m, graph.edge_scale, graph.offsets, graph.indices, graph.active, prev_n,
           d_weights, next_n, d_curvature, d_settled, settle_cos);
     };
-    if (graph.largest <= 32)
-      run(std::integral_constant<int, 1>());
-    else if (graph.largest <= 64)
-      run(std::integral_constant<int, 2>());
-    else if (graph.largest <= 96)
-      run(std::integral_constant<int, 3>());
-    else if (graph.largest <= 128)
-      run(std::integral_constant<int, 4>());
+    auto runRounds = [&](auto rounds) {
+      if (graph.largest == 32 * decltype(rounds)::value + 1)
+        run(rounds, std::true_type());
+      else
+        run(rounds, std::false_type());
+    };
+    const std::int64_t rounds = (graph.largest + 30) / 32;  // the fewest with largest <= 32 rounds + 1
+    if (rounds <= 1)
+      runRounds(std::integral_constant<int, 1>());
+    else if (rounds == 2)
+      runRounds(std::integral_constant<int, 2>());
+    else if (rounds == 3)
+      runRounds(std::integral_constant<int, 3>());
+    else if (rounds == 4)
+      runRounds(std::integral_constant<int, 4>());
     else if (graph.largest <= 256)
-      run(std::integral_constant<int, 8>());
+      run(std::integral_constant<int, 8>(), std::false_type());
     else
-      run(std::integral_constant<int, 32>());
-    check(cudaGetLastError(), "launching the iteration kernel");
-    check(cudaDeviceSynchronize(), "running the iterations");
+      run(std::integral_constant<int, 32>(), std::false_type());
+    checkKernel("the iteration kernel");
     std::swap(prev_n, next_n);
     if (after_each) going = after_each(it, prev_n);
   }

@@ -106,14 +106,14 @@ DeviceGrid buildGrid(const float* d_points, std::int32_t m, const GridShape& sha
   }
   DeviceArray<std::int32_t> cell(m);
   cellOfEachPoint<<<blocksFor(m), kThreadsPerBlock>>>(shape, d_points, m, cell.data);
-  check(cudaGetLastError(), "launching the grid kernel");
+  checkKernel("the cells of the grid points");
   thrust::sequence(thrust::device, grid.sorted_ids.data, grid.sorted_ids.data + m);
   thrust::stable_sort_by_key(thrust::device, cell.data, cell.data + m, grid.sorted_ids.data);
   thrust::lower_bound(thrust::device, cell.data, cell.data + m, thrust::counting_iterator<std::int32_t>(0),
                       thrust::counting_iterator<std::int32_t>(static_cast<std::int32_t>(shape.numCells() + 1)),
                       grid.cell_start.data);
   gatherSorted<<<blocksFor(m), kThreadsPerBlock>>>(d_points, grid.sorted_ids.data, m, grid.sorted_points.data);
-  check(cudaGetLastError(), "launching the grid kernel");
+  checkKernel("the gather of the grid points");
   return grid;
 }
 
@@ -122,14 +122,14 @@ void nearestOnDevice(const GridView& grid, const DeviceQueries& queries, int row
   withListSize(row, [&](auto max_k) {
     nearestKernel<decltype(max_k)::value><<<blocksFor(queries.count), kThreadsPerBlock>>>(grid, queries, row, d_out);
   });
-  check(cudaGetLastError(), "launching the k-NN kernel");
+  checkKernel("the k-NN kernel");
 }
 
 std::int64_t countWithinOnDevice(const GridView& grid, const DeviceQueries& queries, float radius, float radius2,
                                  int cap, std::int64_t* d_counts) {
   if (queries.count == 0) return 0;
   countWithinKernel<<<blocksFor(queries.count), kThreadsPerBlock>>>(grid, queries, radius, radius2, cap, d_counts);
-  check(cudaGetLastError(), "launching the radius count");
+  checkKernel("the radius count");
   return largestOnDevice(d_counts, queries.count);
 }
 
@@ -143,7 +143,7 @@ void fillWithinOnDevice(const GridView& grid, const DeviceQueries& queries, floa
     fillWithinKernel<decltype(max_k)::value>
         <<<blocksFor(queries.count), kThreadsPerBlock>>>(grid, queries, radius, radius2, d_offsets, d_indices);
   });
-  check(cudaGetLastError(), "launching the radius search");
+  checkKernel("the radius search");
 }
 
 int nearestNeighbors(const float* points, std::size_t num_points, int k, std::int32_t* neighbors) {
@@ -158,7 +158,7 @@ int nearestNeighbors(const float* points, std::size_t num_points, int k, std::in
   const auto m = static_cast<std::int32_t>(num_points);
   const int row = std::min<int>(k, m);
   if (m == 0) return row;
-  if (!deviceAvailable()) throw std::runtime_error("cuda backend: no CUDA device is available");
+  requireDevice();
 
   const DeviceArray<float> d_points(3 * num_points, points);
   const DeviceGrid grid = buildGrid(d_points.data, m, gridShapeFor(points, num_points));

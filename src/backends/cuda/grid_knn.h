@@ -37,17 +37,32 @@ struct GridShape {
   }
 };
 
-/** About one cell per point over the bounding box of points (M x 3, finite), at most
- *  max_cells cells: surfaces then hold tens of points per occupied cell, volumes about one. */
+/** The box the grid's cells cover: per axis, from the 0.1% to the 99.9% quantile of the points
+ *  (of a sample of at most 65,536 of them), so that a few far outliers, which clamp to the border
+ *  cells, do not stretch the cells over the whole cloud; every point where there are fewer than
+ *  1,000. lo, hi: 3 each. */
+inline void gridBoxFor(const float* points, std::size_t m, float* lo, float* hi) {
+  const std::size_t stride = std::max<std::size_t>(1, m / 65536);
+  std::vector<float> axis;
+  axis.reserve(m / stride + 1);
+  for (int a = 0; a < 3; ++a) {
+    axis.clear();
+    for (std::size_t i = 0; i < m; i += stride) axis.push_back(points[3 * i + a]);
+    const std::size_t cut = axis.size() >= 1000 ? axis.size() / 1000 : 0;
+    std::nth_element(axis.begin(), axis.begin() + cut, axis.end());
+    lo[a] = axis[cut];
+    std::nth_element(axis.begin(), axis.end() - 1 - cut, axis.end());
+    hi[a] = *(axis.end() - 1 - cut);
+  }
+}
+
+/** About one cell per point over gridBoxFor's box of points (M x 3, finite), at most max_cells
+ *  cells: surfaces then hold tens of points per occupied cell, volumes about one. */
 inline GridShape gridShapeFor(const float* points, std::size_t m, std::int64_t max_cells = std::int64_t(1) << 28) {
   GridShape g;
   if (m == 0) return g;
-  float lo[3] = {points[0], points[1], points[2]}, hi[3] = {points[0], points[1], points[2]};
-  for (std::size_t i = 0; i < m; ++i)
-    for (int a = 0; a < 3; ++a) {
-      lo[a] = std::min(lo[a], points[3 * i + a]);
-      hi[a] = std::max(hi[a], points[3 * i + a]);
-    }
+  float lo[3], hi[3];
+  gridBoxFor(points, m, lo, hi);
   const double extent[3] = {double(hi[0]) - lo[0], double(hi[1]) - lo[1], double(hi[2]) - lo[2]};
   const double largest = std::max({extent[0], extent[1], extent[2]});
   const double target = double(std::min<std::int64_t>(std::int64_t(m), max_cells));
@@ -60,12 +75,13 @@ inline GridShape gridShapeFor(const float* points, std::size_t m, std::int64_t m
     (cells > target ? h_lo : h_hi) = h;
   }
   g.cell_size = static_cast<float>(h_hi);
-  double largest_coordinate = 0;
   for (int a = 0; a < 3; ++a) {
     g.origin[a] = lo[a];
     g.dims[a] = static_cast<int>(std::floor(extent[a] / h_hi)) + 1;
-    largest_coordinate = std::max({largest_coordinate, std::fabs(double(lo[a])), std::fabs(double(hi[a]))});
   }
+  double largest_coordinate = 0;  // of the box's corners: a point beyond them clamps to a border cell
+  for (int a = 0; a < 3; ++a)
+    largest_coordinate = std::max({largest_coordinate, std::fabs(double(lo[a])), std::fabs(double(hi[a]))});
   g.margin = gridRoundingMargin(g.cell_size, std::max({g.dims[0], g.dims[1], g.dims[2]}), largest_coordinate);
   return g;
 }

@@ -66,9 +66,9 @@ DeviceIterationZero iterationZeroOnDevice(const float* d_points, std::int32_t m,
   if (m > 0) {
     fitKernel<<<blocksFor(n), kThreadsPerBlock>>>(d_points, m, d_offsets, d_indices, out.normals.data,
                                                   out.curvature.data, out.active.data);
-    check(cudaGetLastError(), "launching the plane fits");
+    checkKernel("the plane fits");
     countKept<<<blocksFor(n), kThreadsPerBlock>>>(m, d_offsets, out.active.data, kept.data);
-    check(cudaGetLastError(), "launching the neighbourhood counts");
+    checkKernel("the neighbourhood counts");
   }
   // offsets = exclusive prefix sum of the kept counts (kept[m] = 0 closes it).
   check(cudaMemset(kept.data + n, 0, sizeof(std::int64_t)), "clearing a count");
@@ -81,7 +81,7 @@ DeviceIterationZero iterationZeroOnDevice(const float* d_points, std::int32_t m,
   if (m > 0) {
     compact<<<blocksFor(n), kThreadsPerBlock>>>(m, d_offsets, d_indices, out.active.data, out.offsets.data,
                                                 out.indices.data);
-    check(cudaGetLastError(), "launching the compaction");
+    checkKernel("the compaction");
   }
   return out;
 }
@@ -90,7 +90,7 @@ void initialWeightsOnDevice(DeviceIterationZero& zero, std::int32_t m) {
   zero.weights = DeviceArray<float>(zero.indices.count);
   if (m == 0) return;
   uniformWeights<<<blocksFor(std::size_t(m)), kThreadsPerBlock>>>(m, zero.offsets.data, zero.weights.data);
-  check(cudaGetLastError(), "launching the initial weights");
+  checkKernel("the initial weights");
 }
 
 IterationZero iterationZero(const float* points, std::size_t num_points, const std::int32_t* neighbors, int row) {
@@ -107,7 +107,7 @@ IterationZero iterationZero(const float* points, std::size_t num_points, const s
   out.active.assign(num_points, 0);
   out.offsets.assign(num_points + 1, 0);
   if (m == 0) return out;
-  if (!deviceAvailable()) throw std::runtime_error("cuda backend: no CUDA device is available");
+  requireDevice();
 
   const DeviceArray<float> d_points(3 * num_points, points);
   const DeviceArray<std::int32_t> d_neighbors(entries, neighbors);

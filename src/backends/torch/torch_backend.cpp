@@ -117,7 +117,7 @@ void runTorchIterations(const Model& model, PreparedGraph& g, const ForwardOptio
   result.kernel_weights = std::move(weights);
 }
 
-bool torchAvailable() { return true; }
+bool torchAvailable(std::string*) { return true; }  // LibTorch on the CPU
 
 const bool registered = (registerBackend(Backend::Torch, {runTorchIterations, torchAvailable}), true);
 

@@ -1,12 +1,16 @@
 // The GPU's grid k-NN query (src/backends/cuda/grid_knn.h), run on the CPU against brute force on clouds
 // that stress the grid: volumes, surfaces, a flat and a collinear cloud, coincident points,
-// fewer points than k.
+// fewer points than k, far outliers; and what DeviceEstimation computes from its rows (the tie
+// order mapped back, the edge-scale terms) against the CPU's search and edge scale, bit for bit.
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <numeric>
 #include <random>
 
 #include "grid_knn.h"
+#include "pcl_dise/core/edge_scale.h"
+#include "pcl_dise/core/neighbor_search.h"
 #include "wavy_surface.h"
 
 namespace {
@@ -175,6 +179,96 @@ TEST(GridKnn, AboutOneCellPerPoint) {
     ASSERT_GE(c, 0);
     ASSERT_LT(c, shape.numCells());
   }
+}
+
+// DeviceEstimation's search with a tie order: the grid over the searched points listed in tie
+// order, its ids (positions in that order) mapped back through it.
+std::vector<std::int32_t> deviceRowsInTieOrder(const std::vector<float>& points, const std::vector<std::int32_t>& order,
+                                               int k) {
+  const std::size_t m = points.size() / 3;
+  std::vector<float> listed(3 * m);
+  for (std::size_t s = 0; s < m; ++s) std::copy_n(points.data() + 3 * std::size_t(order[s]), 3, listed.data() + 3 * s);
+  const HostGrid grid(listed.data(), m);
+  std::vector<std::int32_t> rows(m * std::size_t(k)), ids(k);
+  std::vector<float> dist2(k);
+  for (std::size_t i = 0; i < m; ++i) {
+    const int found = nearestInGrid(grid.view(), points.data() + 3 * i, k, ids.data(), dist2.data());
+    for (int j = 0; j < found; ++j) rows[i * k + j] = order[ids[j]];
+  }
+  return rows;
+}
+
+// A lattice (every distance exact, ties everywhere) with coincident copies of some of its points.
+std::vector<float> latticeWithCopies() {
+  std::vector<float> p;
+  for (int z = 0; z < 3; ++z)
+    for (int y = 0; y < 14; ++y)
+      for (int x = 0; x < 14; ++x) p.insert(p.end(), {float(x), float(y), float(z)});
+  for (std::size_t i = 0; i < 150; ++i)
+    p.insert(p.end(), p.begin() + 3 * (7 * i % 588), p.begin() + 3 * (7 * i % 588) + 3);
+  return p;
+}
+
+TEST(GridKnn, TieOrderGivesTheCpuSearchIndexForIndex) {
+  const std::vector<float> points = latticeWithCopies();
+  const std::size_t m = points.size() / 3;
+  std::vector<std::int32_t> order(m);
+  std::iota(order.begin(), order.end(), 0);
+  std::shuffle(order.begin(), order.end(), std::mt19937(3));
+  for (const bool shuffled : {false, true})
+    for (const int k : {17, 65}) {
+      SCOPED_TRACE("k " + std::to_string(k) + (shuffled ? ", shuffled tie order" : ", index order"));
+      std::vector<std::int32_t> tie(m);
+      if (shuffled)
+        tie = order;
+      else
+        std::iota(tie.begin(), tie.end(), 0);
+      pcl_dise::NeighborSearch search;
+      search.k = static_cast<std::size_t>(k);
+      search.tie_order = shuffled ? tie.data() : nullptr;
+      const pcl_dise::Neighborhoods cpu = pcl_dise::searchNeighborhoods(points.data(), m, search, 1);
+      const std::vector<std::int32_t> device = deviceRowsInTieOrder(points, tie, k);
+      ASSERT_EQ(cpu.indices.size(), device.size());
+      for (std::size_t e = 0; e < device.size(); ++e)
+        ASSERT_EQ(device[e], cpu.indices[e]) << "point " << e / k << " rank " << e % k;
+    }
+}
+
+TEST(GridKnn, EdgeScaleTermsOverGridRowsGiveTheCpuEdgeScaleBitForBit) {
+  std::vector<float> points = pcl_dise::bench::wavySurface(5000, 21);
+  points.insert(points.end(), points.begin(), points.begin() + 3 * 300);  // coincident copies
+  const std::size_t m = points.size() / 3;
+  const int row = static_cast<int>(pcl_dise::kEdgeScaleNeighbors);
+  const HostGrid grid(points.data(), m);
+  std::vector<double> terms(m);
+  std::vector<std::int32_t> ids(row);
+  std::vector<float> dist2(row);
+  for (std::size_t i = 0; i < m; ++i) {
+    ASSERT_EQ(nearestInGrid(grid.view(), points.data() + 3 * i, row, ids.data(), dist2.data()), row);
+    terms[i] = pcl_dise::edgeScaleTerm(points.data(), points.data() + 3 * i, ids.data(), row);
+  }
+  const float device = pcl_dise::edgeScaleFromTerms(terms.data(), m, m * std::size_t(row));
+  const float cpu = pcl_dise::edgeScale(points.data(), m, 1);
+  std::uint32_t device_bits = 0, cpu_bits = 0;
+  std::memcpy(&device_bits, &device, 4);
+  std::memcpy(&cpu_bits, &cpu, 4);
+  EXPECT_EQ(device_bits, cpu_bits) << device << " against " << cpu;
+}
+
+// A few points far away (a stray return kilometres off) must not stretch the cells over the
+// whole box, which would put the surface in a handful of cells and make every query scan them.
+TEST(GridKnn, FarOutliersKeepTheCellsSmall) {
+  std::vector<float> points = pcl_dise::bench::wavySurface(20000, 22);
+  for (float far : {1e5f, -3e5f, 8e5f}) points.insert(points.end(), {far, -far, 0.5f * far});
+  const std::size_t m = points.size() / 3;
+  const HostGrid grid(points.data(), m);
+  std::int32_t fullest = 0;
+  for (std::size_t c = 0; c + 1 < grid.cell_start.size(); ++c)
+    fullest = std::max(fullest, grid.cell_start[c + 1] - grid.cell_start[c]);
+  EXPECT_LE(fullest, 200);
+  std::vector<float> small = pcl_dise::bench::wavySurface(2000, 23);
+  for (float far : {1e5f, -3e5f, 8e5f}) small.insert(small.end(), {far, -far, 0.5f * far});
+  expectMatchesBruteForce(small, 17);
 }
 
 }  // namespace

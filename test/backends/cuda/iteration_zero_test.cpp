@@ -14,11 +14,8 @@
 #include "wavy_surface.h"
 
 int main() {
-  if (!pcl_dise::cuda::deviceAvailable()) {
-    std::printf("no usable CUDA device: %s\n",
-                pcl_dise::test::nvidiaDeviceFilesPresent() ? "FAILED (one is present)" : "skipped");
-    return pcl_dise::test::cannotRunExitCode();
-  }
+  std::string why;
+  if (!pcl_dise::cuda::deviceAvailable(&why)) return pcl_dise::test::cannotRun(why);
   std::vector<float> points = pcl_dise::bench::wavySurface(20000, 5);
   for (int i = 0; i < 40; ++i) points.insert(points.end(), {3.f, 3.f, 3.f});  // degenerate cluster
   const std::size_t m = points.size() / 3;

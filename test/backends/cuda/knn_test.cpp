@@ -66,11 +66,8 @@ bool checkAgainstHostGrid(const std::vector<float>& points, int k) {
 }  // namespace
 
 int main() {
-  if (!pcl_dise::cuda::deviceAvailable()) {
-    std::printf("no usable CUDA device: %s\n",
-                pcl_dise::test::nvidiaDeviceFilesPresent() ? "FAILED (one is present)" : "skipped");
-    return pcl_dise::test::cannotRunExitCode();
-  }
+  std::string why;
+  if (!pcl_dise::cuda::deviceAvailable(&why)) return pcl_dise::test::cannotRun(why);
   bool ok = checkAgainstBruteForce(pcl_dise::bench::wavySurface(3000, 1), 65);
   ok = checkAgainstBruteForce(pcl_dise::bench::wavySurface(40, 2), 65) && ok;  // fewer points than k
   std::vector<float> duplicated = pcl_dise::bench::wavySurface(1000, 3);

@@ -76,11 +76,8 @@ int main(int argc, char** argv) {
     std::printf("skipped: %s not found (the published weights live in ../shared only)\n", weights.c_str());
     return kSkipped;
   }
-  if (!pcl_dise::cuda::deviceAvailable()) {
-    std::printf("no usable CUDA device: %s\n",
-                pcl_dise::test::nvidiaDeviceFilesPresent() ? "FAILED (one is present)" : "skipped");
-    return pcl_dise::test::cannotRunExitCode();
-  }
+  std::string why;
+  if (!pcl_dise::cuda::deviceAvailable(&why)) return pcl_dise::test::cannotRun(why);
   try {
     const pcl_dise::Model model = pcl_dise::loadModel(weights);
     bool ok = true;
