@@ -20,7 +20,8 @@ struct DeviceGrid {
   GridShape shape;
   DeviceArray<std::int32_t> cell_start, sorted_ids;
   DeviceArray<float> sorted_points;
-  GridView view() const { return {shape, cell_start.data, sorted_ids.data, sorted_points.data}; }
+  DeviceArray<std::int32_t> run_end;
+  GridView view() const { return {shape, cell_start.data, sorted_ids.data, sorted_points.data, run_end.data}; }
 };
 
 /** The grid of `shape` over d_points (m x 3, device); ids are row numbers of d_points. */

@@ -6,6 +6,7 @@
 #include <thrust/execution_policy.h>
 #include <thrust/functional.h>
 #include <thrust/iterator/counting_iterator.h>
+#include <thrust/iterator/reverse_iterator.h>
 #include <thrust/reduce.h>
 #include <thrust/sequence.h>
 #include <thrust/sort.h>
@@ -21,9 +22,34 @@ namespace pcl_dise {
 namespace cuda {
 namespace {
 
-__global__ void cellOfEachPoint(GridShape shape, const float* points, std::int32_t m, std::int32_t* cell) {
+// A float's bits, -0 read as +0 (the same position).
+__device__ std::uint32_t positionBits(float x) { return x == 0.f ? 0u : __float_as_uint(x); }
+
+// The sort key of a point: its cell, then a hash of its position. Coincident points share a key,
+// so that the stable sort lists them together, ids ascending; points that only share a hash
+// interleave with them by id, which splits their runs (costs a skip, never a neighbour).
+__global__ void cellKeyOfEachPoint(GridShape shape, const float* points, std::int32_t m, std::uint64_t* key) {
   const std::int32_t i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < m) cell[i] = static_cast<std::int32_t>(shape.cellOf(points + 3 * std::int64_t(i)));
+  if (i >= m) return;
+  const float* p = points + 3 * std::int64_t(i);
+  std::uint32_t h = positionBits(p[0]) * 0x9E3779B1u;
+  h = (h ^ (h >> 15) ^ positionBits(p[1])) * 0x85EBCA77u;
+  h = (h ^ (h >> 13) ^ positionBits(p[2])) * 0xC2B2AE3Du;
+  key[i] = (std::uint64_t(shape.cellOf(p)) << 32) | (h ^ (h >> 16));
+}
+
+__global__ void cellOfKey(const std::uint64_t* key, std::int32_t m, std::int32_t* cell) {
+  const std::int32_t p = blockIdx.x * blockDim.x + threadIdx.x;
+  if (p < m) cell[p] = static_cast<std::int32_t>(key[p] >> 32);
+}
+
+// run_end's seeds: p + 1 where entry p is the last of its position, none (INT32_MAX) elsewhere.
+__global__ void runBoundaries(const float* sorted_points, std::int32_t m, std::int32_t* boundary) {
+  const std::int32_t p = blockIdx.x * blockDim.x + threadIdx.x;
+  if (p >= m) return;
+  const bool last =
+      p + 1 == m || !samePosition(sorted_points + 3 * std::int64_t(p), sorted_points + 3 * std::int64_t(p + 1));
+  boundary[p] = last ? p + 1 : INT32_MAX;
 }
 
 __global__ void gatherSorted(const float* points, const std::int32_t* sorted_ids, std::int32_t m,
@@ -104,16 +130,28 @@ DeviceGrid buildGrid(const float* d_points, std::int32_t m, const GridShape& sha
     check(cudaMemset(grid.cell_start.data, 0, (shape.numCells() + 1) * sizeof(std::int32_t)), "clearing the grid");
     return grid;
   }
-  DeviceArray<std::int32_t> cell(m);
-  cellOfEachPoint<<<blocksFor(m), kThreadsPerBlock>>>(shape, d_points, m, cell.data);
-  checkKernel("the cells of the grid points");
-  thrust::sequence(thrust::device, grid.sorted_ids.data, grid.sorted_ids.data + m);
-  thrust::stable_sort_by_key(thrust::device, cell.data, cell.data + m, grid.sorted_ids.data);
-  thrust::lower_bound(thrust::device, cell.data, cell.data + m, thrust::counting_iterator<std::int32_t>(0),
-                      thrust::counting_iterator<std::int32_t>(static_cast<std::int32_t>(shape.numCells() + 1)),
-                      grid.cell_start.data);
+  {
+    DeviceArray<std::uint64_t> key(m);
+    cellKeyOfEachPoint<<<blocksFor(m), kThreadsPerBlock>>>(shape, d_points, m, key.data);
+    checkKernel("the cells of the grid points");
+    thrust::sequence(thrust::device, grid.sorted_ids.data, grid.sorted_ids.data + m);
+    thrust::stable_sort_by_key(thrust::device, key.data, key.data + m, grid.sorted_ids.data);
+    DeviceArray<std::int32_t> cell(m);
+    cellOfKey<<<blocksFor(m), kThreadsPerBlock>>>(key.data, m, cell.data);
+    checkKernel("the cells of the sorted points");
+    thrust::lower_bound(thrust::device, cell.data, cell.data + m, thrust::counting_iterator<std::int32_t>(0),
+                        thrust::counting_iterator<std::int32_t>(static_cast<std::int32_t>(shape.numCells() + 1)),
+                        grid.cell_start.data);
+  }
   gatherSorted<<<blocksFor(m), kThreadsPerBlock>>>(d_points, grid.sorted_ids.data, m, grid.sorted_points.data);
   checkKernel("the gather of the grid points");
+  // run_end[p] = the smallest boundary at or after p: a scan from the end with the minimum.
+  grid.run_end = DeviceArray<std::int32_t>(m);
+  runBoundaries<<<blocksFor(m), kThreadsPerBlock>>>(grid.sorted_points.data, m, grid.run_end.data);
+  checkKernel("the runs of coincident points");
+  thrust::inclusive_scan(thrust::device, thrust::make_reverse_iterator(grid.run_end.data + m),
+                         thrust::make_reverse_iterator(grid.run_end.data),
+                         thrust::make_reverse_iterator(grid.run_end.data + m), thrust::minimum<std::int32_t>());
   return grid;
 }
 

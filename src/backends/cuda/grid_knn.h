@@ -1,7 +1,10 @@
 #pragma once
-// k nearest neighbours and radius search on a uniform grid, for the GPU: the points sorted by cell;
-// a k-NN query scans rings of cells around its own until the k-th distance found is inside the
-// covered ball, a radius query the cells its ball touches. The queries run in the CUDA kernels
+// k nearest neighbours and radius search on a uniform grid, for the GPU: the points sorted by cell,
+// and within a cell by position, so that coincident points lie together; a k-NN query scans rings
+// of cells around its own until the k-th distance found is inside the covered ball, a radius query
+// the cells its ball touches. Coincident points are one distance: once one of them is too far or
+// loses its tie, the query skips the rest, so that a position held by many points (zeros written
+// for invalid pixels, duplicate returns) costs what one point costs. The queries run in the CUDA kernels
 // (one thread per query, grid_knn.cu) and, with the host build of the grid below, on the CPU in
 // the tests. Plain C++ where nvcc is absent.
 #include <algorithm>
@@ -86,14 +89,36 @@ inline GridShape gridShapeFor(const float* points, std::size_t m, std::int64_t m
   return g;
 }
 
+/** Whether point a comes before point b within a cell: by x, then y, then z (3 floats each). */
+PCL_DISE_HOST_DEVICE bool positionBefore(const float* a, const float* b) {
+  if (a[0] != b[0]) return a[0] < b[0];
+  if (a[1] != b[1]) return a[1] < b[1];
+  return a[2] < b[2];
+}
+
+/** Whether two points (3 floats each) are at one position (coincident points share a cell). */
+PCL_DISE_HOST_DEVICE bool samePosition(const float* a, const float* b) {
+  return a[0] == b[0] && a[1] == b[1] && a[2] == b[2];
+}
+
 /** A built grid (device or host arrays). cell_start: numCells + 1 entries, the points of cell c
- *  are sorted_ids[cell_start[c] .. cell_start[c+1]); sorted_points: M x 3 in that order. */
+ *  are sorted_ids[cell_start[c] .. cell_start[c+1]), ordered by positionBefore and, at one
+ *  position, by id; sorted_points: M x 3 in that order; run_end[p]: one past the last entry at
+ *  entry p's position. */
 struct GridView {
   GridShape shape;
   const std::int32_t* cell_start;
   const std::int32_t* sorted_ids;
   const float* sorted_points;
+  const std::int32_t* run_end;
 };
+
+/** Whether (d, id) stays out of a full list of `capacity` entries: it is farther than the last,
+ *  or as far with a larger id. The rest of its position's run (the same d, larger ids) stays out too. */
+PCL_DISE_HOST_DEVICE bool staysOut(const std::int32_t* ids, const float* dist2, int found, int capacity, float d,
+                                   std::int32_t id) {
+  return found == capacity && (d > dist2[capacity - 1] || (d == dist2[capacity - 1] && id > ids[capacity - 1]));
+}
 
 /** |b - a|^2 in float, each product and sum rounded as written (no fused multiply-add), as the
  *  CPU's GridSearch forms it: ties and radius limits fall alike on both. */
@@ -111,8 +136,7 @@ PCL_DISE_HOST_DEVICE float squaredDistance(const float* a, const float* b) {
  *  id, keeping at most `capacity`; returns the new count. */
 PCL_DISE_HOST_DEVICE int insertNearest(std::int32_t* ids, float* dist2, int found, int capacity, float d,
                                        std::int32_t id) {
-  if (found == capacity && (d > dist2[capacity - 1] || (d == dist2[capacity - 1] && id > ids[capacity - 1])))
-    return found;
+  if (staysOut(ids, dist2, found, capacity, d, id)) return found;
   int slot = found < capacity ? found++ : capacity - 1;
   while (slot > 0 && (dist2[slot - 1] > d || (dist2[slot - 1] == d && ids[slot - 1] > id))) {
     dist2[slot] = dist2[slot - 1];
@@ -156,9 +180,14 @@ PCL_DISE_HOST_DEVICE int nearestInGrid(const GridView& grid, const float* query,
           const int x = cx + dx;
           if (x < 0 || x >= s.dims[0]) continue;
           const std::int64_t cell = x + std::int64_t(s.dims[0]) * (y + std::int64_t(s.dims[1]) * z);
-          for (std::int32_t p = grid.cell_start[cell]; p < grid.cell_start[cell + 1]; ++p) {
+          for (std::int32_t p = grid.cell_start[cell]; p < grid.cell_start[cell + 1];) {
             const float d = squaredDistance(query, grid.sorted_points + 3 * std::int64_t(p));
+            if (staysOut(ids, dist2, found, k, d, grid.sorted_ids[p])) {
+              p = grid.run_end[p];
+              continue;
+            }
             found = insertNearest(ids, dist2, found, k, d, grid.sorted_ids[p]);
+            ++p;
           }
         }
       }
@@ -191,11 +220,15 @@ PCL_DISE_HOST_DEVICE int withinRadiusInGrid(const GridView& grid, const float* q
     for (int y = lo[1]; y <= hi[1]; ++y)
       for (int x = lo[0]; x <= hi[0]; ++x) {
         const std::int64_t cell = x + std::int64_t(s.dims[0]) * (y + std::int64_t(s.dims[1]) * z);
-        for (std::int32_t p = grid.cell_start[cell]; p < grid.cell_start[cell + 1]; ++p) {
+        for (std::int32_t p = grid.cell_start[cell]; p < grid.cell_start[cell + 1];) {
           const float d = squaredDistance(query, grid.sorted_points + 3 * std::int64_t(p));
-          if (!(d < radius2)) continue;
-          ++count;
-          if (capacity > 0) kept = insertNearest(ids, dist2, kept, capacity, d, grid.sorted_ids[p]);
+          const std::int32_t run_end = grid.run_end[p];
+          if (d < radius2) {
+            count += run_end - p;
+            for (; capacity > 0 && p < run_end && !staysOut(ids, dist2, kept, capacity, d, grid.sorted_ids[p]); ++p)
+              kept = insertNearest(ids, dist2, kept, capacity, d, grid.sorted_ids[p]);
+          }
+          p = run_end;
         }
       }
   return count;
@@ -204,7 +237,7 @@ PCL_DISE_HOST_DEVICE int withinRadiusInGrid(const GridView& grid, const float* q
 /** The grid built on the host (what grid_knn.cu builds on the device), for the tests. */
 struct HostGrid {
   GridShape shape;
-  std::vector<std::int32_t> cell_start, sorted_ids;
+  std::vector<std::int32_t> cell_start, sorted_ids, run_end;
   std::vector<float> sorted_points;
 
   HostGrid(const float* points, std::size_t m) : shape(gridShapeFor(points, m)) {
@@ -215,12 +248,22 @@ struct HostGrid {
     std::vector<std::int32_t> next(cell_start.begin(), cell_start.end() - 1);
     sorted_ids.resize(m);
     for (std::size_t i = 0; i < m; ++i) sorted_ids[next[cell[i]]++] = static_cast<std::int32_t>(i);
+    for (std::size_t c = 0; c + 1 < cell_start.size(); ++c)  // ids ascend within a cell: stable keeps them so
+      std::stable_sort(sorted_ids.begin() + cell_start[c], sorted_ids.begin() + cell_start[c + 1],
+                       [&](std::int32_t a, std::int32_t b) {
+                         return positionBefore(points + 3 * std::size_t(a), points + 3 * std::size_t(b));
+                       });
     sorted_points.resize(3 * m);
     for (std::size_t p = 0; p < m; ++p)
       std::copy_n(points + 3 * std::size_t(sorted_ids[p]), 3, sorted_points.data() + 3 * p);
+    run_end.resize(m);
+    for (std::size_t p = m; p-- > 0;) {
+      const bool last = p + 1 == m || !samePosition(&sorted_points[3 * p], &sorted_points[3 * p + 3]);
+      run_end[p] = last ? static_cast<std::int32_t>(p + 1) : run_end[p + 1];
+    }
   }
 
-  GridView view() const { return {shape, cell_start.data(), sorted_ids.data(), sorted_points.data()}; }
+  GridView view() const { return {shape, cell_start.data(), sorted_ids.data(), sorted_points.data(), run_end.data()}; }
 };
 
 }  // namespace cuda

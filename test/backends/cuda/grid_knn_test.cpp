@@ -255,6 +255,36 @@ TEST(GridKnn, EdgeScaleTermsOverGridRowsGiveTheCpuEdgeScaleBitForBit) {
   EXPECT_EQ(device_bits, cpu_bits) << device << " against " << cpu;
 }
 
+// Stacks of coincident points (zeros written for invalid pixels, duplicate returns): the k
+// nearest, ties by the smaller id, exactly brute force's (d, id) order; radius counts and lists.
+TEST(GridKnn, StacksOfCoincidentPointsGiveBruteForcesOrderIndexForIndex) {
+  std::vector<float> points = pcl_dise::bench::wavySurface(1500, 24);
+  const std::vector<float> on_surface(points.begin() + 3 * 700, points.begin() + 3 * 701);
+  for (int i = 0; i < 2500; ++i) {  // interleaved, so that a stack's ids are not one block
+    points.insert(points.end(), {0.f, 0.f, 0.f});
+    if (i % 3 == 0) points.insert(points.end(), on_surface.begin(), on_surface.end());
+  }
+  points.insert(points.end(), {-0.f, 0.f, -0.f});  // -0 is the same position as +0
+  const std::size_t m = points.size() / 3;
+  const HostGrid grid(points.data(), m);
+  for (const int k : {17, 65}) {
+    std::vector<std::int32_t> ids(k);
+    std::vector<float> dist2(k);
+    for (std::size_t i = 0; i < m; i += 7) {
+      const float* q = points.data() + 3 * i;
+      std::vector<std::pair<float, std::int32_t>> brute(m);
+      for (std::size_t j = 0; j < m; ++j) brute[j] = {squaredDistance(q, points.data() + 3 * j), std::int32_t(j)};
+      std::partial_sort(brute.begin(), brute.begin() + k, brute.end());
+      ASSERT_EQ(nearestInGrid(grid.view(), q, k, ids.data(), dist2.data()), k);
+      for (int j = 0; j < k; ++j) ASSERT_EQ(ids[j], brute[j].second) << "query " << i << " rank " << j << " k " << k;
+    }
+  }
+  const std::vector<float> queries(points.begin(), points.begin() + 3 * 1500);
+  expectRadiusMatchesBruteForce(points, queries, 0.05f, 40);  // stacks cut by the cap
+  expectRadiusMatchesBruteForce(points, queries, 0.05f, 0);   // counts only
+  expectRadiusMatchesBruteForce(points, {0.f, 0.f, 0.f, 0.01f, 0.f, 0.f}, 0.05f, 4000);
+}
+
 // A few points far away (a stray return kilometres off) must not stretch the cells over the
 // whole box, which would put the surface in a handful of cells and make every query scan them.
 TEST(GridKnn, FarOutliersKeepTheCellsSmall) {

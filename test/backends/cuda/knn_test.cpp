@@ -1,6 +1,6 @@
 // The GPU k-NN search against the same grid query on the CPU (grid_knn.h) and against brute
-// force: every row holds the k nearest distances (float rounding on the device may order exact
-// ties differently, so distances are compared, not indices). Plain C++ on raw arrays; exit code
+// force, on surfaces and on stacks of coincident points: every row holds the k nearest distances (float rounding on the
+// device may order exact ties differently, so distances are compared, not indices). Plain C++ on raw arrays; exit code
 // 77 (skipped) without a GPU.
 #include <algorithm>
 #include <cmath>
@@ -74,6 +74,15 @@ int main() {
   duplicated.insert(duplicated.end(), duplicated.begin(), duplicated.begin() + 600);
   ok = checkAgainstBruteForce(duplicated, 17) && ok;
   ok = checkAgainstHostGrid(pcl_dise::bench::wavySurface(200000, 4), 65) && ok;
+  // Stacks of coincident points (an organized scan's zeros, duplicate returns): each query skips
+  // a stack once one of its points is out, so that they cost what distinct points cost.
+  std::vector<float> stacked = pcl_dise::bench::wavySurface(3000, 5);
+  for (int i = 0; i < 5000; ++i) stacked.insert(stacked.end(), {0.f, 0.f, 0.f});
+  for (int i = 0; i < 2000; ++i) stacked.insert(stacked.end(), stacked.begin() + 3 * 10, stacked.begin() + 3 * 11);
+  ok = checkAgainstBruteForce(stacked, 65) && ok;
+  std::vector<float> zeros = pcl_dise::bench::wavySurface(200000, 6);
+  zeros.resize(3 * 500000, 0.f);  // 60% of the points at the origin
+  ok = checkAgainstHostGrid(zeros, 65) && ok;
   try {
     const std::vector<float> bad{0, 0, 0, NAN, 0, 0};
     std::vector<std::int32_t> out(2);
