@@ -21,7 +21,14 @@ struct DeviceGrid {
   DeviceArray<std::int32_t> cell_start, sorted_ids;
   DeviceArray<float> sorted_points;
   DeviceArray<std::int32_t> run_end;
-  GridView view() const { return {shape, cell_start.data, sorted_ids.data, sorted_points.data, run_end.data}; }
+  DeviceArray<std::int32_t> nested_of_cell, nested_cell_start;  ///< empty where no cell is crowded
+  DeviceArray<NestedGrid> nested;
+  GridView view() const {
+    return {shape,           cell_start.data,
+            sorted_ids.data, sorted_points.data,
+            run_end.data,    nested.count ? nested_of_cell.data : nullptr,
+            nested.data,     nested_cell_start.data};
+  }
 };
 
 /** The grid of `shape` over d_points (m x 3, device); ids are row numbers of d_points. */

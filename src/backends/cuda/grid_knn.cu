@@ -3,6 +3,8 @@
 // of cells until the k-th distance is covered; radius: the cells the ball touches, counted
 // first, then written at offsets from the counts.
 #include <thrust/binary_search.h>
+#include <thrust/copy.h>
+#include <thrust/count.h>
 #include <thrust/execution_policy.h>
 #include <thrust/functional.h>
 #include <thrust/iterator/counting_iterator.h>
@@ -14,6 +16,7 @@
 #include <cmath>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "device_stages.cuh"
 #include "dise_cuda.h"
@@ -25,17 +28,55 @@ namespace {
 // A float's bits, -0 read as +0 (the same position).
 __device__ std::uint32_t positionBits(float x) { return x == 0.f ? 0u : __float_as_uint(x); }
 
-// The sort key of a point: its cell, then a hash of its position. Coincident points share a key,
-// so that the stable sort lists them together, ids ascending; points that only share a hash
-// interleave with them by id, which splits their runs (costs a skip, never a neighbour).
-__global__ void cellKeyOfEachPoint(GridShape shape, const float* points, std::int32_t m, std::uint64_t* key) {
-  const std::int32_t i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= m) return;
-  const float* p = points + 3 * std::int64_t(i);
+// The sort key of a point: its cell in `shape`, then a hash of its position. Coincident points
+// share a key, so that a stable sort lists them together, ids ascending; points that only share a
+// hash interleave with them by id, which splits their runs (costs a skip, never a neighbour).
+__device__ std::uint64_t cellKey(const GridShape& shape, const float* p) {
   std::uint32_t h = positionBits(p[0]) * 0x9E3779B1u;
   h = (h ^ (h >> 15) ^ positionBits(p[1])) * 0x85EBCA77u;
   h = (h ^ (h >> 13) ^ positionBits(p[2])) * 0xC2B2AE3Du;
-  key[i] = (std::uint64_t(shape.cellOf(p)) << 32) | (h ^ (h >> 16));
+  return (std::uint64_t(shape.cellOf(p)) << 32) | (h ^ (h >> 16));
+}
+
+// Keys of `count` points from `first` (rows of 3 floats).
+__global__ void cellKeys(GridShape shape, const float* points, std::int32_t first, std::int32_t count,
+                         std::uint64_t* key) {
+  const std::int32_t e = blockIdx.x * blockDim.x + threadIdx.x;
+  if (e < count) key[e] = cellKey(shape, points + 3 * (std::int64_t(first) + e));
+}
+
+struct OccupiedCell {
+  const std::int32_t* start;
+  __device__ bool operator()(std::int64_t c) const { return start[c + 1] > start[c]; }
+};
+
+struct CrowdedCell {
+  const std::int32_t* start;
+  std::int64_t limit;
+  __device__ bool operator()(std::int64_t c) const { return start[c + 1] - start[c] > limit; }
+};
+
+// Every stride-th of `count` entries from `first`: the sample gridBoxFor reads on the host.
+__global__ void sampleEntries(const float* sorted_points, std::int32_t first, std::int32_t stride, std::int32_t n,
+                              float* out) {
+  const std::int32_t j = blockIdx.x * blockDim.x + threadIdx.x;
+  if (j >= n) return;
+  for (int a = 0; a < 3; ++a)
+    out[3 * std::int64_t(j) + a] = sorted_points[3 * (std::int64_t(first) + std::int64_t(j) * stride) + a];
+}
+
+// Entries first + order[e] to first + e (ids and points), through copies out.
+__global__ void permuteEntries(const std::int32_t* order, std::int32_t count, const std::int32_t* ids,
+                               const float* points, std::int32_t* ids_out, float* points_out) {
+  const std::int32_t e = blockIdx.x * blockDim.x + threadIdx.x;
+  if (e >= count) return;
+  ids_out[e] = ids[order[e]];
+  for (int a = 0; a < 3; ++a) points_out[3 * std::int64_t(e) + a] = points[3 * std::int64_t(order[e]) + a];
+}
+
+__global__ void markNested(const std::int64_t* cells, std::int32_t count, std::int32_t* nested_of_cell) {
+  const std::int32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < count) nested_of_cell[cells[i]] = i;
 }
 
 __global__ void cellOfKey(const std::uint64_t* key, std::int32_t m, std::int32_t* cell) {
@@ -117,6 +158,78 @@ void withListSize(std::int64_t row, Launch launch) {
     launch(std::integral_constant<int, kMaxNeighborhood>());
 }
 
+// Crowded cells (crowdedCellLimit) get nested grids, as HostGrid's: each one's entries re-sorted
+// by its nested cells (then position), their starts in the pool nested_cell_start.
+void nestCrowdedCells(DeviceGrid& grid, std::int32_t m) {
+  const std::int64_t cells = grid.shape.numCells();
+  const thrust::counting_iterator<std::int64_t> index(0);
+  const std::int64_t occupied =
+      thrust::count_if(thrust::device, index, index + cells, OccupiedCell{grid.cell_start.data});
+  const CrowdedCell crowded{grid.cell_start.data, crowdedCellLimit(std::size_t(m), occupied)};
+  const std::int64_t count = thrust::count_if(thrust::device, index, index + cells, crowded);
+  if (count == 0) return;
+  DeviceArray<std::int64_t> list(static_cast<std::size_t>(count));
+  thrust::copy_if(thrust::device, index, index + cells, list.data, crowded);
+  std::vector<std::int64_t> host_list(static_cast<std::size_t>(count));
+  list.download(host_list.data(), host_list.size());
+  std::vector<std::int32_t> starts(2 * host_list.size());
+  for (std::size_t i = 0; i < host_list.size(); ++i)
+    check(cudaMemcpy(&starts[2 * i], grid.cell_start.data + host_list[i], 2 * sizeof(std::int32_t),
+                     cudaMemcpyDeviceToHost),
+          "copying from the device");
+  // The shapes, from each cell's sample, and the pool's layout.
+  std::vector<NestedGrid> nested(host_list.size());
+  std::int64_t pool = 0;
+  for (std::size_t i = 0; i < nested.size(); ++i) {
+    const std::int32_t first = starts[2 * i], entries = starts[2 * i + 1] - first;
+    const std::int32_t stride = std::max<std::int32_t>(1, entries / 65536), n = (entries + stride - 1) / stride;
+    DeviceArray<float> sample(3 * std::size_t(n));
+    sampleEntries<<<blocksFor(std::size_t(n)), kThreadsPerBlock>>>(grid.sorted_points.data, first, stride, n,
+                                                                   sample.data);
+    checkKernel("the sample of a crowded cell");
+    std::vector<float> host_sample(3 * std::size_t(n));
+    sample.download(host_sample.data(), host_sample.size());
+    float lo[3], hi[3];
+    gridBoxFor(host_sample.data(), std::size_t(n), lo, hi);
+    nested[i] = {gridShapeForBox(lo, hi, nestedCellsFor(entries)), first, pool};
+    pool += nested[i].shape.numCells() + 1;
+  }
+  grid.nested_cell_start = DeviceArray<std::int32_t>(static_cast<std::size_t>(pool));
+  for (std::size_t i = 0; i < nested.size(); ++i) {
+    const NestedGrid& n = nested[i];
+    const std::int32_t entries = starts[2 * i + 1] - n.first;
+    DeviceArray<std::uint64_t> key(entries);
+    cellKeys<<<blocksFor(std::size_t(entries)), kThreadsPerBlock>>>(n.shape, grid.sorted_points.data, n.first, entries,
+                                                                    key.data);
+    checkKernel("the nested cells of a crowded cell");
+    DeviceArray<std::int32_t> order(entries), ids(entries), cell(entries);
+    DeviceArray<float> points(3 * std::size_t(entries));
+    thrust::sequence(thrust::device, order.data, order.data + entries);
+    thrust::stable_sort_by_key(thrust::device, key.data, key.data + entries, order.data);
+    permuteEntries<<<blocksFor(std::size_t(entries)), kThreadsPerBlock>>>(
+        order.data, entries, grid.sorted_ids.data + n.first, grid.sorted_points.data + 3 * std::int64_t(n.first),
+        ids.data, points.data);
+    checkKernel("the order of a crowded cell");
+    check(
+        cudaMemcpy(grid.sorted_ids.data + n.first, ids.data, entries * sizeof(std::int32_t), cudaMemcpyDeviceToDevice),
+        "copying on the device");
+    check(cudaMemcpy(grid.sorted_points.data + 3 * std::int64_t(n.first), points.data, 3 * entries * sizeof(float),
+                     cudaMemcpyDeviceToDevice),
+          "copying on the device");
+    cellOfKey<<<blocksFor(std::size_t(entries)), kThreadsPerBlock>>>(key.data, entries, cell.data);
+    checkKernel("the nested cells of the sorted points");
+    thrust::lower_bound(thrust::device, cell.data, cell.data + entries, thrust::counting_iterator<std::int32_t>(0),
+                        thrust::counting_iterator<std::int32_t>(static_cast<std::int32_t>(n.shape.numCells() + 1)),
+                        grid.nested_cell_start.data + n.cell_start_at);
+  }
+  grid.nested_of_cell = DeviceArray<std::int32_t>(static_cast<std::size_t>(cells));
+  check(cudaMemset(grid.nested_of_cell.data, 0xff, cells * sizeof(std::int32_t)), "clearing the nested grids");  // -1
+  markNested<<<blocksFor(host_list.size()), kThreadsPerBlock>>>(list.data, static_cast<std::int32_t>(count),
+                                                                grid.nested_of_cell.data);
+  checkKernel("the cells with nested grids");
+  grid.nested = DeviceArray<NestedGrid>(nested.size(), nested.data());
+}
+
 }  // namespace
 
 std::int64_t largestOnDevice(const std::int64_t* d_values, std::size_t count) {
@@ -132,7 +245,7 @@ DeviceGrid buildGrid(const float* d_points, std::int32_t m, const GridShape& sha
   }
   {
     DeviceArray<std::uint64_t> key(m);
-    cellKeyOfEachPoint<<<blocksFor(m), kThreadsPerBlock>>>(shape, d_points, m, key.data);
+    cellKeys<<<blocksFor(m), kThreadsPerBlock>>>(shape, d_points, 0, m, key.data);
     checkKernel("the cells of the grid points");
     thrust::sequence(thrust::device, grid.sorted_ids.data, grid.sorted_ids.data + m);
     thrust::stable_sort_by_key(thrust::device, key.data, key.data + m, grid.sorted_ids.data);
@@ -145,6 +258,7 @@ DeviceGrid buildGrid(const float* d_points, std::int32_t m, const GridShape& sha
   }
   gatherSorted<<<blocksFor(m), kThreadsPerBlock>>>(d_points, grid.sorted_ids.data, m, grid.sorted_points.data);
   checkKernel("the gather of the grid points");
+  nestCrowdedCells(grid, m);
   // run_end[p] = the smallest boundary at or after p: a scan from the end with the minimum.
   grid.run_end = DeviceArray<std::int32_t>(m);
   runBoundaries<<<blocksFor(m), kThreadsPerBlock>>>(grid.sorted_points.data, m, grid.run_end.data);

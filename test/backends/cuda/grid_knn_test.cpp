@@ -7,6 +7,7 @@
 #include <cstring>
 #include <numeric>
 #include <random>
+#include <tuple>
 
 #include "grid_knn.h"
 #include "pcl_dise/core/edge_scale.h"
@@ -283,6 +284,39 @@ TEST(GridKnn, StacksOfCoincidentPointsGiveBruteForcesOrderIndexForIndex) {
   expectRadiusMatchesBruteForce(points, queries, 0.05f, 40);  // stacks cut by the cap
   expectRadiusMatchesBruteForce(points, queries, 0.05f, 0);   // counts only
   expectRadiusMatchesBruteForce(points, {0.f, 0.f, 0.f, 0.01f, 0.f, 0.f}, 0.05f, 4000);
+}
+
+// Blobs of near-coincident points (within 1e-5 and 1e-3 of a point, far denser than the
+// surface): their cells get grids of their own, and every answer stays brute force's, index
+// for index.
+TEST(GridKnn, CrowdedCellsGetNestedGridsAndTheSameAnswers) {
+  std::vector<float> points = pcl_dise::bench::wavySurface(2000, 25);
+  std::mt19937 rng(26);
+  std::uniform_real_distribution<float> u(-1.f, 1.f);
+  for (const auto& [centre, spread, count] : {std::tuple<int, float, int>{100, 1e-5f, 3000}, {900, 1e-3f, 2000}})
+    for (int i = 0; i < count; ++i)
+      for (int a = 0; a < 3; ++a) points.push_back(points[3 * centre + a] + spread * u(rng));
+  for (int i = 0; i < 500; ++i) points.insert(points.end(), points.begin() + 3 * 2500, points.begin() + 3 * 2501);
+  const std::size_t m = points.size() / 3;
+  const HostGrid grid(points.data(), m);
+  EXPECT_GE(grid.nested.size(), 2u);
+  const int k = 33;
+  std::vector<std::int32_t> ids(k);
+  std::vector<float> dist2(k);
+  for (std::size_t i = 0; i < m; i += 5) {
+    const float* q = points.data() + 3 * i;
+    std::vector<std::pair<float, std::int32_t>> brute(m);
+    for (std::size_t j = 0; j < m; ++j) brute[j] = {squaredDistance(q, points.data() + 3 * j), std::int32_t(j)};
+    std::partial_sort(brute.begin(), brute.begin() + k, brute.end());
+    ASSERT_EQ(nearestInGrid(grid.view(), q, k, ids.data(), dist2.data()), k);
+    for (int j = 0; j < k; ++j) ASSERT_EQ(ids[j], brute[j].second) << "query " << i << " rank " << j;
+  }
+  std::vector<float> queries;
+  for (std::size_t i = 0; i < m; i += 9)
+    queries.insert(queries.end(), points.begin() + 3 * i, points.begin() + 3 * i + 3);
+  expectRadiusMatchesBruteForce(points, queries, 2e-5f, 64);
+  expectRadiusMatchesBruteForce(points, queries, 0.02f, 1024);
+  expectRadiusMatchesBruteForce(points, queries, 0.05f, 0);
 }
 
 // A few points far away (a stray return kilometres off) must not stretch the cells over the

@@ -1,7 +1,7 @@
 // The GPU k-NN search against the same grid query on the CPU (grid_knn.h) and against brute
-// force, on surfaces and on stacks of coincident points: every row holds the k nearest distances (float rounding on the
-// device may order exact ties differently, so distances are compared, not indices). Plain C++ on raw arrays; exit code
-// 77 (skipped) without a GPU.
+// force, on surfaces, stacks of coincident points and near-coincident blobs: every row holds the k nearest distances
+// (float rounding on the device may order exact ties differently, so distances are compared, not indices). Plain C++ on
+// raw arrays; exit code 77 (skipped) without a GPU.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -83,6 +83,15 @@ int main() {
   std::vector<float> zeros = pcl_dise::bench::wavySurface(200000, 6);
   zeros.resize(3 * 500000, 0.f);  // 60% of the points at the origin
   ok = checkAgainstHostGrid(zeros, 65) && ok;
+  // Near-coincident blobs (within 1e-5 of a point): their crowded cells get nested grids.
+  std::vector<float> blob = pcl_dise::bench::wavySurface(3000, 7);
+  for (int i = 0; i < 6000; ++i)
+    for (int a = 0; a < 3; ++a) blob.push_back(blob[3 * 50 + a] + 1e-5f * float((i * (7 + 3 * a)) % 101 - 50) / 50.f);
+  ok = checkAgainstBruteForce(blob, 65) && ok;
+  std::vector<float> big_blob = pcl_dise::bench::wavySurface(100000, 8);
+  for (int i = 0; i < 400000; ++i)
+    for (int a = 0; a < 3; ++a) big_blob.push_back(0.2f + 1e-5f * float((i * (13 + 5 * a)) % 1009 - 504) / 504.f);
+  ok = checkAgainstHostGrid(big_blob, 65) && ok;
   try {
     const std::vector<float> bad{0, 0, 0, NAN, 0, 0};
     std::vector<std::int32_t> out(2);
