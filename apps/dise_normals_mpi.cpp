@@ -60,7 +60,6 @@ int main(int argc, char** argv) {
   MpiProcesses processes;
   try {
     o.check();
-    if (o.tile_points == 0 && o.max_memory <= 0) o.tile_points = 1000000;
     const int code = pcl_dise::tools::runTiled(o, processes, "dise_normals_mpi");
     MPI_Finalize();
     return code;

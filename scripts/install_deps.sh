@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages pcl_dise needs to build, test and run its tools.
 # Idempotent and non-interactive: packages already present are skipped by apt.
-# python3-*: the Python module pcl_dise, its tests (pytest), its example (matplotlib) and the
+# python3-*: the Python module pcl_dise, its tests (pytest; mypy checks its stub), its example (matplotlib) and the
 # Open3D interoperation it offers.
 set -euo pipefail
 
@@ -19,7 +19,7 @@ packages=(
   ros-core-dev libroscpp-dev libsensor-msgs-dev libpcl-conversions-dev python3-rosmaster
   python3-numpy python3-scipy python3-rospy python3-sensor-msgs
   python3-dev pybind11-dev python3-pybind11 python3-pytest python3-matplotlib python3-open3d
-  doxygen patchelf
+  doxygen patchelf python3-mypy
 )
 
 missing=()

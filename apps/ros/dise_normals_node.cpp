@@ -40,7 +40,7 @@ class DiseNormalsNode {
     pcl_dise::NormalSettings s;
     int threads = 0;
     std::string orient, precision;
-    private_nh.param("k_search", s.k, 64);
+    private_nh.param("k_search", s.k, 0);  // 0: not set, as in NormalSettings (64 unless radius_search)
     private_nh.param("radius_search", s.radius, 0.0);
     private_nh.param("max_neighbors", s.max_neighbors, 0);
     private_nh.param("iterations", s.iterations, 4);

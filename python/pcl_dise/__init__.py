@@ -40,8 +40,6 @@ __all__ = [
     "write_cloud",
 ]
 
-_ORIENT = ("viewpoint", "up", "none", "mst", "closed")
-_BACKENDS = ("native", "torch", "cuda")
 ProgressCallback = Callable[[float], None]
 
 
@@ -70,41 +68,45 @@ def _viewpoint(viewpoint) -> Optional[Tuple[float, float, float]]:
     if viewpoint is None:
         return None
     v = np.asarray(viewpoint, dtype=np.float64).reshape(-1)
-    if v.shape != (3,) or not np.all(np.isfinite(v)):
+    if v.shape != (3,):
         raise ValueError(f"viewpoint must be 3 finite numbers, not {viewpoint!r}")
     return (float(v[0]), float(v[1]), float(v[2]))
 
 
+def _integer(value, name: str, smallest: Optional[int] = None) -> int:
+    """A whole number for a C++ integer field (a ValueError, not pybind11's TypeError, otherwise);
+    `smallest` only where the field is unsigned. The ranges are the library's (validate)."""
+    try:
+        whole = int(value)
+    except (TypeError, ValueError, OverflowError):
+        whole = None
+    if whole is None or whole != value or (smallest is not None and whole < smallest) or abs(whole) >= 2**31:
+        raise ValueError(f"{name} must be {'a non-negative' if smallest == 0 else 'an'} integer, not {value!r}")
+    return whole
+
+
+def _number(value, name: str) -> float:
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be a number, not {value!r}") from None
+
+
 def _options(k, radius, max_neighbors, iterations, model, threads, settle, orient, viewpoint, backend,
              orient_neighbors=10, precision="float") -> "_native.NormalSettings":
+    """The library's NormalSettings from the keyword arguments, validated by the library itself
+    (NormalSettings::validate: its OptionsError is a ValueError here) with its rules and messages."""
     o = _native.NormalSettings()
     if radius is not None:
-        if not (float(radius) > 0 and np.isfinite(radius)):
-            raise ValueError(f"radius must be a positive number, not {radius!r}")
-        o.radius, o.k = float(radius), 0
+        o.radius, o.k = _number(radius, "radius"), 0
     else:
-        if int(k) != k or k < 1:
-            raise ValueError(f"k must be a positive integer, not {k!r}")
-        o.k = int(k)
-    if int(max_neighbors) != max_neighbors or max_neighbors < 0:
-        raise ValueError(f"max_neighbors must be a non-negative integer, not {max_neighbors!r}")
-    if int(iterations) != iterations or not 0 <= iterations <= 255:
-        raise ValueError(f"iterations must be an integer in [0, 255], not {iterations!r}")
-    if int(threads) != threads or threads < 0:
-        raise ValueError(f"threads must be a non-negative integer (0: all cores), not {threads!r}")
-    if not (float(settle) >= 0):
-        raise ValueError(f"settle must be >= 0 degrees, not {settle!r}")
-    if orient not in _ORIENT:
-        raise ValueError(f"orient must be one of {', '.join(_ORIENT)}, not {orient!r}")
-    if backend not in _BACKENDS:
-        raise ValueError(f"backend must be one of {', '.join(_BACKENDS)}, not {backend!r}")
-    if settle > 0 and backend == "torch":
-        raise ValueError("settle (adaptive mode) runs on the native and cuda backends only")
-    if int(orient_neighbors) != orient_neighbors or orient_neighbors < 1:
-        raise ValueError(f"orient_neighbors must be a positive integer, not {orient_neighbors!r}")
-    o.max_neighbors, o.iterations, o.threads, o.settle = int(max_neighbors), int(iterations), int(threads), float(settle)
-    o.orient, o.backend, o.viewpoint, o.orient_neighbors = orient, backend, _viewpoint(viewpoint), int(orient_neighbors)
-    o.precision = precision  # the library checks the name here and the backend in validate (ValueError)
+        o.k = _integer(k, "k")  # 0: not set, the 64 nearest (as in C++)
+    o.max_neighbors, o.iterations = _integer(max_neighbors, "max_neighbors"), _integer(iterations, "iterations")
+    o.threads, o.settle = _integer(threads, "threads", smallest=0), _number(settle, "settle")
+    o.orient_neighbors = _integer(orient_neighbors, "orient_neighbors")
+    o.orient, o.backend, o.precision = orient, backend, precision  # names read by the library (ValueError)
+    o.viewpoint = _viewpoint(viewpoint)
+    o.validate()
     if model is not None:
         model = os.fspath(model)
         if not os.path.isfile(model):
@@ -231,7 +233,8 @@ def estimate_normals(points, k: int = 64, radius: Optional[float] = None, max_ne
         place), or a structured array with fields X, Y, Z (as PDAL gives them). float64
         coordinates far from the origin (UTM) are moved by a whole-unit offset in double before
         they become floats, as ``dise_normals`` does.
-    k: neighbours per point, the point itself not counted (the shipped models: 32 or 64).
+    k: neighbours per point, the point itself not counted (the shipped models: 32 or 64; 0: not
+        set, the 64 nearest, as in C++).
     radius: neighbours within this distance instead of the k nearest (k is then ignored).
     max_neighbors: with radius, keep at most the nearest this many (0: all).
     iterations: DISE iterations after the PCA (0: plain PCA normals).
@@ -393,9 +396,8 @@ def estimate_normals_file(input, output, max_memory: Optional[float] = None, scr
     stderr is a terminal. Returns a dict of counts.
     """
     input_path, output_path = _path(input, True), _path(output, False)
-    if options.get("orient") is None:
-        lidar = input_path.lower().endswith((".las", ".laz")) and options.get("viewpoint") is None
-        options["orient"] = "up" if lidar else "viewpoint"
+    if options.get("orient") is None:  # the input's default, as dise_normals has it
+        options["orient"] = _native.default_orientation_for(input_path, options.get("viewpoint") is not None)
     k = options.pop("k", 64)
     radius = options.pop("radius", None)
     known = ("max_neighbors", "iterations", "model", "threads", "settle", "orient", "viewpoint", "backend", "precision")
@@ -405,9 +407,10 @@ def estimate_normals_file(input, output, max_memory: Optional[float] = None, scr
     o = _options(k, radius, options.get("max_neighbors", 0), options.get("iterations", 4), options.get("model"),
                  options.get("threads", 0), options.get("settle", 0.0), options.get("orient", "viewpoint"),
                  options.get("viewpoint"), options.get("backend", "native"), precision=options.get("precision", "float"))
-    needs_memory = o.orient in ("mst", "closed") or o.settle > 0
+    in_memory = _native.needs_cloud_in_memory(o)
+    needs_memory = bool(in_memory)
     if needs_memory and max_memory is not None:
-        raise ValueError("orient='mst'/'closed' and settle need the cloud in memory: leave out max_memory")
+        raise ValueError(f"{in_memory}: leave out max_memory")
     if max_memory is not None and not float(max_memory) > 0:
         raise ValueError(f"max_memory must be a positive number of MB, not {max_memory!r}")
     callback = _progress(progress)
@@ -424,9 +427,7 @@ def estimate_normals_file(input, output, max_memory: Optional[float] = None, scr
 
 def backend_available(name: str) -> bool:
     """Whether this build has the backend ("native", "torch", "cuda") and it can run here."""
-    if name not in _BACKENDS:
-        raise ValueError(f"backend must be one of {', '.join(_BACKENDS)}, not {name!r}")
-    return _native.backend_available(name)
+    return _native.backend_available(name)  # an unknown name: the library's ValueError
 
 
 def bfloat16_available() -> bool:

@@ -1,23 +1,40 @@
 from dataclasses import dataclass
 from os import PathLike
-from typing import Callable, Dict, List, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 import numpy.typing as npt
 
+__all__ = [
+    "Cloud",
+    "Estimator",
+    "Result",
+    "__version__",
+    "backend_available",
+    "bfloat16_available",
+    "default_model_path",
+    "estimate_normals",
+    "estimate_normals_file",
+    "native_instruction_set",
+    "orient_normals",
+    "read_cloud",
+    "write_cloud",
+]
+
 __version__: str
 
-Points = Union[npt.NDArray[np.float32], npt.NDArray[np.float64], np.ndarray]
-Progress = Union[Callable[[float], None], bool, str, None]
-PathType = Union[str, PathLike]
+_Points = Union[npt.NDArray[np.float32], npt.NDArray[np.float64], np.ndarray]
+_Progress = Union[Callable[[float], None], bool, str, None]
+_PathType = Union[str, PathLike]
 
 @dataclass
 class Result:
     normals: npt.NDArray[np.float32]
     curvature: npt.NDArray[np.float32]
-    iterations: List[npt.NDArray[np.float32]]
-    kernel_weights: List[Tuple[npt.NDArray[np.int64], npt.NDArray[np.float32]]]
-    offset: Tuple[float, float, float]
+    iterations: List[npt.NDArray[np.float32]] = ...
+    kernel_weights: List[Tuple[npt.NDArray[np.int64], npt.NDArray[np.float32]]] = ...
+    offset: Tuple[float, float, float] = ...
+    orientation_confidence: Optional[npt.NDArray[np.float32]] = ...
 
 @dataclass
 class Cloud:
@@ -33,25 +50,28 @@ class Cloud:
 
 class Estimator:
     def __init__(self, k: int = 64, radius: Optional[float] = None, max_neighbors: int = 0, iterations: int = 4,
-                 model: Optional[PathType] = None, threads: int = 0, settle: float = 0.0, orient: str = "viewpoint",
+                 model: Optional[_PathType] = None, threads: int = 0, settle: float = 0.0, orient: str = "viewpoint",
                  viewpoint: Optional[Sequence[float]] = None, backend: str = "native", store_iterations: bool = False,
-                 orient_neighbors: int = 10) -> None: ...
+                 orient_neighbors: int = 10, precision: str = "float") -> None: ...
     @property
     def model_path(self) -> str: ...
-    def compute(self, points: Points, weights_of: Optional[Sequence[int]] = None, progress: Progress = None,
+    def compute(self, points: _Points, weights_of: Optional[Sequence[int]] = None, progress: _Progress = None,
                 indices: Optional[Sequence[int]] = None) -> Result: ...
 
-def estimate_normals(points: Points, k: int = 64, radius: Optional[float] = None, max_neighbors: int = 0,
-                     iterations: int = 4, model: Optional[PathType] = None, threads: int = 0, settle: float = 0.0,
+def estimate_normals(points: _Points, k: int = 64, radius: Optional[float] = None, max_neighbors: int = 0,
+                     iterations: int = 4, model: Optional[_PathType] = None, threads: int = 0, settle: float = 0.0,
                      orient: str = "viewpoint", viewpoint: Optional[Sequence[float]] = None, backend: str = "native",
-                     return_curvature: bool = False, progress: Progress = None, precision: str = "float",
-                     indices: Optional[Sequence[int]] = None): ...
-def orient_normals(points: Points, normals: np.ndarray, k: int = 10, viewpoint: Optional[Sequence[float]] = None,
-                   seed: Optional[int] = None, closed: bool = False, threads: int = 0, return_report: bool = False): ...
-def read_cloud(path: PathType) -> Cloud: ...
-def write_cloud(path: PathType, points: Points, normals: np.ndarray, curvature: Optional[np.ndarray] = None,
-                like: Optional[Union[Cloud, PathType]] = None) -> None: ...
-def estimate_normals_file(input: PathType, output: PathType, max_memory: Optional[float] = None,
-                          scratch: Optional[PathType] = None, progress: Progress = "auto", **options) -> dict: ...
+                     return_curvature: bool = False, progress: _Progress = None, precision: str = "float",
+                     indices: Optional[Sequence[int]] = None) -> Any: ...
+def orient_normals(points: _Points, normals: np.ndarray, k: int = 10, viewpoint: Optional[Sequence[float]] = None,
+                   seed: Optional[int] = None, closed: bool = False, threads: int = 0, return_report: bool = False,
+                   return_confidence: bool = False) -> Any: ...
+def read_cloud(path: _PathType) -> Cloud: ...
+def write_cloud(path: _PathType, points: _Points, normals: np.ndarray, curvature: Optional[np.ndarray] = None,
+                like: Optional[Union[Cloud, _PathType]] = None) -> None: ...
+def estimate_normals_file(input: _PathType, output: _PathType, max_memory: Optional[float] = None,
+                          scratch: Optional[_PathType] = None, progress: _Progress = "auto", **options: Any) -> dict: ...
 def backend_available(name: str) -> bool: ...
+def bfloat16_available() -> bool: ...
+def native_instruction_set(precision: str = "float") -> str: ...
 def default_model_path(k: int = 64) -> str: ...

@@ -19,6 +19,7 @@
 #include "pcl_dise/core/progress.h"
 #include "pcl_dise/feature/consistent_normal_orientation.h"
 #include "pcl_dise/feature/normal_pipeline.h"
+#include "pcl_dise/io/extension.h"
 #include "pcl_dise/io/las_format.h"
 #include "pcl_dise/io/local_frame.h"
 #include "pcl_dise/io/normals_writer.h"
@@ -366,7 +367,8 @@ PYBIND11_MODULE(_native, m) {
             s.precision = pcl_dise::precisionFromString(name);
           })
       .def_readwrite("viewpoint", &pcl_dise::NormalSettings::viewpoint)
-      .def_readwrite("orient_neighbors", &pcl_dise::NormalSettings::orientation_neighbors);
+      .def_readwrite("orient_neighbors", &pcl_dise::NormalSettings::orientation_neighbors)
+      .def("validate", [](const pcl_dise::NormalSettings& s) { s.validate(false); });
   py::class_<Estimator>(m, "Estimator")
       .def(py::init<const pcl_dise::NormalSettings&, bool>(), py::arg("settings"), py::arg("store_iterations"))
       .def_property_readonly("model_path", &Estimator::modelPath)
@@ -390,5 +392,9 @@ PYBIND11_MODULE(_native, m) {
       },
       py::arg("precision") = "float");
   m.def("bfloat16_available", &pcl_dise::bfloat16Available);
+  m.def("default_orientation_for", [](const std::string& path, bool viewpoint_given) {
+    return std::string(pcl_dise::orientationName(pcl_dise::io::defaultOrientationFor(path, viewpoint_given)));
+  });
+  m.def("needs_cloud_in_memory", &pcl_dise::io::needsCloudInMemory);
   m.def("default_model_path", [](int k) { return pcl_dise::defaultModelPath(k); });
 }

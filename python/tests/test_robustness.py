@@ -21,7 +21,7 @@ def test_bad_arrays_raise_value_error(points):
 
 
 @pytest.mark.parametrize("options", [
-    {"k": 0}, {"k": -3}, {"k": 2.5}, {"radius": -1.0}, {"radius": float("nan")}, {"iterations": -1},
+    {"k": -3}, {"k": 2.5}, {"k": "many"}, {"radius": -1.0}, {"radius": float("nan")}, {"iterations": -1},
     {"orient": "outward"}, {"backend": "gpu"}, {"viewpoint": (1, 2)}, {"threads": -1}, {"settle": -1.0},
     {"settle": 1.0, "backend": "torch"}, {"max_neighbors": 8}, {"iterations": 256}, {"precision": "fp16"},
     {"precision": "bf16", "backend": "torch"},
@@ -29,6 +29,21 @@ def test_bad_arrays_raise_value_error(points):
 def test_bad_options_raise_value_error(options):
     with pytest.raises(ValueError):
         pcl_dise.estimate_normals(wavy_surface(100), **options)
+
+
+def test_k_0_means_not_set_as_in_cpp():
+    points = wavy_surface(500)
+    np.testing.assert_array_equal(pcl_dise.estimate_normals(points, k=0), pcl_dise.estimate_normals(points, k=64))
+
+
+def test_option_messages_are_the_librarys():
+    # The package converts types only; the rules and their messages are NormalSettings::validate's.
+    for options, message in [({"iterations": 256}, "iterations must be in 0..255"),
+                             ({"settle": 1.0, "backend": "torch"}, "native and cuda backends only"),
+                             ({"radius": -1.0}, "radius must be a positive number"),
+                             ({"orient": "outward"}, "outward")]:
+        with pytest.raises(ValueError, match=message):
+            pcl_dise.estimate_normals(wavy_surface(100), **options)
 
 
 def test_the_librarys_settings_errors_are_value_errors_by_type():

@@ -66,6 +66,8 @@ void NormalSettings::validate(bool check_model_file) const {
   if (iterations < 0 || iterations > 255) throw OptionsError("iterations must be in 0..255, not " + text(iterations));
   if (!(settle_degrees >= 0) || !std::isfinite(settle_degrees))
     throw OptionsError("settle must be at least 0 degrees, not " + text(settle_degrees));
+  if (settle_degrees > 0 && backend == Backend::Torch)
+    throw OptionsError("settle (adaptive mode) runs on the native and cuda backends only, not torch");
   if (precision != Precision::Float && backend != Backend::Native)
     throw OptionsError("precision " + toString(precision) + " runs on the native backend only, not " +
                        toString(backend));

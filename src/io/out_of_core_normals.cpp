@@ -143,12 +143,18 @@ Frame measureFrame(PointStream& stream) {
 double bytesPerLoadedPoint(std::size_t neighbors) { return 200.0 + 12.0 * double(neighbors); }
 double bytesPerPointInMemory(std::size_t neighbors) { return 400.0 + 12.0 * double(neighbors); }
 
+std::string needsCloudInMemory(const NormalSettings& settings) {
+  if (settings.settle_degrees > 0) return "settle (adaptive mode) needs the cloud in memory";
+  if (orientsWholeCloud(settings.orientation))
+    return std::string("orient ") + orientationName(settings.orientation) +
+           " orients the whole cloud at once and needs it in memory";
+  return {};
+}
+
 OutOfCoreOptions outOfCoreOptions(const NormalSettings& settings) {
   settings.validate(false);
-  if (settings.settle_degrees > 0) throw OptionsError("settle (adaptive mode) needs the cloud in memory");
-  if (orientsWholeCloud(settings.orientation))
-    throw OptionsError(std::string("orient ") + orientationName(settings.orientation) +
-                       " orients the whole cloud at once and needs it in memory");
+  const std::string in_memory = needsCloudInMemory(settings);
+  if (!in_memory.empty()) throw OptionsError(in_memory);
   OutOfCoreOptions options;
   TiledForwardOptions& f = options.forward;
   f.neighbors = static_cast<std::size_t>(settings.neighbors()) + 1;  // the point itself too

@@ -77,9 +77,10 @@ class DiseNormalsNode : public ::testing::Test {
     node_ = spawn({binaryDir() + "/apps/dise_normals_node", "__name:=dise", "_k_search:=12", "_iterations:=2",
                    "_model:=" + *model_},
                   *dir_ + "/node.log");
-    // The second node also runs the adaptive mode in bfloat16 (where the processor has it).
-    mst_node_ = spawn({binaryDir() + "/apps/dise_normals_node", "__name:=dise_mst", "_k_search:=12", "_iterations:=2",
-                       "_model:=" + *model_, "_orient:=mst", "_settle:=1", "_precision:=bf16"},
+    // The second node also runs the adaptive mode in bfloat16 (where the processor has it), on
+    // radius neighbourhoods set by radius_search alone (k_search left unset).
+    mst_node_ = spawn({binaryDir() + "/apps/dise_normals_node", "__name:=dise_mst", "_radius_search:=0.25",
+                       "_iterations:=2", "_model:=" + *model_, "_orient:=mst", "_settle:=1", "_precision:=bf16"},
                       *dir_ + "/mst_node.log");
     nh_ = new ros::NodeHandle;
     output_ = new ros::Subscriber(nh_->subscribe("/dise/output", 10, &DiseNormalsNode::onReply));

@@ -58,11 +58,16 @@ struct OutOfCoreReport {
   TiledForwardReport tiles;               ///< the tiled forward pass's report
 };
 
+/** \brief Why a run's settings need the cloud in memory, "" where tiles can run them: the
+ *  adaptive mode (settle) and the whole-cloud orientations (mst, closed). The tools and Python
+ *  ask here.
+ *  \param[in] settings the run's settings */
+std::string needsCloudInMemory(const NormalSettings& settings);
+
 /** The tiles' options from a run's settings (core/normal_settings.h): neighbourhood, iterations,
  *  threads, backend, viewpoint and sign; the budget, scratch folder and progress left as they are.
  *  Validates the settings (as NormalSettings::validate, the model file not checked: the caller
- *  loads it) and throws OptionsError for what only a cloud in memory can do: the adaptive mode
- *  (settle) and the whole-cloud orientations (mst, closed). */
+ *  loads it) and throws OptionsError with needsCloudInMemory's reason where it has one. */
 OutOfCoreOptions outOfCoreOptions(const NormalSettings& settings);
 
 /** The bytes a tile needs per loaded point at `neighbors` neighbours per point (measured; see
