@@ -383,17 +383,21 @@ def write_cloud(path, points, normals, curvature=None, like: Optional[Union[Clou
 
 
 def estimate_normals_file(input, output, max_memory: Optional[float] = None, scratch: Optional[str] = None,
-                          progress="auto", **options) -> dict:
-    """Normals for a cloud file, written to another: ``dise_normals`` from Python.
+                          progress="auto", tile_points: Optional[int] = None, **options) -> dict:
+    """Normals for a cloud file, written to another: ``dise_normals`` from Python, the same job
+    (jobs/normals_file.h) deciding in the same way whether the cloud runs in memory or in tiles.
 
-    With ``max_memory`` (MB) the cloud is processed in tiles with halos, in bounded memory and
-    with the same results bit for bit (a 100-million-point LAS file works); without it, tiles of
-    a million points. ``orient="mst"``/``"closed"``, ``settle`` and other backends need the cloud
-    in memory: they run in memory where max_memory is None. A LAS or LAZ input written to LAS or
-    LAZ keeps its records. ``orient`` defaults to "up" for a LAS or LAZ input without a
-    ``viewpoint`` (an aerial survey has no sensor pose; its sensor is above), else "viewpoint". options: those of :func:`estimate_normals`. progress: a callable taking the share
-    done (0..1), True for a progress bar, None for none, "auto" (the default) for a bar where
-    stderr is a terminal. Returns a dict of counts.
+    Without ``max_memory`` and ``tile_points`` the cloud runs in memory. With ``max_memory`` (MB)
+    a cloud whose in-memory run would need more runs in tiles with halos sized to the budget, in
+    bounded memory and with the same results bit for bit (a 100-million-point LAS file works);
+    ``tile_points`` asks for tiles of at most that many points, whatever the memory.
+    ``orient="mst"``/``"closed"`` and ``settle`` need the cloud in memory (a ``ValueError`` where it
+    would run in tiles). A LAS or LAZ input written to LAS or LAZ keeps its records. ``orient``
+    defaults to "up" for a LAS or LAZ input without a ``viewpoint`` (an aerial survey has no sensor
+    pose; its sensor is above), else "viewpoint". options: those of :func:`estimate_normals`.
+    progress: a callable taking the share done (0..1), True for a progress bar, None for none,
+    "auto" (the default) for a bar where stderr is a terminal. Returns a dict of counts (``tiles``:
+    0 where it ran in memory).
     """
     input_path, output_path = _path(input, True), _path(output, False)
     if options.get("orient") is None:  # the input's default, as dise_normals has it
@@ -407,22 +411,11 @@ def estimate_normals_file(input, output, max_memory: Optional[float] = None, scr
     o = _options(k, radius, options.get("max_neighbors", 0), options.get("iterations", 4), options.get("model"),
                  options.get("threads", 0), options.get("settle", 0.0), options.get("orient", "viewpoint"),
                  options.get("viewpoint"), options.get("backend", "native"), precision=options.get("precision", "float"))
-    in_memory = _native.needs_cloud_in_memory(o)
-    needs_memory = bool(in_memory)
-    if needs_memory and max_memory is not None:
-        raise ValueError(f"{in_memory}: leave out max_memory")
-    if max_memory is not None and not float(max_memory) > 0:
+    if max_memory is not None and not _number(max_memory, "max_memory") > 0:
         raise ValueError(f"max_memory must be a positive number of MB, not {max_memory!r}")
-    callback = _progress(progress)
-    # The torch and cuda backends run a whole cloud at once unless a memory budget asks for tiles.
-    if needs_memory or (o.backend != "native" and max_memory is None):
-        cloud = read_cloud(input_path)
-        normals, curvature = estimate_normals(cloud.points, k=k, radius=radius, return_curvature=True,
-                                              progress=callback, **options)
-        write_cloud(output_path, cloud.points, normals, curvature, like=cloud)
-        return {"points": len(cloud.points), "missing": int(np.isnan(normals[:, 0]).sum()), "tiles": 0}
-    return dict(_native.estimate_file(input_path, output_path, o, float(max_memory or 0.0),
-                                      os.fspath(scratch) if scratch else "", callback))
+    tiles = 0 if tile_points is None else _integer(tile_points, "tile_points", smallest=1)
+    return dict(_native.estimate_file(input_path, output_path, o, float(max_memory or 0.0), tiles,
+                                      os.fspath(scratch) if scratch else "", _progress(progress)))
 
 
 def backend_available(name: str) -> bool:

@@ -13,6 +13,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include "normals_file.h"
 #include "pcl_dise/core/errors.h"
 #include "pcl_dise/core/model.h"
 #include "pcl_dise/core/normal_settings.h"
@@ -300,37 +301,35 @@ void writeCloud(const std::string& path, Rows<double> points, Rows<float> normal
 }
 
 py::dict estimateFile(const std::string& input, const std::string& output, const pcl_dise::NormalSettings& settings,
-                      double max_memory_mb, const std::string& scratch, py::object progress) {
+                      double max_memory_mb, std::size_t tile_points, const std::string& scratch, py::object progress) {
   PythonProgress python_progress(std::move(progress));
-  pcl_dise::io::OutOfCoreReport report;
+  pcl_dise::jobs::NormalsFileReport report;
   std::exception_ptr error;
-  bool cancelled = false;
   {
     py::gil_scoped_release release;
     try {
-      pcl_dise::io::OutOfCoreOptions options = pcl_dise::io::outOfCoreOptions(settings);
-      options.memory_budget_mb = max_memory_mb;
-      options.scratch_folder = scratch;
-      options.progress = python_progress.function();
-      settings.validate();  // the model file too
-      const pcl_dise::Model model =
-          settings.iterations > 0 ? pcl_dise::loadModel(settings.modelPath()) : pcl_dise::Model();
+      pcl_dise::jobs::NormalsFileJob job;
+      job.input = input;
+      job.output = output;
+      job.settings = settings;
+      job.max_memory_mb = max_memory_mb;
+      job.tile_points = tile_points;
+      job.scratch = scratch;
+      job.progress = python_progress.function();
       pcl_dise::io::Collective one_process;
-      report = pcl_dise::io::estimateNormalsOutOfCore(model, input, output, options, one_process);
-    } catch (const pcl_dise::Cancelled&) {
-      cancelled = true;
+      report = pcl_dise::jobs::estimateNormalsFile(job, one_process);
     } catch (...) {  // rethrown with the GIL held, its type kept (FileError: OSError)
       error = std::current_exception();
     }
   }
-  if (cancelled || python_progress.failed()) python_progress.raise();
+  if (report.cancelled || python_progress.failed()) python_progress.raise();
   if (error) std::rethrow_exception(error);
   py::dict r;
   r["points"] = report.points;
-  r["missing"] = report.missing;
+  r["missing"] = report.without_normal;
   r["offset"] = report.offset;
-  r["tiles"] = report.tiles.tiles;
-  r["tile_points"] = report.tile_points;
+  r["tiles"] = report.in_tiles ? report.tiles.tiles.tiles : 0;
+  r["tile_points"] = report.tiles.tile_points;
   return r;
 }
 

@@ -66,7 +66,7 @@ def test_lidar_files_face_up_by_default(tmp_path):
     points = wavy_surface(5000, seed=4) + np.array([5e5, 5e6, -300.0])
     source = tmp_path / "terrain.laz"
     pcl_dise.write_cloud(source, points, np.zeros_like(points, dtype=np.float32))
-    for options in ({}, {"max_memory": 200.0}):
+    for options in ({}, {"tile_points": 2000}):  # in memory, in tiles
         pcl_dise.estimate_normals_file(source, tmp_path / "up.laz", iterations=0, progress=None, **options)
         up = pcl_dise.read_cloud(tmp_path / "up.laz").fields["NormalZ"]
         assert (up > 0).mean() == 1.0
@@ -91,17 +91,22 @@ def test_estimate_normals_file_in_tiles_equals_in_memory(tmp_path):
     pcl_dise.write_cloud(source, points, np.zeros_like(points, dtype=np.float32))
     out = tmp_path / "tiles.ply"
     seen = []
-    report = pcl_dise.estimate_normals_file(source, out, max_memory=150, k=32, progress=seen.append)
-    assert report["points"] == len(points) and report["tiles"] >= 1
+    report = pcl_dise.estimate_normals_file(source, out, tile_points=20000, k=32, progress=seen.append)
+    assert report["points"] == len(points) and report["tiles"] >= 2
     assert seen[-1] == 1.0 and all(a <= b for a, b in zip(seen, seen[1:]))
     tiled = pcl_dise.read_cloud(out)
     expected = pcl_dise.estimate_normals(points, k=32)
     np.testing.assert_array_equal(np.column_stack([tiled.fields["normal_" + c] for c in "xyz"]).astype(np.float32),
                                   expected)
+    # 60,000 points at k = 32 need about 48 MB in memory: within a budget of 200 MB they run there.
+    assert pcl_dise.estimate_normals_file(source, tmp_path / "memory.ply", k=32, max_memory=200)["tiles"] == 0
+    np.testing.assert_array_equal(pcl_dise.read_cloud(tmp_path / "memory.ply").fields["normal_x"], expected[:, 0])
     pcl_dise.estimate_normals_file(source, tmp_path / "oriented.xyz", k=32, orient="mst")
     assert (tmp_path / "oriented.xyz").exists()
+    with pytest.raises(ValueError, match="needs it in memory"):  # mst where the cloud runs in tiles
+        pcl_dise.estimate_normals_file(source, tmp_path / "no.ply", k=32, orient="mst", tile_points=20000)
     # bf16 in tiles: bf16's normals in memory.
-    pcl_dise.estimate_normals_file(source, tmp_path / "bf16.ply", max_memory=150, k=32, precision="bf16")
+    pcl_dise.estimate_normals_file(source, tmp_path / "bf16.ply", tile_points=20000, k=32, precision="bf16")
     tiled = pcl_dise.read_cloud(tmp_path / "bf16.ply")
     np.testing.assert_array_equal(np.column_stack([tiled.fields["normal_" + c] for c in "xyz"]).astype(np.float32),
                                   pcl_dise.estimate_normals(points, k=32, precision="bf16"))
@@ -117,7 +122,7 @@ def test_stopping_a_file_job_leaves_no_output(tmp_path):
             raise KeyboardInterrupt
 
     with pytest.raises(KeyboardInterrupt):
-        pcl_dise.estimate_normals_file(source, tmp_path / "out.las", max_memory=120, progress=stop)
+        pcl_dise.estimate_normals_file(source, tmp_path / "out.las", tile_points=20000, progress=stop)
     assert not any(p.name.startswith("out") for p in tmp_path.iterdir())
 
 

@@ -42,7 +42,7 @@ void Options::check() const {
   settings().validate();
 }
 
-std::vector<std::int64_t> readIndices(const std::string& path, std::size_t points) {
+std::vector<std::int64_t> readIndices(const std::string& path) {
   std::ifstream in(path);
   if (!in) throw FileError("cannot read the indices file '" + path + "'");
   std::vector<std::int64_t> indices;
@@ -55,9 +55,9 @@ std::vector<std::int64_t> readIndices(const std::string& path, std::size_t point
     } catch (const std::exception&) {
       used = 0;
     }
-    if (used != word.size() || value < 0 || static_cast<unsigned long long>(value) >= points)
+    if (used != word.size() || value < 0)
       throw OptionsError("'" + path + "': index " + std::to_string(indices.size() + 1) + " is '" + word +
-                         "', not a point index below " + std::to_string(points));
+                         "', not a point index (0 or more)");
     indices.push_back(value);
   }
   return indices;
@@ -148,45 +148,24 @@ std::array<double, 3> parseViewpoint(const std::string& text) {
   return v;
 }
 
-bool fitsInMemory(const Options& o) {
-  if (o.max_memory <= 0) return true;
-  PointStream stream(o.input);
-  const std::size_t neighbors = o.radius > 0 ? std::max(o.max_neighbors, 64) : o.settings().neighbors() + 1;
-  return double(stream.countPoints()) * bytesPerPointInMemory(neighbors) < o.max_memory * 1e6;
+jobs::NormalsFileJob Options::job(const ProgressCallback& progress) const {
+  jobs::NormalsFileJob job;
+  job.input = input;
+  job.output = output;
+  job.settings = settings();
+  job.max_memory_mb = max_memory;
+  job.tile_points = tile_points;
+  job.scratch = scratch;
+  if (!indices.empty()) job.indices = readIndices(indices);
+  job.progress = progress;
+  return job;
 }
 
-int runTiled(const Options& o, io::Collective& processes, const std::string& tool) {
-  using Clock = std::chrono::steady_clock;
-  if (!o.indices.empty())
-    throw OptionsError("--indices needs the cloud in memory: raise --max-memory or leave out --tile-points");
-  const NormalSettings settings = o.settings();
-  OutOfCoreOptions options;
-  try {
-    options = outOfCoreOptions(settings);
-  } catch (const OptionsError& e) {
-    throw OptionsError(std::string(e.what()) + ": raise --max-memory or leave out --tile-points");
-  }
-  // From the start, so that Ctrl-C at any moment stops the run cleanly.
-  tools::ProgressDisplay display(tool, o.quiet || processes.rank() != 0);
-  if (o.tile_points > 0) options.forward.tile_points = o.tile_points;
-  options.memory_budget_mb = o.max_memory;
-  options.scratch_folder = o.scratch;
-  const std::string model_path = settings.modelPath();
-  const Model model = o.iterations > 0 ? loadModel(model_path) : Model();
-  const auto start = Clock::now();
-  options.progress = display.callback();
-  OutOfCoreReport report;
-  try {
-    report = estimateNormalsOutOfCore(model, o.input, o.output, options, processes);
-  } catch (const Cancelled&) {
-    display.finish();
-    std::cerr << tool << ": stopped (Ctrl-C); no output written\n";
-    return 130;
-  }
-  display.finish();
-  const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
-  if (processes.rank() != 0) return 0;
-  std::cout << "dise_normals: " << report.points << " points from " << o.input << ", in tiles"
+void printTiledRun(const Options& o, const jobs::NormalsFileReport& r, const io::Collective& processes,
+                   const std::string& tool) {
+  if (processes.rank() != 0) return;
+  const io::OutOfCoreReport& report = r.tiles;
+  std::cout << tool << ": " << report.points << " points from " << o.input << ", in tiles"
             << (processes.size() > 1 ? " on " + std::to_string(processes.size()) + " processes" : std::string()) << "\n"
             << (report.offset != std::array<double, 3>{0, 0, 0}
                     ? "  coordinates relative to (" + offsetText(report.offset) + ")\n"
@@ -198,18 +177,38 @@ int runTiled(const Options& o, io::Collective& processes, const std::string& too
                                                    " times (a halo outgrew the budget)"
                                              : std::string())
             << "\n"
-            << "  iterations: " << o.iterations << (o.iterations > 0 ? ", model: " + model_path : std::string()) << "\n"
+            << "  iterations: " << o.iterations << (o.iterations > 0 ? ", model: " + r.model_path : std::string())
+            << "\n"
             << "  " << (report.points - report.missing) << " normals, " << report.missing
             << " points without a normal (NaN)\n"
-            << "  time: " << seconds << " s (reading, tiling, search, estimation, writing)\n"
+            << "  time: " << r.total_seconds << " s (reading, tiling, search, estimation, writing)\n"
             << "  wrote " << o.output << "\n";
   nlohmann::json json = normalsReport(o, report.points, report.missing, report.offset);
   json["processes"] = processes.size();
   json["tiles"] = report.tiles.tiles;
   json["tile_points"] = report.tile_points;
   json["largest_tile_load"] = report.tiles.largest_load;
-  json["seconds"] = {{"total", seconds}};
+  json["seconds"] = {{"startup", r.startup_seconds}, {"total", r.total_seconds}};
   tools::writeRunReport(o.report, tool, json);
+}
+
+int runTiled(const Options& o, io::Collective& processes, const std::string& tool) {
+  // From the start, so that Ctrl-C at any moment stops the run cleanly.
+  tools::ProgressDisplay display(tool, o.quiet || processes.rank() != 0);
+  jobs::NormalsFileJob job = o.job(display.callback());
+  job.always_tiles = true;
+  jobs::NormalsFileReport report;
+  try {
+    report = jobs::estimateNormalsFile(job, processes);
+  } catch (const OptionsError& e) {
+    throw OptionsError(std::string(e.what()) + ": raise --max-memory or leave out --tile-points");
+  }
+  display.finish();
+  if (report.cancelled) {
+    std::cerr << tool << ": stopped (Ctrl-C); no output written\n";
+    return 130;
+  }
+  printTiledRun(o, report, processes, tool);
   return 0;
 }
 

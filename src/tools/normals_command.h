@@ -1,6 +1,6 @@
 #pragma once
-// What dise_normals and dise_normals_mpi share: their options, and the run tile by tile.
-// Plain C++, no PCL.
+// What dise_normals and dise_normals_mpi share: their options, the job they make of them
+// (jobs/normals_file.h) and the report of a run in tiles.
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -10,6 +10,7 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include "normals_file.h"
 #include "pcl_dise/core/normal_settings.h"
 #include "pcl_dise/io/out_of_core_normals.h"
 
@@ -34,6 +35,8 @@ struct Options {
   NormalSettings settings() const;
   /** settings().validate() and the tools' own options: throws OptionsError or FileError. */
   void check() const;
+  /** The job these options ask for (--indices read here), told its progress. */
+  jobs::NormalsFileJob job(const ProgressCallback& progress) const;
 };
 
 /** Adds the options (input, output, --k, ..., --max-memory, --quiet, --report) to `app`. */
@@ -44,22 +47,23 @@ std::string offsetText(const std::array<double, 3>& offset);
 /** X,Y,Z from --viewpoint; throws OptionsError otherwise. */
 std::array<double, 3> parseViewpoint(const std::string& text);
 
-/** The point indices of an --indices file (0-based integers separated by whitespace) for a cloud
- *  of `points` points; throws FileError where it cannot be read, OptionsError for anything else
- *  than an index below `points` (naming the word). */
-std::vector<std::int64_t> readIndices(const std::string& path, std::size_t points);
-
-/** Whether the in-memory path fits --max-memory (always without it). */
-bool fitsInMemory(const Options& o);
+/** The point indices of an --indices file (0-based integers separated by whitespace); throws
+ *  FileError where it cannot be read, OptionsError for a word that is not an index (naming it).
+ *  The job checks them against the cloud. */
+std::vector<std::int64_t> readIndices(const std::string& path);
 
 /** What --report says of every normals run: input, output, settings, model, counts, offset
  *  (the tool adds its timings and its own facts). */
 nlohmann::json normalsReport(const Options& o, std::uint64_t points, std::uint64_t missing,
                              const std::array<double, 3>& offset);
 
-/** The run tile by tile (out_of_core_normals.h) over `processes`; rank 0 shows its progress
- *  (tool: the name it shows) and prints what it did. Returns the exit code (130 after Ctrl-C,
- *  no output left); throws std::runtime_error with a message. */
+/** What a run in tiles did, on rank 0: the summary on stdout and --report. */
+void printTiledRun(const Options& o, const jobs::NormalsFileReport& report, const io::Collective& processes,
+                   const std::string& tool);
+
+/** The job in tiles over `processes` (dise_normals_mpi); rank 0 shows its progress (tool: the
+ *  name it shows) and prints what it did. Returns the exit code (130 after Ctrl-C, no output
+ *  left); throws std::runtime_error with a message. */
 int runTiled(const Options& o, io::Collective& processes, const std::string& tool);
 
 }  // namespace tools

@@ -179,8 +179,8 @@ TEST(DiseNormals, IndicesGiveTheWholeRunsNormalsThereAndNoneElsewhere) {
   std::ofstream(dir + "/beyond.txt") << "3\n" << all.size() << "\n";
   std::ofstream(dir + "/word.txt") << "3 x7\n";
   const std::pair<std::string, std::string> errors[] = {
-      {" --indices " + dir + "/beyond.txt", "index 2 is '" + std::to_string(all.size()) + "'"},
-      {" --indices " + dir + "/word.txt", "index 2 is 'x7'"},
+      {" --indices " + dir + "/beyond.txt", "index " + std::to_string(all.size()) + " is not a point of"},
+      {" --indices " + dir + "/word.txt", "index 2 is 'x7', not a point index"},
       {" --indices " + dir + "/none.txt", "cannot read the indices file"},
       {" --indices " + dir + "/some.txt --tile-points 100", "--indices needs the cloud in memory"},
       {" --indices " + dir + "/some.txt --orient mst", "mst"},
