@@ -364,7 +364,7 @@ int main(int argc, char** argv) {
       "Times neighbourhood search, PCL's PCA and every DISE backend on synthetic clouds (see docs/benchmarks.md)."};
   Options o;
   app.add_option("--sizes", o.sizes, "cloud sizes")->delimiter(',')->capture_default_str();
-  app.add_option("--backends", o.backends, "native, torch, cuda (default: all this build and machine have)")
+  app.add_option("--backends", o.backends, pcl_dise::backendNames() + " (default: all this build and machine have)")
       ->delimiter(',');
   app.add_option("--model", o.model, "DISE model (default: the shipped model for --k)");
   app.add_option("--k", o.k, "neighbours (+ the point itself)")->capture_default_str();

@@ -92,7 +92,7 @@ int main(int argc, char** argv) {
       "Evaluates DISE normals by the PCPNet protocol, side by side with PCA (pcl::NormalEstimation) and\n"
       "jet fitting (CGAL) at the same k: per-category angle RMSE (degrees) over each cloud's .pidx\n"
       "points, category means, their average, DISE's RMSE after each iteration and the share of\n"
-      "points under 5, 10, ..., 90 degrees (table, --json, --plot)."};
+      "points under 5, 10, ..., 90 degrees (table, --report, --plot)."};
   std::string dir, prefix = "testset", model, other_model, json_out, plot_out;
   int k = 64, iterations = 4;
   unsigned threads = 0;
@@ -111,7 +111,7 @@ int main(int argc, char** argv) {
   app.add_option("--settle", settle, "also evaluate the model in adaptive mode with this settle angle (degrees)");
   app.add_flag("--bf16", bf16, "also evaluate the model with --precision bf16 (docs/benchmarks.md#bfloat16)");
   app.add_flag("--no-jet", no_jet, "leave out jet fitting (the slowest of the methods)");
-  app.add_option("--json", json_out, "write the results as JSON");
+  app.add_option("--report", json_out, "also write the results as JSON to this file (as every tool's --report)");
   app.add_option("--plot", plot_out, "write the good-points curves as a PNG");
   CLI11_PARSE(app, argc, argv);
 

@@ -71,7 +71,8 @@ int main(int argc, char** argv) {
   app.add_option("input", a.input, "cloud (.pcd, .ply, .las, .laz, .xyz)")->required();
   app.add_option("normals", a.normals, "its normals (.normals)")->required();
   app.add_option("output", a.output, "output file (.pcd, .ply, .las, .laz, .normals)")->required();
-  app.add_option("--k", a.settings.orientation_neighbors, "neighbours per point in the propagation graph")
+  app.add_option("--orient-neighbors", a.settings.orientation_neighbors,
+                 "neighbours per point in the propagation graph (Python's and ROS's orient_neighbors)")
       ->capture_default_str();
   app.add_option("--viewpoint", a.viewpoint, "seed each part at its point nearest X,Y,Z, facing it");
   app.add_option("--seed", a.settings.orientation_seed,

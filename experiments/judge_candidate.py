@@ -10,7 +10,7 @@
   (4) test_shipped_model's checks hold with the candidate as dise_k64 (beside the shipped dise_k32).
 
 Runs dise_eval on both sets (about 10 and 2 minutes on two cores) unless --dense-json and
---sparse-json name earlier `dise_eval --json` outputs, then prints every check and the verdict;
+--sparse-json name earlier `dise_eval --report` outputs, then prints every check and the verdict;
 exits 0 when every check holds, 1 when one fails, 2 on bad input. Usage:
 
   /usr/bin/python3 experiments/judge_candidate.py experiments/runs/T/dise_k64.safetensors \\
@@ -32,7 +32,7 @@ CATEGORIES = ["no_noise", "low_noise", "med_noise", "high_noise", "vardensity_st
 def evaluate(model, dataset, json_path):
     """dise_eval of the model on one validation set, compared with the published weights."""
     command = [os.path.join(ROOT, "build", "apps", "dise_eval"), dataset, "--prefix", "validationset",
-               "--model", model, "--compare-model", PUBLISHED, "--no-jet", "--json", json_path]
+               "--model", model, "--compare-model", PUBLISHED, "--no-jet", "--report", json_path]
     print("$ " + " ".join(command), flush=True)
     subprocess.run(command, check=True, stdout=subprocess.DEVNULL)
 
@@ -61,7 +61,7 @@ def main():
     parser.add_argument("--sparse-limit", type=float, required=True, help="largest mean allowed at 15,000 points")
     parser.add_argument("--dense-set", default=os.path.join(ROOT, "build", "dataset", "val"))
     parser.add_argument("--sparse-set", default="/tmp/val15k")
-    parser.add_argument("--dense-json", help="an earlier dise_eval --json of the model on the dense set")
+    parser.add_argument("--dense-json", help="an earlier dise_eval --report of the model on the dense set")
     parser.add_argument("--sparse-json", help="the same on the sparse set")
     args = parser.parse_args()
     for path in [args.model, PUBLISHED, args.dense_json, args.sparse_json]:

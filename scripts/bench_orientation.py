@@ -162,7 +162,7 @@ class Bench:
     def ours(self, xyz, normals, out, closed):
         """dise_orient's normals (written as PLY, with each point's orientation confidence)."""
         ply = out[:-len(".normals")] + ".ply"
-        text = run([self.tool("dise_orient"), xyz, normals, ply, "--k", str(self.args.k)] + (["--closed"] if closed else []))
+        text = run([self.tool("dise_orient"), xyz, normals, ply, "--orient-neighbors", str(self.args.k)] + (["--closed"] if closed else []))
         seconds = float(text.split("time: ")[1].split(" s")[0])
         undecided = 0
         if "undecided" in text:

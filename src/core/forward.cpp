@@ -1,6 +1,7 @@
 #include "pcl_dise/core/forward.h"
 
 #include <cmath>
+#include <iterator>
 #include <stdexcept>
 #include <utility>
 #include <vector>
@@ -11,20 +12,21 @@
 
 namespace pcl_dise {
 
-std::string toString(Backend backend) {
-  switch (backend) {
-    case Backend::Native: return "native";
-    case Backend::Torch: return "torch";
-    case Backend::Cuda: return "cuda";
-  }
-  return "unknown";
+static_assert(std::size(kBackendNames) == static_cast<std::size_t>(Backend::Cuda) + 1, "a name per backend");
+
+std::string backendNames() {
+  std::string names;
+  for (std::size_t b = 0; b < std::size(kBackendNames); ++b)
+    names += (b == 0 ? "" : b + 1 == std::size(kBackendNames) ? " or " : ", ") + std::string(kBackendNames[b]);
+  return names;
 }
 
+std::string toString(Backend backend) { return kBackendNames[static_cast<std::size_t>(backend)]; }
+
 Backend backendFromString(const std::string& name) {
-  if (name == "native") return Backend::Native;
-  if (name == "torch") return Backend::Torch;
-  if (name == "cuda") return Backend::Cuda;
-  throw OptionsError("unknown backend '" + name + "' (expected native, torch or cuda)");
+  for (std::size_t b = 0; b < std::size(kBackendNames); ++b)
+    if (name == kBackendNames[b]) return static_cast<Backend>(b);
+  throw OptionsError("unknown backend '" + name + "' (expected " + backendNames() + ")");
 }
 
 std::string toString(Precision precision) { return precision == Precision::Bf16 ? "bf16" : "float"; }

@@ -90,7 +90,7 @@ void addNormalsOptions(CLI::App& app, Options& o) {
                  "each point takes the side an outside grid shows it (holds under heavy noise; ray parity where "
                  "walls are too thin for the grid; not for scans); none: the plane fit's own sign. Default: up "
                  "for .las and .laz input without --viewpoint, else viewpoint");
-  app.add_option("--backend", o.backend, "native, torch or cuda")->capture_default_str();
+  app.add_option("--backend", o.backend, backendNames())->capture_default_str();
   app.add_option("--max-memory", o.max_memory,
                  "memory budget in MB: a cloud that does not fit is read, computed and written tile by tile, "
                  "with the same normals (0: in memory)");

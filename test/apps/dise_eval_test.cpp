@@ -32,7 +32,7 @@ TEST_F(DiseEval, TableJsonAndPlot) {
   const std::string model = randomModelFile(11);
   const CommandResult r = runCommand(
       binaryDir() + "/apps/dise_eval " + *dir_ + "/data --prefix val --k 12 --iterations 2 --model " + model +
-      " --compare-model " + model + " --threads 1 --json " + *dir_ + "/eval.json --plot " + *dir_ + "/eval.png");
+      " --compare-model " + model + " --threads 1 --report " + *dir_ + "/eval.json --plot " + *dir_ + "/eval.png");
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("average"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("jet"), std::string::npos) << r.output;

@@ -151,7 +151,8 @@ TEST_F(DiseOrient, BadInputIsAClearError) {
   const std::string in = dir_ + "/sphere.xyz ";
   expectError(in + dir_ + "/short.normals " + dir_ + "/o.normals", "1 normals for 2000 points");
   expectError(in + dir_ + "/sphere.normals " + dir_ + "/o.normals --seed 2000", "is not a point");
-  expectError(in + dir_ + "/sphere.normals " + dir_ + "/o.normals --k 0", "neighbours must be at least 1");
+  expectError(in + dir_ + "/sphere.normals " + dir_ + "/o.normals --orient-neighbors 0",
+              "neighbours must be at least 1");
   expectError(in + dir_ + "/missing.normals " + dir_ + "/o.normals", "missing.normals");
   expectError(in + dir_ + "/sphere.normals " + dir_ + "/o.normals --viewpoint 1,2", "viewpoint expects X,Y,Z");
 }

@@ -28,12 +28,18 @@ enum class Precision {
   Bf16,   ///< the edge MLPs' products in bfloat16 with float sums (AVX512_BF16), the rest in float
 };
 
+/** Every backend's name, in the enumeration's order: "native", "torch", "cuda". The names are
+ *  said here once, for toString, backendFromString and the tools' help. */
+constexpr const char* kBackendNames[] = {"native", "torch", "cuda"};
+/** "native, torch or cuda": the names for a help text or a message. */
+std::string backendNames();
+/** The backend's name (kBackendNames). */
 std::string toString(Backend backend);
 /** "float" or "bf16". */
 std::string toString(Precision precision);
 /** "float" or "bf16"; throws OptionsError (core/errors.h) otherwise. */
 Precision precisionFromString(const std::string& name);
-/** "native", "torch" or "cuda"; throws OptionsError (core/errors.h) otherwise. */
+/** The backend of one of kBackendNames; throws OptionsError (core/errors.h) otherwise. */
 Backend backendFromString(const std::string& name);
 /** Whether this build has the backend and it can run here (Cuda: a device is present).
  *  \param[in] backend the backend
