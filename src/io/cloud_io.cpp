@@ -39,7 +39,7 @@ std::array<double, 3> finiteOffset(const std::vector<std::array<double, 3>>& xyz
 }  // namespace
 
 LocalCloud readCloud(const std::string& path) {
-  const std::string ext = extension(path);
+  const FileFormat format = inputFormat(path);
   LocalCloud local;
   local.cloud = pcl::make_shared<pcl::PointCloud<pcl::PointXYZ>>();
   pcl::PointCloud<pcl::PointXYZ>& cloud = *local.cloud;
@@ -47,25 +47,29 @@ LocalCloud readCloud(const std::string& path) {
   // files: ../shared/data/bad_inputs, fuzzing).
   std::vector<std::array<double, 3>> xyz;
   std::array<double, 3>& viewpoint = local.viewpoint;
-  if (ext == ".xyz") {
-    xyz = readTextTriplesInDouble(path);
-  } else if (ext == ".pcd") {
-    PcdCloud pcd = readPcd(path);
-    xyz = std::move(pcd.xyz);
-    cloud.width = pcd.width;
-    cloud.height = pcd.height;
-    viewpoint = {pcd.viewpoint[0], pcd.viewpoint[1], pcd.viewpoint[2]};
-    cloud.sensor_orientation_ =
-        Eigen::Quaternionf(pcd.viewpoint[3], pcd.viewpoint[4], pcd.viewpoint[5], pcd.viewpoint[6]);
-  } else if (ext == ".ply") {
-    xyz = readPly(path).vertices;
-  } else if (isLasFamily(path)) {
-    LasCloud las = readLas(path);
-    xyz = std::move(las.xyz);
-    local.las_source = path;
-    local.las_source_bytes = std::move(las.decoded);
-  } else {
-    fail(path, "unknown extension '" + ext + "' (expected .pcd, .ply, .las, .laz or .xyz)");
+  switch (format) {
+    case FileFormat::kXyz: xyz = readTextTriplesInDouble(path); break;
+    case FileFormat::kPcd: {
+      PcdCloud pcd = readPcd(path);
+      xyz = std::move(pcd.xyz);
+      cloud.width = pcd.width;
+      cloud.height = pcd.height;
+      viewpoint = {pcd.viewpoint[0], pcd.viewpoint[1], pcd.viewpoint[2]};
+      cloud.sensor_orientation_ =
+          Eigen::Quaternionf(pcd.viewpoint[3], pcd.viewpoint[4], pcd.viewpoint[5], pcd.viewpoint[6]);
+      break;
+    }
+    case FileFormat::kPly: xyz = readPly(path).vertices; break;
+    case FileFormat::kLas:
+    case FileFormat::kLaz: {
+      LasCloud las = readLas(path);
+      xyz = std::move(las.xyz);
+      local.las_source = path;
+      local.las_source_bytes = std::move(las.decoded);
+      break;
+    }
+    case FileFormat::kNormals:  // not an input: inputFormat never gives it
+      break;
   }
   local.offset = finiteOffset(xyz);
   cloud.points.resize(xyz.size());
@@ -80,7 +84,7 @@ LocalCloud readCloud(const std::string& path) {
   cloud.sensor_origin_ = Eigen::Vector4f(static_cast<float>(viewpoint[0] - local.offset[0]),
                                          static_cast<float>(viewpoint[1] - local.offset[1]),
                                          static_cast<float>(viewpoint[2] - local.offset[2]), 0.f);
-  if (ext != ".pcd") {
+  if (format != FileFormat::kPcd) {
     cloud.width = static_cast<std::uint32_t>(xyz.size());
     cloud.height = 1;
   }
@@ -101,9 +105,9 @@ void writeNormals(const std::string& path, const LocalCloud& local, const pcl::P
   if (points.size() != normals.size())
     fail(path, "cannot write " + std::to_string(normals.size()) + " normals for " + std::to_string(points.size()) +
                    " points");
-  const std::string ext = extension(path);
-  const bool confidence = orientation_confidence && !orientation_confidence->empty() &&
-                          (ext == ".pcd" || ext == ".ply" || isLasFamily(path));
+  const FileFormat format = outputFormat(path);
+  const bool text = format == FileFormat::kXyz || format == FileFormat::kNormals;  // text never holds it
+  const bool confidence = orientation_confidence && !orientation_confidence->empty() && !text;
   if (confidence && orientation_confidence->size() != points.size())
     fail(path, "cannot write " + std::to_string(orientation_confidence->size()) + " confidences for " +
                    std::to_string(points.size()) + " points");

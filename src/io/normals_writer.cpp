@@ -46,24 +46,22 @@ std::string plyHeader(const NormalsFileLayout& layout) {
 }  // namespace
 
 NormalsWriter::NormalsWriter(const std::string& path, const NormalsFileLayout& layout)
-    : path_(path), partial_(path + ".partial"), ext_(extension(path)), layout_(layout) {
-  if (ext_ == ".laz") ext_ = ".las";  // the same records, compressed by LasWriter
-  if (ext_ != ".normals" && ext_ != ".pcd" && ext_ != ".ply" && ext_ != ".las" && ext_ != ".xyz")
-    fail(path, "unknown output extension '" + ext_ + "' (expected .pcd, .ply, .las, .laz, .xyz or .normals)");
+    : path_(path), partial_(path + ".partial"), format_(outputFormat(path)), layout_(layout) {
+  if (format_ == FileFormat::kLaz) format_ = FileFormat::kLas;  // the same records, compressed by LasWriter
   if (layout.width && std::uint64_t(layout.width) * layout.height != layout.points)
     fail(path, "an organized layout of " + std::to_string(layout.width) + " x " + std::to_string(layout.height) +
                    " for " + std::to_string(layout.points) + " points");
-  const bool text = ext_ == ".normals" || ext_ == ".xyz";
+  const bool text = format_ == FileFormat::kNormals || format_ == FileFormat::kXyz;
   stream_buffer_.resize(kPendingBytes);  // LAS records go through the stream: a large buffer
   out_.rdbuf()->pubsetbuf(stream_buffer_.data(), static_cast<std::streamsize>(stream_buffer_.size()));
   out_.open(partial_, text ? std::ios::out : std::ios::out | std::ios::binary);
   if (!out_) fail(path, "cannot be written");
-  if (ext_ == ".pcd") out_ << pcdHeader(layout);
-  if (ext_ == ".ply") out_ << plyHeader(layout);
-  if (ext_ == ".las" && !layout.las_source.empty()) {
+  if (format_ == FileFormat::kPcd) out_ << pcdHeader(layout);
+  if (format_ == FileFormat::kPly) out_ << plyHeader(layout);
+  if (format_ == FileFormat::kLas && !layout.las_source.empty()) {
     las_ = std::make_unique<LasWriter>(out_, path, layout.las_source, layout.las_source_bytes,
                                        layout.orientation_confidence);
-  } else if (ext_ == ".las") {
+  } else if (format_ == FileFormat::kLas) {
     std::array<double, 3> scale = layout.las_scale, offset = layout.las_offset;
     if (scale[0] == 0) fail(path, "LAS output needs a scale and offset");
     las_ = std::make_unique<LasWriter>(out_, path, scale, offset, layout.orientation_confidence);
@@ -79,7 +77,7 @@ NormalsWriter::~NormalsWriter() {
 void NormalsWriter::add(const std::array<double, 3>& xyz, const float* normal, float curvature, float confidence) {
   if (written_ == layout_.points) fail(path_, "more points than the " + std::to_string(layout_.points) + " announced");
   ++written_;
-  if (ext_ == ".normals" || ext_ == ".xyz") {
+  if (format_ == FileFormat::kNormals || format_ == FileFormat::kXyz) {
     // Text lines, each number the shortest text that reads back to the same double or float:
     // .normals "nx ny nz", .xyz "x y z nx ny nz curvature".
     char line[7 * 32];
@@ -88,18 +86,18 @@ void NormalsWriter::add(const std::array<double, 3>& xyz, const float* normal, f
       end = std::to_chars(end, line + sizeof line, value).ptr;
       *end++ = after;
     };
-    if (ext_ == ".xyz")
+    if (format_ == FileFormat::kXyz)
       for (int c = 0; c < 3; ++c) put(xyz[c], ' ');
     put(normal[0], ' ');
     put(normal[1], ' ');
-    if (ext_ == ".xyz") {
+    if (format_ == FileFormat::kXyz) {
       put(normal[2], ' ');
       put(curvature, '\n');
     } else {
       put(normal[2], '\n');
     }
     pending_.append(line, end - line);
-  } else if (ext_ == ".las") {
+  } else if (format_ == FileFormat::kLas) {
     las_->add(xyz, {normal[0], normal[1], normal[2], curvature},
               layout_.orientation_confidence ? confidence : std::numeric_limits<float>::quiet_NaN());
   } else {

@@ -21,12 +21,12 @@ constexpr std::size_t kHeaderBytes = 1 << 16;  // headers longer than this are n
 }  // namespace
 
 PointStream::PointStream(const std::string& path) : path_(path) {
-  const std::string ext = extension(path);
-  if (ext == ".xyz") {
+  const FileFormat format = inputFormat(path);
+  if (format == FileFormat::kXyz) {
     text_ = std::make_unique<TextTripleStream>(path);
     return;
   }
-  if (ext == ".laz") {  // decoded a few chunks at a time, in threads
+  if (format == FileFormat::kLaz) {  // decoded a few chunks at a time, in threads
     laz_ = std::make_unique<LazReader>(path);
     const LasHeader h = laz_->header();
     las_ = true;
@@ -35,8 +35,6 @@ PointStream::PointStream(const std::string& path) : path_(path) {
     decode_ = [h](const char* record) { return lasCoordinates(h, record); };
     return;
   }
-  if (ext != ".pcd" && ext != ".ply" && ext != ".las")
-    fail(path, "unknown extension '" + ext + "' (expected .pcd, .ply, .las, .laz or .xyz)");
   in_.open(path, std::ios::binary | std::ios::ate);
   if (!in_) fail(path, "cannot be opened");
   const std::uint64_t file_size = static_cast<std::uint64_t>(in_.tellg());
@@ -45,7 +43,7 @@ PointStream::PointStream(const std::string& path) : path_(path) {
   in_.read(head.data(), static_cast<std::streamsize>(head.size()));
   if (!in_) fail(path, "cannot be read");
 
-  if (ext == ".pcd") {
+  if (format == FileFormat::kPcd) {
     const PcdHeader h = parsePcdHeader(head, path);
     if (h.data != "binary")
       fail(path, "PCD data '" + h.data +
@@ -63,7 +61,7 @@ PointStream::PointStream(const std::string& path) : path_(path) {
                                    valueOf(fields[1], record + fields[1].offset),
                                    valueOf(fields[2], record + fields[2].offset)};
     };
-  } else if (ext == ".ply") {
+  } else if (format == FileFormat::kPly) {
     const PlyHeader h = parsePlyHeader(head, path);
     if (h.format == "ascii")
       fail(path, "ASCII PLY cannot be read piece by piece; write it as binary or leave out --max-memory");
@@ -91,7 +89,7 @@ PointStream::PointStream(const std::string& path) : path_(path) {
                                    plyValue(xyz[1].scalar, record + xyz[1].at, swap),
                                    plyValue(xyz[2].scalar, record + xyz[2].at, swap)};
     };
-  } else {
+  } else {  // LAS
     const LasHeader h = parseLasHeader(head, path, file_size);
     las_ = true;
     data_at_ = h.point_data;

@@ -68,33 +68,39 @@ PointTable readTextColumns(const std::string& path) {
 }  // namespace
 
 PointTable readPointTable(const std::string& path) {
-  const std::string ext = extension(path);
   PointTable table;
-  if (ext == ".pcd") {
-    PcdCloud pcd = readPcd(path, true);
-    table.xyz = std::move(pcd.xyz);
-    table.fields = std::move(pcd.fields);
-    table.width = pcd.width;
-    table.height = pcd.height;
-    table.viewpoint = pcd.viewpoint;
-    table.format = "pcd";
-    return table;
-  }
-  if (ext == ".ply") {
-    PlyData ply = readPly(path, true);
-    table.xyz = std::move(ply.vertices);
-    table.fields = std::move(ply.vertex_fields);
-    table.format = "ply";
-  } else if (isLasFamily(path)) {
-    LasCloud las = readLas(path, true);
-    table.xyz = std::move(las.xyz);
-    table.fields = std::move(las.fields);
-    table.format = "las";
-  } else if (ext == ".xyz") {
-    table = readTextColumns(path);
-    table.format = "xyz";
-  } else {
-    fail(path, "unknown extension '" + ext + "' (expected .pcd, .ply, .las, .laz or .xyz)");
+  switch (inputFormat(path)) {
+    case FileFormat::kPcd: {
+      PcdCloud pcd = readPcd(path, true);
+      table.xyz = std::move(pcd.xyz);
+      table.fields = std::move(pcd.fields);
+      table.width = pcd.width;
+      table.height = pcd.height;
+      table.viewpoint = pcd.viewpoint;
+      table.format = "pcd";
+      return table;
+    }
+    case FileFormat::kPly: {
+      PlyData ply = readPly(path, true);
+      table.xyz = std::move(ply.vertices);
+      table.fields = std::move(ply.vertex_fields);
+      table.format = "ply";
+      break;
+    }
+    case FileFormat::kLas:
+    case FileFormat::kLaz: {
+      LasCloud las = readLas(path, true);
+      table.xyz = std::move(las.xyz);
+      table.fields = std::move(las.fields);
+      table.format = "las";
+      break;
+    }
+    case FileFormat::kXyz:
+      table = readTextColumns(path);
+      table.format = "xyz";
+      break;
+    case FileFormat::kNormals:  // not an input: inputFormat never gives it
+      break;
   }
   table.width = static_cast<std::uint32_t>(table.xyz.size());
   table.height = 1;

@@ -64,8 +64,8 @@ std::vector<std::int64_t> readIndices(const std::string& path) {
 }
 
 void addNormalsOptions(CLI::App& app, Options& o) {
-  app.add_option("input", o.input, "input cloud (.pcd, .ply, .las, .laz, .xyz)")->required();
-  app.add_option("output", o.output, "output file (.pcd, .ply, .las, .laz, .normals)")->required();
+  app.add_option("input", o.input, "input cloud (" + formatExtensions(false) + ")")->required();
+  app.add_option("output", o.output, "output file (" + formatExtensions(true) + ")")->required();
   app.add_option("--model", o.model,
                  "model file (.safetensors; default: the shipped model for --k, k = 64 for --radius)");
   auto* k = app.add_option("--k", o.k, "neighbours per point, the point itself not counted (default 64)");

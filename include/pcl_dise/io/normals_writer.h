@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "pcl_dise/io/extension.h"
 #include "pcl_dise/io/las_format.h"
 
 namespace pcl_dise {
@@ -62,7 +63,8 @@ class NormalsWriter {
   std::string pending_;
   std::vector<char> stream_buffer_;
 
-  std::string path_, partial_, ext_;
+  std::string path_, partial_;
+  FileFormat format_;  ///< .laz written as kLas (LasWriter compresses)
   NormalsFileLayout layout_;
   std::ofstream out_;
   std::unique_ptr<LasWriter> las_;
