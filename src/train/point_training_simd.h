@@ -11,6 +11,7 @@
 
 #include "pcl_dise/core/edge_features.h"
 #include "pcl_dise/core/network_shape.h"
+#include "pcl_dise/core/plane_fit.h"
 #include "point_network_simd.h"
 #include "point_training.h"
 
@@ -289,13 +290,12 @@ bool fitPlaneKeeping(const PointNeighborhood& nb, const float* w, double* centre
     for (int c = 0; c < 3; ++c) d[c] -= mean[c];
     addWeightedOuterProduct(cov, double(w[e]), d);
   }
-  const double trace = cov.a00 + cov.a11 + cov.a22;
-  if (!(trace > 0) || !(trace < 3.0e38)) return false;
+  if (!fitHasPlane(sum_w, cov)) return false;
   tape.eigen = eigenSymmetric3(cov);
   tape.smallest = smallestMagnitudeIndex(tape.eigen);
   double n[3] = {tape.eigen.vectors[tape.smallest][0], tape.eigen.vectors[tape.smallest][1],
                  tape.eigen.vectors[tape.smallest][2]};
-  tape.sign = n[0] + 2 * n[1] + 3 * n[2] < 0 ? -1.0 : 1.0;
+  tape.sign = signRuleFactor(n);
   for (int c = 0; c < 3; ++c) normal[c] = static_cast<float>(tape.sign * n[c]);
   return true;
 }

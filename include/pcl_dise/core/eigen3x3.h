@@ -316,10 +316,16 @@ PCL_DISE_HOST_DEVICE int smallestMagnitudeIndex(const Eigen3Result<Scalar>& r) {
   return best;
 }
 
+/** docs/algorithm.md's sign rule as a factor: -1 where n . (1, 2, 3) < 0, else 1. */
+template <typename Scalar>
+PCL_DISE_HOST_DEVICE Scalar signRuleFactor(const Scalar* n) {
+  return n[0] + Scalar(2) * n[1] + Scalar(3) * n[2] < Scalar(0) ? Scalar(-1) : Scalar(1);
+}
+
 /** docs/algorithm.md's sign rule: flip n in place so that n . (1, 2, 3) >= 0. */
 template <typename Scalar>
 PCL_DISE_HOST_DEVICE void applySignRule(Scalar* n) {
-  if (n[0] + Scalar(2) * n[1] + Scalar(3) * n[2] < Scalar(0)) {
+  if (signRuleFactor(n) < Scalar(0)) {
     n[0] = -n[0];
     n[1] = -n[1];
     n[2] = -n[2];

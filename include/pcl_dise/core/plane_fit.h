@@ -33,16 +33,22 @@ PCL_DISE_HOST_DEVICE void weightedCovariance(const Offset& offset, const Weight&
   }
 }
 
-/** The plane of a weighted fit's sums (weightedCovariance): writes the unit normal (sign rule
- *  applied) and |lambda_min| / trace(cov). Returns false, leaving the outputs untouched, where the
- *  weights do not sum to a positive number or cov is zero or not finite (every point at the same
- *  place). */
+/** Whether a weighted fit's sums (weightedCovariance) make a plane: the weights sum to a positive
+ *  number and cov is neither zero nor infinite (not every point at the same place). The one
+ *  degenerate-fit rule of every backend, the CUDA kernel and the trainer. planeFromWeightedCovariance
+ *  writes the unit normal (sign rule applied) and |lambda_min| / trace(cov) where it holds, and
+ *  returns false, leaving the outputs untouched, where it does not. */
+template <typename Scalar>
+PCL_DISE_HOST_DEVICE bool fitHasPlane(Scalar sum_w, const SymMat3<Scalar>& cov) {
+  const Scalar trace = cov.a00 + cov.a11 + cov.a22;
+  return sum_w > Scalar(0) && trace > Scalar(0) && trace < Scalar(3.0e38);
+}
+
+/** Writes the plane of a weighted fit whose sums make one (fitHasPlane). */
 template <typename Scalar>
 PCL_DISE_HOST_DEVICE bool planeFromWeightedCovariance(Scalar sum_w, const SymMat3<Scalar>& cov, float* normal,
                                                       float* curvature) {
-  if (!(sum_w > Scalar(0))) return false;
-  const Scalar trace = cov.a00 + cov.a11 + cov.a22;
-  if (!(trace > Scalar(0)) || !(trace < Scalar(3.0e38))) return false;
+  if (!fitHasPlane(sum_w, cov)) return false;
   Scalar n[3], c;
   planeFromCovariance(cov, n, &c);
   for (int i = 0; i < 3; ++i) normal[i] = static_cast<float>(n[i]);

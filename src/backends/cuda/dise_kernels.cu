@@ -15,6 +15,7 @@
 #include "pcl_dise/core/edge_features.h"
 #include "pcl_dise/core/eigen3x3.h"
 #include "pcl_dise/core/network_shape.h"
+#include "pcl_dise/core/plane_fit.h"
 
 namespace pcl_dise {
 namespace cuda {
@@ -307,15 +308,8 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32)
     }
     cov = {warpSum(cov.a00), warpSum(cov.a01), warpSum(cov.a02), warpSum(cov.a11), warpSum(cov.a12), warpSum(cov.a22)};
     if (lane == 0) {
-      const double trace = cov.a00 + cov.a11 + cov.a22;
-      if (sum_w > 0 && trace > 0 && trace < 3.0e38) {
-        double n[3], c;
-        planeFromCovariance(cov, n, &c);
-        for (int a = 0; a < 3; ++a) next_normals[3 * i + a] = static_cast<float>(n[a]);
-        curvature[i] = static_cast<float>(c);
-      } else {  // a degenerate fit keeps the previous normal and curvature
-        for (int a = 0; a < 3; ++a) next_normals[3 * i + a] = ni[a];
-      }
+      if (!planeFromWeightedCovariance(sum_w, cov, next_normals + 3 * i, curvature + i))
+        for (int a = 0; a < 3; ++a) next_normals[3 * i + a] = ni[a];  // a degenerate fit keeps the previous normal
       if (settled && hasSettled(next_normals + 3 * i, ni, settle_cos)) settled[i] = 1;
     }
   }
