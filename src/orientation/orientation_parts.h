@@ -172,24 +172,35 @@ std::size_t flipPatchesByVotes(FinitePoints& finite, const PatchVotes& votes, co
                                std::int32_t user_seed, bool known_viewpoint, std::int32_t min_votes,
                                std::vector<float>* confidence = nullptr);
 
+// What the votes of step 7 on read and write: the points (their normals turned in place), the graph
+// (rows of `stride`), each point's part of the spanning forest, the user's seed (-1: none), whether
+// a viewpoint was given, the threads, the report and each point's confidence in its side.
+struct VoteContext {
+  FinitePoints& finite;
+  const Neighborhoods& graph;
+  std::size_t stride;
+  const std::vector<std::int32_t>& part;
+  std::int32_t user_seed;
+  bool known_viewpoint;
+  int threads;
+  OrientationReport& report;
+  std::vector<float>& confidence;
+};
+
 // Turns each point to the side its votes show it (+-2, +-1 or 0 per point: an outside grid's walks,
 // or the wall middles); counts in report.undecided the points that neither their own vote nor
 // their smooth patch's decides. A point's vote is summed with those of its graph neighbours whose
 // normals lie within 60 degrees of its own line (carried over to its sign): their votes start
 // elsewhere, which steadies a vote that noise would tip.
-void orientByVotes(FinitePoints& finite, const std::vector<signed char>& vote, const Neighborhoods& graph,
-                   std::size_t stride, const std::vector<std::int32_t>& part, std::int32_t user_seed,
-                   bool known_viewpoint, int threads, OrientationReport& report, std::vector<float>& confidence);
+void orientByVotes(const VoteContext& context, const std::vector<signed char>& vote);
 
 // ---- Ray parity (parity_votes.cpp) ----------------------------------------------------
 // Flips the smooth patches that the rays say point in; counts them in report.parity_flipped and
 // sets report.parity_checked where rays were cast. With grid_vote (an outside grid's votes, step
 // 7), only the patches it leaves unsure send rays, and the points flipped take their patch's margin
 // as confidence.
-void flipPatchesByParity(FinitePoints& finite, const LocalScale& scale, const Neighborhoods& graph, std::size_t stride,
-                         const std::vector<std::int32_t>& part, std::int32_t user_seed, bool known_viewpoint,
-                         int threads, OrientationReport& report, const std::vector<signed char>* grid_vote = nullptr,
-                         std::vector<float>* confidence = nullptr);
+void flipPatchesByParity(const VoteContext& context, const LocalScale& scale,
+                         const std::vector<signed char>* grid_vote = nullptr);
 
 // ---- The outside grid (grid_votes.cpp) ------------------------------------------------
 float quantile(std::vector<float> values, float q);

@@ -68,21 +68,18 @@ OrientationReport orientNormals(const float* points, float* normals, std::size_t
     const bool parity_runs = quantile(scale.noise, 0.5f) < kParityNoise * quantile(scale.spacing, 0.5f);
     const GridVotes grid = outsideVotes(finite, scale, !parity_runs, threads);
     report.outside_grid = usableGrid(grid, parity_runs);
+    const VoteContext context{finite,  graph,  stride, forest.part, user_seed, options.has_viewpoint,
+                              threads, report, sure};
     if (report.outside_grid) {
       report.grid_cell = grid.cell;
-      orientByVotes(finite, grid.vote, graph, stride, forest.part, user_seed, options.has_viewpoint, threads, report,
-                    sure);
-      if (parity_runs)
-        flipPatchesByParity(finite, scale, graph, stride, forest.part, user_seed, options.has_viewpoint, threads,
-                            report, &grid.vote, &sure);
+      orientByVotes(context, grid.vote);
+      if (parity_runs) flipPatchesByParity(context, scale, &grid.vote);
     } else if (parity_runs) {
-      flipPatchesByParity(finite, scale, graph, stride, forest.part, user_seed, options.has_viewpoint, threads, report);
+      flipPatchesByParity(context, scale);
     } else {
       const std::vector<signed char> vote = wallMiddleVotes(finite, known, threads);
       report.wall_middles = !vote.empty();
-      if (report.wall_middles)
-        orientByVotes(finite, vote, graph, stride, forest.part, user_seed, options.has_viewpoint, threads, report,
-                      sure);
+      if (report.wall_middles) orientByVotes(context, vote);
     }
     if (parity_runs) report.winding_flipped = flipUnsureByWinding(finite, scale, known, user_seed, threads, sure);
   }
