@@ -98,15 +98,8 @@ std::size_t flipPatchesByVotes(FinitePoints& finite, const PatchVotes& votes, co
 }
 
 void orientByVotes(const VoteContext& context, const std::vector<signed char>& vote) {
-  FinitePoints& finite = context.finite;
-  const Neighborhoods& graph = context.graph;
-  const std::size_t stride = context.stride, m = finite.size();
-  const std::vector<std::int32_t>& part = context.part;
-  const std::int32_t user_seed = context.user_seed;
-  const bool known_viewpoint = context.known_viewpoint;
-  const int threads = context.threads;
-  OrientationReport& report = context.report;
-  std::vector<float>& confidence = context.confidence;
+  auto& [finite, graph, stride, part, user_seed, known_viewpoint, threads, report, confidence] = context;
+  const std::size_t m = finite.size();
 
   std::vector<int> says(m, 0);   // each point's vote with its neighbours'
   std::vector<int> asked(m, 0);  // the neighbours whose votes count (aligned ones)

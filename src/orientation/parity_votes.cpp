@@ -71,15 +71,9 @@ bool unsureOnGrid(const Neighborhoods& members, std::size_t p, const std::vector
 
 void flipPatchesByParity(const VoteContext& context, const LocalScale& scale,
                          const std::vector<signed char>* grid_vote) {
-  FinitePoints& finite = context.finite;
-  const Neighborhoods& graph = context.graph;
-  const std::size_t stride = context.stride, m = finite.size();
-  const std::vector<std::int32_t>& part = context.part;
-  const std::int32_t user_seed = context.user_seed;
-  const bool known_viewpoint = context.known_viewpoint;
-  const int threads = context.threads;
-  OrientationReport& report = context.report;
-  std::vector<float>* confidence = grid_vote ? &context.confidence : nullptr;  // only beside a grid's votes
+  auto& [finite, graph, stride, part, user_seed, known_viewpoint, threads, report, sure] = context;
+  const std::size_t m = finite.size();
+  std::vector<float>* confidence = grid_vote ? &sure : nullptr;  // only beside a grid's votes
   std::vector<std::int32_t> patch = smoothPatches(finite, graph, stride, threads);
   Neighborhoods members;  // the points of each patch, by representative
   detail::groupByKey(patch, m, members.offsets, members.indices);
