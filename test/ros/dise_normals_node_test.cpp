@@ -207,6 +207,24 @@ TEST_F(DiseNormalsNode, NanPointsGetNanNormals) {
   EXPECT_TRUE(std::isfinite(got[6].normal_x));
 }
 
+// PCL's NaN contract on radius neighbourhoods (the second node's radius_search 0.25): a point with
+// fewer than 3 points within the radius gets NaN, and its neighbours keep their normals; the
+// same normals as the library's radius estimation.
+TEST_F(DiseNormalsNode, RadiusSearchGivesNanWherePclWould) {
+  auto cloud = *sphereCloud(1500);
+  cloud.push_back(pcl::PointXYZ(3.f, 0.f, 0.f));   // alone
+  cloud.push_back(pcl::PointXYZ(3.f, 0.1f, 0.f));  // a pair: 2 points within the radius each
+  const auto reply = ask(message(cloud, 6), 20, mst_input_);
+  ASSERT_TRUE(reply) << readFile(*dir_ + "/mst_node.log");
+  pcl::PointCloud<pcl::PointNormal> got;
+  pcl::fromROSMsg(*reply, got);
+  ASSERT_EQ(got.size(), cloud.size());
+  EXPECT_TRUE(std::isnan(got[1500].normal_x));
+  EXPECT_TRUE(std::isnan(got[1501].normal_x));
+  for (std::size_t i = 0; i < 1500; ++i) ASSERT_TRUE(std::isfinite(got[i].normal_x)) << i;
+  EXPECT_FALSE(reply->is_dense);
+}
+
 TEST_F(DiseNormalsNode, CloudWithoutXyzIsLoggedAndTheNodeKeepsRunning) {
   sensor_msgs::PointCloud2 bad;
   bad.header.frame_id = "sensor";
