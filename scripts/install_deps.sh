@@ -19,6 +19,7 @@ packages=(
   ros-core-dev libroscpp-dev libsensor-msgs-dev libpcl-conversions-dev python3-rosmaster
   python3-numpy python3-scipy python3-rospy python3-sensor-msgs
   python3-dev pybind11-dev python3-pybind11 python3-pytest python3-matplotlib python3-open3d
+  python3-venv python3-pip python3-setuptools python3-wheel
   doxygen patchelf python3-mypy
 )
 
