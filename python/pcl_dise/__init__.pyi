@@ -5,21 +5,6 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
 import numpy as np
 import numpy.typing as npt
 
-__all__ = [
-    "Cloud",
-    "Estimator",
-    "Result",
-    "__version__",
-    "backend_available",
-    "bfloat16_available",
-    "default_model_path",
-    "estimate_normals",
-    "estimate_normals_file",
-    "native_instruction_set",
-    "orient_normals",
-    "read_cloud",
-    "write_cloud",
-]
 
 __version__: str
 

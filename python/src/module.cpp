@@ -308,14 +308,8 @@ py::dict estimateFile(const std::string& input, const std::string& output, const
   {
     py::gil_scoped_release release;
     try {
-      pcl_dise::jobs::NormalsFileJob job;
-      job.input = input;
-      job.output = output;
-      job.settings = settings;
-      job.max_memory_mb = max_memory_mb;
-      job.tile_points = tile_points;
-      job.scratch = scratch;
-      job.progress = python_progress.function();
+      const pcl_dise::jobs::NormalsFileJob job{
+          input, output, settings, max_memory_mb, tile_points, false, scratch, {}, python_progress.function()};
       pcl_dise::io::Collective one_process;
       report = pcl_dise::jobs::estimateNormalsFile(job, one_process);
     } catch (...) {  // rethrown with the GIL held, its type kept (FileError: OSError)

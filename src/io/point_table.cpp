@@ -69,6 +69,11 @@ PointTable readTextColumns(const std::string& path) {
 
 PointTable readPointTable(const std::string& path) {
   PointTable table;
+  auto take = [&](auto& xyz, auto& fields, const char* format) {
+    table.xyz = std::move(xyz);
+    table.fields = std::move(fields);
+    table.format = format;
+  };
   switch (inputFormat(path)) {
     case FileFormat::kPcd: {
       PcdCloud pcd = readPcd(path, true);
@@ -82,17 +87,13 @@ PointTable readPointTable(const std::string& path) {
     }
     case FileFormat::kPly: {
       PlyData ply = readPly(path, true);
-      table.xyz = std::move(ply.vertices);
-      table.fields = std::move(ply.vertex_fields);
-      table.format = "ply";
+      take(ply.vertices, ply.vertex_fields, "ply");
       break;
     }
     case FileFormat::kLas:
     case FileFormat::kLaz: {
       LasCloud las = readLas(path, true);
-      table.xyz = std::move(las.xyz);
-      table.fields = std::move(las.fields);
-      table.format = "las";
+      take(las.xyz, las.fields, "las");
       break;
     }
     case FileFormat::kXyz:

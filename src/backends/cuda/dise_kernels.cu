@@ -57,15 +57,24 @@ __device__ float warpMax(float v) {
   return v;
 }
 
-// A point MLP with 32 hidden units, one per lane; every lane gets the whole output.
-template <int In, int Out>
-__device__ void pointMlp(const Mlp<In, 32, Out>& m, const float* in, float* out, int lane) {
-  float h = m.b1[lane];
+// An MLP with 32 hidden units computed by the warp, one hidden unit per lane, on inputs every
+// lane holds: the first EdgeIn of them read here, the rest folded with the first bias into
+// hidden_bias (b1 where there is no rest). Every lane gets the whole output. A point's MLPs run
+// so, and the tail edge of a neighbourhood one past the lanes' rounds.
+template <int EdgeIn, int In, int Out>
+__device__ void warpMlp(const Mlp<In, 32, Out>& m, const float* hidden_bias, const float* x, float* out, int lane) {
+  float h = hidden_bias[lane];
 #pragma unroll
-  for (int i = 0; i < In; ++i) h = fmaf(m.w1[lane * In + i], in[i], h);
+  for (int i = 0; i < EdgeIn; ++i) h = fmaf(m.w1[lane * In + i], x[i], h);
   h = fmaxf(h, 0.f);
 #pragma unroll
   for (int o = 0; o < Out; ++o) out[o] = warpSum(m.w2[o * 32 + lane] * h) + m.b2[o];
+}
+
+// A point MLP: every input read, the first bias as it is.
+template <int In, int Out>
+__device__ void pointMlp(const Mlp<In, 32, Out>& m, const float* in, float* out, int lane) {
+  warpMlp<In>(m, m.b1, in, out, lane);
 }
 
 // An edge MLP whose first EdgeIn inputs are per edge and the rest per point, folded with the
@@ -82,19 +91,6 @@ __device__ void edgeMlp(const Mlp<In, 32, Out>& m, const float* hidden_bias, con
 #pragma unroll
     for (int o = 0; o < Out; ++o) out[o] = fmaf(m.w2[o * 32 + j], h, out[o]);
   }
-}
-
-// The same edge MLP for one edge held by every lane, computed by the warp together (one hidden
-// unit per lane); every lane gets the whole output.
-template <int EdgeIn, int In, int Out>
-__device__ void edgeMlpByWarp(const Mlp<In, 32, Out>& m, const float* hidden_bias, const float* x, float* out,
-                              int lane) {
-  float h = hidden_bias[lane];
-#pragma unroll
-  for (int i = 0; i < EdgeIn; ++i) h = fmaf(m.w1[lane * In + i], x[i], h);
-  h = fmaxf(h, 0.f);
-#pragma unroll
-  for (int o = 0; o < Out; ++o) out[o] = warpSum(m.w2[o * 32 + lane] * h) + m.b2[o];
 }
 
 // hidden_bias[j] = b1[j] + W1[j, first .. first + 8) g over the warp's lanes (Hidden/32 each).
@@ -173,7 +169,7 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32)
       const float no_normal[3] = {0.f, 0.f, 0.f};
       edgeFeatures(pi, points + 3 * std::size_t(j), ni, active[j] ? prev_normals + 3 * std::size_t(j) : no_normal,
                    edge_scale, weights[first + tail_edge], tail_x);
-      edgeMlpByWarp<8>(layer1, layer1.b1, tail_x, tail_e, lane);
+      warpMlp<8>(layer1, layer1.b1, tail_x, tail_e, lane);
       if (lane == 0)
         for (int c = 0; c < 16; ++c) mean[c] += tail_e[c];
     }
@@ -203,7 +199,7 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32)
       }
       if (tail) {
         float next[16];
-        edgeMlpByWarp<16>(layer, hidden_bias, tail_e, next, lane);
+        warpMlp<16>(layer, hidden_bias, tail_e, next, lane);
 #pragma unroll
         for (int c = 0; c < 16; ++c) tail_e[c] = next[c];
         if (lane == 0)

@@ -256,6 +256,22 @@ TEST(GridKnn, EdgeScaleTermsOverGridRowsGiveTheCpuEdgeScaleBitForBit) {
   EXPECT_EQ(device_bits, cpu_bits) << device << " against " << cpu;
 }
 
+// Every `stride`-th point's k nearest by the grid are brute force's, index for index, in (squared
+// distance, id) order: ties by the smaller id.
+void expectBruteForcesOrder(const HostGrid& grid, const std::vector<float>& points, int k, std::size_t stride) {
+  const std::size_t m = points.size() / 3;
+  std::vector<std::int32_t> ids(k);
+  std::vector<float> dist2(k);
+  for (std::size_t i = 0; i < m; i += stride) {
+    const float* q = points.data() + 3 * i;
+    std::vector<std::pair<float, std::int32_t>> brute(m);
+    for (std::size_t j = 0; j < m; ++j) brute[j] = {squaredDistance(q, points.data() + 3 * j), std::int32_t(j)};
+    std::partial_sort(brute.begin(), brute.begin() + k, brute.end());
+    ASSERT_EQ(nearestInGrid(grid.view(), q, k, ids.data(), dist2.data()), k);
+    for (int j = 0; j < k; ++j) ASSERT_EQ(ids[j], brute[j].second) << "query " << i << " rank " << j << " k " << k;
+  }
+}
+
 // Stacks of coincident points (zeros written for invalid pixels, duplicate returns): the k
 // nearest, ties by the smaller id, exactly brute force's (d, id) order; radius counts and lists.
 TEST(GridKnn, StacksOfCoincidentPointsGiveBruteForcesOrderIndexForIndex) {
@@ -268,18 +284,7 @@ TEST(GridKnn, StacksOfCoincidentPointsGiveBruteForcesOrderIndexForIndex) {
   points.insert(points.end(), {-0.f, 0.f, -0.f});  // -0 is the same position as +0
   const std::size_t m = points.size() / 3;
   const HostGrid grid(points.data(), m);
-  for (const int k : {17, 65}) {
-    std::vector<std::int32_t> ids(k);
-    std::vector<float> dist2(k);
-    for (std::size_t i = 0; i < m; i += 7) {
-      const float* q = points.data() + 3 * i;
-      std::vector<std::pair<float, std::int32_t>> brute(m);
-      for (std::size_t j = 0; j < m; ++j) brute[j] = {squaredDistance(q, points.data() + 3 * j), std::int32_t(j)};
-      std::partial_sort(brute.begin(), brute.begin() + k, brute.end());
-      ASSERT_EQ(nearestInGrid(grid.view(), q, k, ids.data(), dist2.data()), k);
-      for (int j = 0; j < k; ++j) ASSERT_EQ(ids[j], brute[j].second) << "query " << i << " rank " << j << " k " << k;
-    }
-  }
+  for (const int k : {17, 65}) expectBruteForcesOrder(grid, points, k, 7);
   const std::vector<float> queries(points.begin(), points.begin() + 3 * 1500);
   expectRadiusMatchesBruteForce(points, queries, 0.05f, 40);  // stacks cut by the cap
   expectRadiusMatchesBruteForce(points, queries, 0.05f, 0);   // counts only
@@ -300,17 +305,7 @@ TEST(GridKnn, CrowdedCellsGetNestedGridsAndTheSameAnswers) {
   const std::size_t m = points.size() / 3;
   const HostGrid grid(points.data(), m);
   EXPECT_GE(grid.nested.size(), 2u);
-  const int k = 33;
-  std::vector<std::int32_t> ids(k);
-  std::vector<float> dist2(k);
-  for (std::size_t i = 0; i < m; i += 5) {
-    const float* q = points.data() + 3 * i;
-    std::vector<std::pair<float, std::int32_t>> brute(m);
-    for (std::size_t j = 0; j < m; ++j) brute[j] = {squaredDistance(q, points.data() + 3 * j), std::int32_t(j)};
-    std::partial_sort(brute.begin(), brute.begin() + k, brute.end());
-    ASSERT_EQ(nearestInGrid(grid.view(), q, k, ids.data(), dist2.data()), k);
-    for (int j = 0; j < k; ++j) ASSERT_EQ(ids[j], brute[j].second) << "query " << i << " rank " << j;
-  }
+  expectBruteForcesOrder(grid, points, 33, 5);
   std::vector<float> queries;
   for (std::size_t i = 0; i < m; i += 9)
     queries.insert(queries.end(), points.begin() + 3 * i, points.begin() + 3 * i + 3);
