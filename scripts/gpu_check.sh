@@ -63,7 +63,7 @@ pack() {
   cp "$root/data/models/dise_k64.safetensors" "$root/scripts/compare_normals.py" "$work/pkg/"
   cp -r "$reference" "$work/pkg/shared/"
   git -C "$root" describe --always --dirty > "$work/pkg/VERSION" 2> /dev/null || echo unknown > "$work/pkg/VERSION"
-  tar -C "$work" -czf "$out/pkg.tar.gz" pkg
+  tar -C "$work" -cf - pkg | gzip -9 > "$out/pkg.tar.gz"
   echo "gpu_check: packed $(cat "$work/pkg/VERSION") into $out/pkg.tar.gz ($(du -h "$out/pkg.tar.gz" | cut -f1))"
 }
 
@@ -75,7 +75,7 @@ row() {
   case "$2" in passed) passed=$((passed + 1)) ;; failed*) failed=$((failed + 1)) ;; "no device") absent=$((absent + 1)) ;; esac
   printf '| %s | %s | %s |\n' "$1" "$2" "$3" | tee -a "$table"
 }
-py() { python3 -c "$@"; }
+py() { "$python" -c "$@"; }
 at_most() { py "import sys; sys.exit(0 if float(sys.argv[1]) <= float(sys.argv[2]) else 1)" "$1" "$2"; }
 json_field() { py "import json,sys; r=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))" "$@"; }
 
@@ -151,7 +151,7 @@ agreement_row() {
     return
   fi
   local seen status=0
-  seen=$(python3 "$pkg/compare_normals.py" "$fa" "$fb" ${target:+--p99-at-most "$target" --same-signs} "$@" 2>&1 |
+  seen=$("$python" "$pkg/compare_normals.py" "$fa" "$fb" ${target:+--p99-at-most "$target" --same-signs} "$@" 2>&1 |
     tr '\n' ' ') || status=$?
   if [ -z "$target" ]; then
     row "$label, $n" measured "$seen"
@@ -176,6 +176,11 @@ sample() {
 run() {
   local package="${1:-$root/build/gpu_check/pkg.tar.gz}"
   OUT="${OUT:-$root/build/gpu_check_out}"
+  # A Python with NumPy: the machine's python3, else Debian's (the samples and the comparisons).
+  python=python3
+  for candidate in python3 /usr/bin/python3; do
+    if "$candidate" -c "import numpy" 2> /dev/null; then python="$candidate" && break; fi
+  done
   mkdir -p "$OUT"
   table="$OUT/table.md"
   scratch="$(mktemp -d "${TMPDIR:-/tmp}/gpu_check.XXXXXX")"
