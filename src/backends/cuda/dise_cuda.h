@@ -77,8 +77,9 @@ struct IterationZero {
 IterationZero iterationZero(const float* points, std::size_t num_points, const std::int32_t* neighbors, int row);
 
 /** Whether a CUDA device can be used (false without a driver or a GPU), with the CUDA error that
- *  says why not in *why. Where one can, its context is created here, once per process, so that the
- *  first stage timed after this call does not include the context's start-up. */
+ *  says why not in *why. Where one can, its context is created here, once per process, with every
+ *  kernel loaded (CUDA_MODULE_LOADING=EAGER unless the environment says otherwise), so that the
+ *  first stage timed after this call includes neither. Call it before any other CUDA call. */
 bool deviceAvailable(std::string* why = nullptr);
 
 /** Throws std::runtime_error, with deviceAvailable's reason, where no CUDA device can be used. */
