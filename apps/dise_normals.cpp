@@ -54,13 +54,7 @@ int run(const Options& o) {
   pcl_dise::tools::ProgressDisplay display("dise_normals", o.quiet);
   const pcl_dise::jobs::NormalsFileJob job = o.job(display.callback());
   pcl_dise::io::Collective one_process;
-  pcl_dise::jobs::NormalsFileReport report;
-  try {
-    report = pcl_dise::jobs::estimateNormalsFile(job, one_process);
-  } catch (const pcl_dise::OptionsError& e) {
-    if (!pcl_dise::jobs::runsInTiles(job)) throw;
-    throw pcl_dise::OptionsError(std::string(e.what()) + ": raise --max-memory or leave out --tile-points");
-  }
+  const pcl_dise::jobs::NormalsFileReport report = runJob(job, one_process);
   display.finish();
   if (report.cancelled) {
     std::cerr << "dise_normals: stopped (Ctrl-C); no output written\n";

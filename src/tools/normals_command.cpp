@@ -37,8 +37,6 @@ NormalSettings Options::settings() const {
 
 void Options::check() const {
   if (max_memory < 0) throw OptionsError("max_memory must not be negative");
-  if (!indices.empty() && tile_points > 0)
-    throw OptionsError("--indices needs the cloud in memory: leave out --tile-points");
   settings().validate();
 }
 
@@ -60,6 +58,7 @@ std::vector<std::int64_t> readIndices(const std::string& path) {
                          "', not a point index (0 or more)");
     indices.push_back(value);
   }
+  if (indices.empty()) throw OptionsError("'" + path + "' holds no point index");  // not "every point"
   return indices;
 }
 
@@ -192,17 +191,21 @@ void printTiledRun(const Options& o, const jobs::NormalsFileReport& r, const io:
   tools::writeRunReport(o.report, tool, json);
 }
 
+jobs::NormalsFileReport runJob(const jobs::NormalsFileJob& job, io::Collective& processes) {
+  try {
+    return jobs::estimateNormalsFile(job, processes);
+  } catch (const OptionsError& e) {
+    if (!jobs::runsInTiles(job)) throw;
+    throw OptionsError(std::string(e.what()) + ": raise --max-memory or leave out --tile-points");
+  }
+}
+
 int runTiled(const Options& o, io::Collective& processes, const std::string& tool) {
   // From the start, so that Ctrl-C at any moment stops the run cleanly.
   tools::ProgressDisplay display(tool, o.quiet || processes.rank() != 0);
   jobs::NormalsFileJob job = o.job(display.callback());
   job.always_tiles = true;
-  jobs::NormalsFileReport report;
-  try {
-    report = jobs::estimateNormalsFile(job, processes);
-  } catch (const OptionsError& e) {
-    throw OptionsError(std::string(e.what()) + ": raise --max-memory or leave out --tile-points");
-  }
+  const jobs::NormalsFileReport report = runJob(job, processes);
   display.finish();
   if (report.cancelled) {
     std::cerr << tool << ": stopped (Ctrl-C); no output written\n";

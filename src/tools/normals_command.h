@@ -48,7 +48,8 @@ std::string offsetText(const std::array<double, 3>& offset);
 std::array<double, 3> parseViewpoint(const std::string& text);
 
 /** The point indices of an --indices file (0-based integers separated by whitespace); throws
- *  FileError where it cannot be read, OptionsError for a word that is not an index (naming it).
+ *  FileError where it cannot be read, OptionsError for a word that is not an index (naming it)
+ *  and for a file that holds none.
  *  The job checks them against the cloud. */
 std::vector<std::int64_t> readIndices(const std::string& path);
 
@@ -56,6 +57,10 @@ std::vector<std::int64_t> readIndices(const std::string& path);
  *  (the tool adds its timings and its own facts). */
 nlohmann::json normalsReport(const Options& o, std::uint64_t points, std::uint64_t missing,
                              const std::array<double, 3>& offset);
+
+/** The job (jobs::estimateNormalsFile); where it runs in tiles, an OptionsError (something only
+ *  a cloud in memory can do) says which options to change. */
+jobs::NormalsFileReport runJob(const jobs::NormalsFileJob& job, io::Collective& processes);
 
 /** What a run in tiles did, on rank 0: the summary on stdout and --report. */
 void printTiledRun(const Options& o, const jobs::NormalsFileReport& report, const io::Collective& processes,

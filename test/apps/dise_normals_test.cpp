@@ -178,11 +178,13 @@ TEST(DiseNormals, IndicesGiveTheWholeRunsNormalsThereAndNoneElsewhere) {
   EXPECT_EQ(nlohmann::json::parse(readFile(dir + "/some.json"))["indices"], listed.size());
   std::ofstream(dir + "/beyond.txt") << "3\n" << all.size() << "\n";
   std::ofstream(dir + "/word.txt") << "3 x7\n";
+  std::ofstream(dir + "/empty.txt") << "\n";
   const std::pair<std::string, std::string> errors[] = {
       {" --indices " + dir + "/beyond.txt", "index " + std::to_string(all.size()) + " is not a point of"},
       {" --indices " + dir + "/word.txt", "index 2 is 'x7', not a point index"},
       {" --indices " + dir + "/none.txt", "cannot read the indices file"},
-      {" --indices " + dir + "/some.txt --tile-points 100", "--indices needs the cloud in memory"},
+      {" --indices " + dir + "/empty.txt", "holds no point index"},
+      {" --indices " + dir + "/some.txt --tile-points 100", "indices need the cloud in memory"},
       {" --indices " + dir + "/some.txt --orient mst", "mst"},
   };
   for (const auto& [extra, message] : errors) {
