@@ -44,9 +44,11 @@ std::unique_ptr<pcl_dise::train::TrainingEngine> makeEngine(const Options& o) {
   if (engine == "native") {
     if (o.device != "cpu")
       throw std::runtime_error("the native engine runs on the CPU: use --engine torch for --device " + o.device);
-    return pcl_dise::train::makeNativeEngine(pcl_dise::detail::resolveThreads(o.threads));
+    return pcl_dise::train::makeNativeEngine(pcl_dise::detail::resolveThreads(o.threads), o.run.kernel_weight_loss);
   }
   if (engine != "torch") throw std::runtime_error("unknown engine '" + engine + "' (native or torch)");
+  if (o.run.kernel_weight_loss > 0)
+    throw std::runtime_error("--kernel-weight-loss trains on the native engine only (--engine native)");
 #ifdef PCL_DISE_WITH_TORCH
   // Every patch repeats the same tensor sizes: keep freed blocks (at most 8 GiB of them) instead
   // of faulting fresh pages in for each tensor.
@@ -127,6 +129,10 @@ int main(int argc, char** argv) {
   app.add_flag("--fresh-noise", o.run.fresh_noise,
                "train a listed NAME_noise_white_<level> cloud as NAME (which must exist) with new noise of that "
                "level for each patch, instead of the one noisy sample on disk");
+  app.add_option("--kernel-weight-loss", o.run.kernel_weight_loss,
+                 "lambda > 0: also pull each iteration's kernel weights towards weights that favour the neighbours "
+                 "near the true tangent plane (lambda times KL(w* || w), docs/models.md); native engine")
+      ->capture_default_str();
   CLI11_PARSE(app, argc, argv);
   std::signal(SIGINT, requestStop);
   std::signal(SIGTERM, requestStop);

@@ -9,6 +9,7 @@
 // structure and the edge scale included). Prints one line per case, the targets of
 // docs/benchmarks.md ("Drop-in costs") and writes --json.
 // Usage: bench_drop_in [--bunny data/clouds/bun0.pcd] [--repeats 3] [--json out.json] [--quick]
+//                      [--cases surface,indices,coincident]  (the groups of cases to run; all by default)
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -145,63 +146,9 @@ Row sideBySide(const std::string& name, int repeats, const Cloud::ConstPtr& inpu
   return row;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  std::string bunny_path = "data/clouds/bun0.pcd", json_path;
-  int repeats = 3;
-  std::size_t large = 1000000;
-  for (int a = 1; a < argc; ++a) {
-    const std::string arg = argv[a];
-    if (arg == "--bunny" && a + 1 < argc) {
-      bunny_path = argv[++a];
-    } else if (arg == "--repeats" && a + 1 < argc) {
-      repeats = std::max(1, std::atoi(argv[++a]));
-    } else if (arg == "--json" && a + 1 < argc) {
-      json_path = argv[++a];
-    } else if (arg == "--quick") {
-      large = 100000;  // a smoke run: the targets are stated at 1M points
-    } else {
-      std::cerr << "usage: " << argv[0] << " [--bunny bun0.pcd] [--repeats 3] [--json out.json] [--quick]\n";
-      return 2;
-    }
-  }
-  auto bunny = pcl::make_shared<Cloud>();
-  if (pcl::io::loadPCDFile(bunny_path, *bunny) != 0) {
-    std::cerr << "bench_drop_in: cannot read " << bunny_path << "\n";
-    return 1;
-  }
-  std::vector<Row> rows;
-  Normals out;
-  for (bool zeros : {true, false}) {
-    const Cloud::ConstPtr surface = organizedSurface(*bunny, zeros);
-    rows.push_back(sideBySide(std::string("397 points over 640x480 (") + (zeros ? "zeros padding" : "distinct") + ")",
-                              repeats, bunny, [&](auto& e) { e.setSearchSurface(surface); }));
-  }
-  const Cloud::ConstPtr cloud = largeCloud(large, 7);
-  auto picked = pcl::make_shared<pcl::Indices>();
-  for (std::size_t i = 0; i < 100; ++i) picked->push_back(static_cast<pcl::index_t>(i * (large / 100) + 13));
-  rows.push_back(sideBySide("100 points of " + std::to_string(large) + " by setIndices", repeats, cloud,
-                            [&](auto& e) { e.setIndices(picked); }));
-  const double distinct = timeDise(
-      1, cloud, [](auto&) {}, out);
-  rows.push_back(
-      Row{std::to_string(large) + " distinct points", NAN, distinct, distinct, NAN, finiteCount(out), out.size()});
-  for (const auto& [share, jitter] :
-       {std::pair<double, float>{0.01, 0.f}, {0.10, 0.f}, {0.90, 0.f}, {0.10, 1e-5f}, {0.90, 1e-5f}}) {
-    const Cloud::ConstPtr stacked = withCoincident(*cloud, share, jitter);
-    Row row;
-    row.name = std::to_string(large) + " points, " + std::to_string(int(std::lround(share * 100))) + "% " +
-               (jitter > 0 ? "within 1e-5" : "coincident");
-    row.dise_seconds = timeDise(
-        1, stacked, [](auto&) {}, out);
-    row.reference_seconds = distinct;
-    row.target = share > 0.05 ? 1.5 : NAN;
-    row.with_normal = finiteCount(out);
-    row.outputs = out.size();
-    rows.push_back(row);
-  }
-
+// Prints one line per row and the verdict, writes json_path (where given); 0 where every target
+// is met, else 1.
+int report(const std::vector<Row>& rows, int repeats, const std::string& json_path) {
   std::cout << "bench_drop_in (" << repeats << " repeats, median; k = 64, 4 iterations, native backend)\n";
   bool all = true;
   std::string json = "[\n";
@@ -222,4 +169,76 @@ int main(int argc, char** argv) {
   if (!json_path.empty()) std::ofstream(json_path) << json;
   std::cout << "bench_drop_in: " << (all ? "every target met" : "a target missed") << "\n";
   return all ? 0 : 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string bunny_path = "data/clouds/bun0.pcd", json_path;
+  int repeats = 3;
+  std::size_t large = 1000000;
+  std::string cases = "surface,indices,coincident";
+  for (int a = 1; a < argc; ++a) {
+    const std::string arg = argv[a];
+    if (arg == "--bunny" && a + 1 < argc) {
+      bunny_path = argv[++a];
+    } else if (arg == "--repeats" && a + 1 < argc) {
+      repeats = std::max(1, std::atoi(argv[++a]));
+    } else if (arg == "--json" && a + 1 < argc) {
+      json_path = argv[++a];
+    } else if (arg == "--cases" && a + 1 < argc) {
+      cases = argv[++a];
+    } else if (arg == "--quick") {
+      large = 100000;  // a smoke run: the targets are stated at 1M points
+    } else {
+      std::cerr << "usage: " << argv[0]
+                << " [--bunny bun0.pcd] [--repeats 3] [--json out.json] [--quick] "
+                   "[--cases surface,indices,coincident]\n";
+      return 2;
+    }
+  }
+  auto bunny = pcl::make_shared<Cloud>();
+  if (pcl::io::loadPCDFile(bunny_path, *bunny) != 0) {
+    std::cerr << "bench_drop_in: cannot read " << bunny_path << "\n";
+    return 1;
+  }
+  auto wanted = [&](const std::string& group) {
+    return ("," + cases + ",").find("," + group + ",") != std::string::npos;
+  };
+  std::vector<Row> rows;
+  Normals out;
+  for (bool zeros : {true, false}) {
+    if (!wanted("surface")) break;
+    const Cloud::ConstPtr surface = organizedSurface(*bunny, zeros);
+    rows.push_back(sideBySide(std::string("397 points over 640x480 (") + (zeros ? "zeros padding" : "distinct") + ")",
+                              repeats, bunny, [&](auto& e) { e.setSearchSurface(surface); }));
+  }
+  if (!wanted("indices") && !wanted("coincident")) return report(rows, repeats, json_path);
+  const Cloud::ConstPtr cloud = largeCloud(large, 7);
+  auto picked = pcl::make_shared<pcl::Indices>();
+  for (std::size_t i = 0; i < 100; ++i) picked->push_back(static_cast<pcl::index_t>(i * (large / 100) + 13));
+  if (wanted("indices"))
+    rows.push_back(sideBySide("100 points of " + std::to_string(large) + " by setIndices", repeats, cloud,
+                              [&](auto& e) { e.setIndices(picked); }));
+  if (!wanted("coincident")) return report(rows, repeats, json_path);
+  const double distinct = timeDise(
+      1, cloud, [](auto&) {}, out);
+  rows.push_back(
+      Row{std::to_string(large) + " distinct points", NAN, distinct, distinct, NAN, finiteCount(out), out.size()});
+  for (const auto& [share, jitter] :
+       {std::pair<double, float>{0.01, 0.f}, {0.10, 0.f}, {0.90, 0.f}, {0.10, 1e-5f}, {0.90, 1e-5f}}) {
+    const Cloud::ConstPtr stacked = withCoincident(*cloud, share, jitter);
+    Row row;
+    row.name = std::to_string(large) + " points, " + std::to_string(int(std::lround(share * 100))) + "% " +
+               (jitter > 0 ? "within 1e-5" : "coincident");
+    row.dise_seconds = timeDise(
+        1, stacked, [](auto&) {}, out);
+    row.reference_seconds = distinct;
+    row.target = share > 0.05 ? 1.5 : NAN;
+    row.with_normal = finiteCount(out);
+    row.outputs = out.size();
+    rows.push_back(row);
+  }
+
+  return report(rows, repeats, json_path);
 }

@@ -30,6 +30,8 @@ constexpr double kMaxCellsPerPoint = 4.0;
 constexpr std::size_t kRankSortLimit = 256;
 // The next query's first limit: the last k-th squared distance times this.
 constexpr float kHintGrowth = 1.15f;
+// A limit that held `count` < k keys grows by kHintRetryMargin * k / count, at most kHintRetryMax.
+constexpr float kHintRetryMargin = 1.3f, kHintRetryMax = 4.f;
 // A cell holding more positions than this many times the cloud's mean over its occupied cells
 // (and at least kCrowdedCell) gets a grid of its own: near-coincident points, a blob far denser
 // than the rest, cost what the rest costs. At most kMaxNesting grids deep.
@@ -98,13 +100,17 @@ PCL_DISE_ALWAYS_INLINE bool rankInBlocks(const Value* values, const std::uint64_
 // First by the squared distances alone (the keys' high 32 bits: twice the values per register),
 // which ranks every key unless two of the same distance fall among the wanted; then by the whole
 // keys, which are distinct.
+// Blocks no wider than the keys need: a query's 17 nearest rank among about 25 keys.
 PCL_DISE_VECTOR_CLONES void rankSmallest(const std::uint64_t* keys, std::size_t count, std::size_t wanted,
                                          std::uint64_t* out) {
   constexpr std::size_t kDistanceBlock = 64, kKeyBlock = 32;
   std::uint32_t distances[kRankSortLimit + kDistanceBlock];
   for (std::size_t j = 0; j < count; ++j) distances[j] = static_cast<std::uint32_t>(keys[j] >> 32);
   std::fill(distances + count, distances + count + kDistanceBlock, ~std::uint32_t{0});
-  if (rankInBlocks<kDistanceBlock>(distances, keys, count, wanted, out)) return;
+  const bool ranked = count <= 16   ? rankInBlocks<16>(distances, keys, count, wanted, out)
+                      : count <= 32 ? rankInBlocks<32>(distances, keys, count, wanted, out)
+                                    : rankInBlocks<kDistanceBlock>(distances, keys, count, wanted, out);
+  if (ranked) return;
   std::uint64_t padded[kRankSortLimit + kKeyBlock];
   std::copy(keys, keys + count, padded);
   std::fill(padded + count, padded + count + kKeyBlock, ~std::uint64_t{0});
@@ -577,8 +583,15 @@ bool GridSearch::selectNearest(const float* query, std::size_t k, float covered,
   }
   // The previous query of the cell found its k-th neighbour at about the same distance: a limit
   // a little beyond it leaves few keys to sort, and is proof enough where it holds k of them.
+  // Where the limit holds too few, a wider one (on a surface the keys within a limit grow with
+  // its square) costs one more pass over the block, less than ranking all its keys.
   std::size_t count = 0;
-  if (s.hint2 > 0 && s.hint2 < covered2) count = keysBelow(s.hint2, s);
+  for (float limit2 = s.hint2; limit2 > 0 && limit2<covered2; limit2 *= count> 0
+                                   ? std::min(kHintRetryMax, kHintRetryMargin * float(k) / float(count))
+                                   : kHintRetryMax) {
+    count = keysBelow(limit2, s);
+    if (count >= k) break;
+  }
   if (count < k) {
     count = keysBelow(covered2, s);  // covered2 infinite: the block holds every point
     if (count < k) return false;

@@ -14,7 +14,8 @@ namespace {
 
 class NativeEngine : public TrainingEngine {
  public:
-  explicit NativeEngine(int threads) : threads_(threads), parameters_(packParameters(randomModel(0))) {}
+  NativeEngine(int threads, double kernel_weight_loss)
+      : threads_(threads), kernel_weight_loss_(kernel_weight_loss), parameters_(packParameters(randomModel(0))) {}
 
   std::vector<double> trainPatch(const TrainingPatch& patch, int iterations, double learning_rate, double dropout,
                                  std::uint64_t seed) override {
@@ -25,9 +26,10 @@ class NativeEngine : public TrainingEngine {
     std::vector<double> losses;
     for (int it = 1; it <= iterations; ++it) {
       TrainingState next;
-      const TrainingGradient g = trainingIteration(
-          unpackParameters(parameters_), input, state, patch.targets.data(), patch.loss_points,
-          dropoutScales(patch.graph.numEdges(), dropout, dropoutSeed(seed, it)), threads_, next, needed[it - 1]);
+      const TrainingGradient g =
+          trainingIteration(unpackParameters(parameters_), input, state, patch.targets.data(), patch.loss_points,
+                            dropoutScales(patch.graph.numEdges(), dropout, dropoutSeed(seed, it)), threads_, next,
+                            needed[it - 1], kernel_weight_loss_);
       if (!std::isfinite(g.loss)) throw NonFiniteTraining(it, "the loss is " + std::to_string(g.loss));
       for (const float v : g.gradient)
         if (!std::isfinite(v)) throw NonFiniteTraining(it, "a gradient is not finite");
@@ -45,13 +47,16 @@ class NativeEngine : public TrainingEngine {
 
  private:
   int threads_;
+  double kernel_weight_loss_;
   std::vector<float> parameters_;
   RmsProp optimizer_;
 };
 
 }  // namespace
 
-std::unique_ptr<TrainingEngine> makeNativeEngine(int threads) { return std::make_unique<NativeEngine>(threads); }
+std::unique_ptr<TrainingEngine> makeNativeEngine(int threads, double kernel_weight_loss) {
+  return std::make_unique<NativeEngine>(threads, kernel_weight_loss);
+}
 
 }  // namespace train
 }  // namespace pcl_dise

@@ -59,7 +59,7 @@ TrainingState initialTrainingState(const ForwardInput& input, int threads) {
 TrainingGradient trainingIteration(const Model& model, const ForwardInput& input, const TrainingState& previous,
                                    const float* targets, std::size_t loss_points,
                                    const std::vector<float>& dropout_scale, int threads, TrainingState& next,
-                                   const std::vector<std::uint8_t>& compute) {
+                                   const std::vector<std::uint8_t>& compute, double kernel_weight_loss) {
   checkGraph(input);
   const Neighborhoods& nb = *input.neighborhoods;
   if (previous.normals.size() != 3 * input.num_points || previous.weights.size() != nb.numEdges())
@@ -74,6 +74,8 @@ TrainingGradient trainingIteration(const Model& model, const ForwardInput& input
                                 std::to_string(input.num_points) + " nodes");
   for (std::size_t i = 0; i < std::min(loss_points, compute.size()); ++i)
     if (!compute[i]) throw std::invalid_argument("training iteration: a loss point is not computed");
+  if (!(kernel_weight_loss >= 0) || !std::isfinite(kernel_weight_loss))
+    throw std::invalid_argument("training iteration: the kernel weights' loss weight must be finite and >= 0");
 
   const detail::PointTrainingWeights weights(model);
   const detail::PointTrainingFunction pass = detail::pointTraining();
@@ -118,6 +120,7 @@ TrainingGradient trainingIteration(const Model& model, const ForwardInput& input
         const bool in_loss = i < loss_points;
         point.target = in_loss ? targets + 3 * i : nullptr;
         point.loss_scale = loss_scale;
+        point.weight_loss_scale = in_loss ? static_cast<float>(kernel_weight_loss) * loss_scale : 0.f;
         float loss = 0;
         pass(weights, point, scratch.data(), gradients, next.weights.data() + nb.offsets[i], &next.normals[3 * i],
              &loss);

@@ -1,6 +1,8 @@
 // The training pass's weight layouts, its portable version and the choice among the versions.
 #include "point_training.h"
 
+#include <algorithm>
+#include <cmath>
 #include <cstring>
 
 #include "point_training_simd.h"
@@ -33,6 +35,27 @@ DenseWeights transposedBlock(const Model& model, DenseWeights PointNetworkWeight
 }
 
 }  // namespace
+
+void kernelWeightTargets(const float* points, const float* p, const std::int32_t* neighbors, int count, const float* t,
+                         float* out) {
+  constexpr double kSharpestShareOfSpread = 0.1;
+  double spread2 = 0, plane2 = 0;
+  for (int e = 0; e < count; ++e) {
+    const float* q = points + 3 * static_cast<std::int64_t>(neighbors[e]);
+    double d = 0;
+    for (int c = 0; c < 3; ++c) {
+      const double v = double(q[c]) - double(p[c]);
+      spread2 += v * v;
+      d += v * t[c];
+    }
+    out[e] = static_cast<float>(d * d);
+    plane2 += d * d;
+  }
+  const double sigma2 = std::max(kSharpestShareOfSpread * kSharpestShareOfSpread * spread2, plane2) / count;
+  double sum = 0;
+  for (int e = 0; e < count; ++e) sum += out[e] = sigma2 > 0 ? static_cast<float>(std::exp(-out[e] / sigma2)) : 1.f;
+  for (int e = 0; e < count; ++e) out[e] = static_cast<float>(out[e] / sum);
+}
 
 PointTrainingWeights::PointTrainingWeights(const Model& model)
     : forward(model),

@@ -38,13 +38,30 @@ struct TrainingNeighborhood {
   const float* dropout_scale = nullptr;  // count factors (0 or 1 / (1 - p)) on the softmax weights, or nullptr
   const float* target = nullptr;         // the true normal (3) where the point is in the loss, else nullptr
   float loss_scale = 0.f;                // d (mean loss) / d (this point's loss): 1 / the points in the loss
+  float weight_loss_scale = 0.f;         // lambda * loss_scale: the supervised kernel weights' share (0: none)
 };
+
+/** The kernel weights a point's neighbourhood is pulled towards where the kernel weights are
+ *  supervised (docs/models.md, "Training"): w*_e = exp(-d_e^2 / sigma^2) / sum, with d_e = t . (p_e - p)
+ *  the distance of neighbour e to the true tangent plane through the point and sigma^2 = max((0.1 r)^2,
+ *  mean d_e^2), r^2 the neighbourhood's mean squared distance to the point: sharp where the
+ *  neighbourhood is clean (at an edge, the point's own face), no sharper than the noise allows.
+ *  \param[in] points the cloud, rows of 3 floats
+ *  \param[in] p the point (3 floats)
+ *  \param[in] neighbors count row indices into points
+ *  \param[in] count the neighbourhood's size, >= 1
+ *  \param[in] t the point's true normal (3, unit)
+ *  \param[out] out count weights, summing to 1 */
+void kernelWeightTargets(const float* points, const float* p, const std::int32_t* neighbors, int count, const float* t,
+                         float* out);
 
 /** Forward and backward pass at one point. Writes the point's (dropped-out) kernel weights to
  *  weights_out (count); where the weighted fit is valid its normal (sign rule applied) to normal
  *  and returns true, else leaves normal alone (the caller keeps the previous one) and returns
  *  false. Where nb.target is set, writes min(|n - t|, |n + t|) for the normal that results to
- *  *loss and adds loss_scale times its gradient to `gradients`. scratch holds
+ *  *loss and adds loss_scale times its gradient to `gradients`, and where weight_loss_scale > 0
+ *  (and the fit is valid) weight_loss_scale times the gradient of KL(w* || w), w the softmax
+ *  weights before dropout and w* kernelWeightTargets' (the loss written stays the normal's). scratch holds
  *  pointTrainingScratchFloats(count) floats. */
 using PointTrainingFunction = bool (*)(const PointTrainingWeights& net, const TrainingNeighborhood& nb, float* scratch,
                                        PointNetworkWeights& gradients, float* weights_out, float* normal, float* loss);

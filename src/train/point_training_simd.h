@@ -512,6 +512,12 @@ bool pointTrainingEdges(const PointTrainingWeights& tw, const TrainingNeighborho
   }
   float* da = dw;
   for (int e = 0; e < K; ++e) da[e] = softmax_w[e] * (dw[e] - weighted_sum);
+  if (tn.weight_loss_scale > 0) {
+    // KL(w* || softmax) has the gradient softmax - w* on the logits; the logits' buffer holds w*.
+    float* wanted = logits;
+    kernelWeightTargets(nb.points, pi, nb.neighbors, K, tn.target, wanted);
+    for (int e = 0; e < K; ++e) da[e] += tn.weight_loss_scale * (softmax_w[e] - wanted[e]);
+  }
 
   // 8: the kernel MLP.
   float logit_weight_gradient[64] = {};

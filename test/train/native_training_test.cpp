@@ -266,6 +266,44 @@ TEST(NativeTraining, MalformedInputThrows) {
   EXPECT_THROW(trainingIteration(model, c.input(), state, targets.data(), 10, {}, 0, next), std::invalid_argument);
 }
 
+TEST(KernelWeightTargets, FavourThePointsOwnFaceAtAFoldAndSpreadOnAPlane) {
+  // A fold: the point at the crease's side of face z = 0, neighbours on that face and on the
+  // face x = 0 beyond the crease.
+  const std::vector<float> points = {0.2f, 0, 0, 0.5f, 0.1f, 0, 0.3f, -0.2f, 0, 0, 0.1f, 0.3f, 0, -0.1f, 0.4f};
+  const std::vector<std::int32_t> neighbors = {0, 1, 2, 3, 4};
+  const float up[3] = {0, 0, 1};
+  std::vector<float> w(5);
+  pcl_dise::detail::kernelWeightTargets(points.data(), points.data(), neighbors.data(), 5, up, w.data());
+  EXPECT_NEAR(std::accumulate(w.begin(), w.end(), 0.0), 1.0, 1e-6);
+  for (int e : {3, 4})
+    for (int f : {0, 1, 2}) EXPECT_LT(w[e], 0.2f * w[f]) << e << " against " << f;
+  // Every neighbour on the tangent plane: all alike.
+  const std::vector<float> flat = {0, 0, 0, 1, 0, 0, 0, 1, 0, -1, 0, 0};
+  std::vector<float> even(4);
+  pcl_dise::detail::kernelWeightTargets(flat.data(), flat.data(), neighbors.data(), 4, up, even.data());
+  for (float v : even) EXPECT_FLOAT_EQ(v, 0.25f);
+  // The point alone: weight 1.
+  float alone = 0;
+  pcl_dise::detail::kernelWeightTargets(flat.data(), flat.data(), neighbors.data(), 1, up, &alone);
+  EXPECT_FLOAT_EQ(alone, 1.f);
+}
+
+TEST(NativeTraining, SupervisedKernelWeightsChangeTheGradientNotTheLoss) {
+  const Model model = randomModel(18);
+  const Case c = knnCase(240, 16, 9);
+  const TrainingState state = warmState(model, c);
+  const std::vector<float> targets = sheetNormals(c.points);
+  TrainingState plain_next, supervised_next;
+  const TrainingGradient plain = trainingIteration(model, c.input(), state, targets.data(), 120, {}, 0, plain_next);
+  const TrainingGradient supervised =
+      trainingIteration(model, c.input(), state, targets.data(), 120, {}, 0, supervised_next, {}, 0.5);
+  EXPECT_EQ(plain.loss, supervised.loss);
+  EXPECT_EQ(plain_next.normals, supervised_next.normals);
+  EXPECT_GT(relativeError(plain.gradient.data(), supervised.gradient.data(), plain.gradient.size()), 1e-3);
+  EXPECT_THROW(trainingIteration(model, c.input(), state, targets.data(), 120, {}, 0, plain_next, {}, -1.0),
+               std::invalid_argument);
+}
+
 #ifdef PCL_DISE_WITH_TORCH
 
 // LibTorch autograd of DiseNet in double on the same graph, state and dropout mask: the loss
@@ -276,8 +314,8 @@ struct Reference {
 };
 
 Reference torchReference(const Model& model, const Case& c, const TrainingState& state,
-                         const std::vector<float>& targets, std::size_t loss_points,
-                         const std::vector<float>& dropout) {
+                         const std::vector<float>& targets, std::size_t loss_points, const std::vector<float>& dropout,
+                         double kernel_weight_loss) {
   const auto f64 = torch::kFloat64;
   DiseNet net(model);
   net->to(f64);
@@ -293,7 +331,22 @@ Reference torchReference(const Model& model, const Case& c, const TrainingState&
   const TorchState next = net->iterate(graph, previous, 0.0, scale);
   const auto n = static_cast<int64_t>(loss_points);
   const torch::Tensor loss = unorientedNormalLoss(next.normals.slice(0, 0, n), tensor(targets, {m, 3}).slice(0, 0, n));
-  loss.backward();
+  torch::Tensor objective = loss;
+  if (kernel_weight_loss > 0) {
+    // lambda times the mean over the loss points of KL(w* || w), w the (undropped) softmax weights.
+    const std::int64_t entries = c.graph.offsets[loss_points];
+    std::vector<float> wanted(static_cast<std::size_t>(entries));
+    for (std::size_t i = 0; i < loss_points; ++i)
+      pcl_dise::detail::kernelWeightTargets(c.points.data(), c.points.data() + 3 * i, c.graph.begin(i),
+                                            static_cast<int>(c.graph.size(i)), targets.data() + 3 * i,
+                                            wanted.data() + c.graph.offsets[i]);
+    const torch::Tensor w_star = tensor(wanted, {entries});
+    const torch::Tensor kl =
+        (w_star * (torch::log(w_star.clamp_min(1e-30)) - torch::log(next.weights.slice(0, 0, entries)))).sum() /
+        static_cast<double>(loss_points);
+    objective = loss + kernel_weight_loss * kl;
+  }
+  objective.backward();
   Reference r;
   r.loss = loss.item<double>();
   for (const auto& p : net->parameters()) {
@@ -307,12 +360,12 @@ Reference torchReference(const Model& model, const Case& c, const TrainingState&
 // Native against the double reference: the loss, the gradient of every tensor (relative
 // error at most 1e-3) and the new normals.
 void expectMatchesTorch(const Model& model, const Case& c, const TrainingState& state, std::size_t loss_points,
-                        const std::vector<float>& dropout) {
+                        const std::vector<float>& dropout, double kernel_weight_loss = 0) {
   const std::vector<float> targets = sheetNormals(c.points);
-  const Reference ref = torchReference(model, c, state, targets, loss_points, dropout);
+  const Reference ref = torchReference(model, c, state, targets, loss_points, dropout, kernel_weight_loss);
   TrainingState next;
   const TrainingGradient native =
-      trainingIteration(model, c.input(), state, targets.data(), loss_points, dropout, 0, next);
+      trainingIteration(model, c.input(), state, targets.data(), loss_points, dropout, 0, next, {}, kernel_weight_loss);
   EXPECT_NEAR(native.loss, ref.loss, 1e-5 * std::max(1.0, ref.loss));
   ASSERT_EQ(native.gradient.size(), ref.gradient.size());
   // Each tensor's error relative to its gradient's norm, or to a 1e-3 share of the whole
@@ -389,6 +442,12 @@ TEST(NativeTrainingAgainstTorch, FixedDropoutMask) {
   const Model model = randomModel(16);
   const Case c = knnCase(240, 16, 7);
   expectMatchesTorch(model, c, warmState(model, c), 120, dropoutScales(c.graph.numEdges(), 0.25, 5));
+}
+
+TEST(NativeTrainingAgainstTorch, SupervisedKernelWeights) {
+  const Model model = randomModel(17);
+  const Case c = knnCase(240, 16, 8);
+  expectMatchesTorch(model, c, warmState(model, c), 120, {}, 0.5);
 }
 
 #endif  // PCL_DISE_WITH_TORCH

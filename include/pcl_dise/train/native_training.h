@@ -34,14 +34,18 @@ struct TrainingGradient {
  *  factor per neighbourhood entry (0 or 1 / (1 - p): see dropoutScales) applied to the softmax
  *  weights; next receives the new normals (the previous one where a weighted fit degenerates,
  *  which then carries no gradient) and the (dropped-out) weights; compute: empty (every node) or
- *  one flag per node, nodes with 0 keeping their previous state (see nodesNeededPerIteration).
+ *  one flag per node, nodes with 0 keeping their previous state (see nodesNeededPerIteration);
+ *  kernel_weight_loss: lambda > 0 adds lambda times the mean over the loss points of
+ *  KL(w* || w) to the loss whose gradient is taken, w the softmax weights before dropout and w*
+ *  the weights favouring the true tangent plane (docs/models.md, "Supervised kernel weights"); the
+ *  loss returned stays the normals'.
  *  The result does not depend on `threads`: points are summed in fixed chunks, in order.
  *  Throws std::invalid_argument for malformed input (sizes, indices out of range, empty
  *  neighbourhoods, loss_points > nodes). */
 TrainingGradient trainingIteration(const Model& model, const ForwardInput& input, const TrainingState& previous,
                                    const float* targets, std::size_t loss_points,
                                    const std::vector<float>& dropout_scale, int threads, TrainingState& next,
-                                   const std::vector<std::uint8_t>& compute = {});
+                                   const std::vector<std::uint8_t>& compute = {}, double kernel_weight_loss = 0);
 
 /** Which nodes each of `iterations` training iterations must compute (masks, one per iteration,
  *  one flag per node) so that every loss over the first loss_points nodes comes out as it would
