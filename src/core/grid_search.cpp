@@ -38,6 +38,9 @@ constexpr float kHintRetryMargin = 1.3f, kHintRetryMax = 4.f;
 constexpr double kCrowdedFactor = 32.0;
 constexpr std::int32_t kCrowdedCell = 1024;
 constexpr int kMaxNesting = 3;
+// Cells of up to this many points are searched for coincident points pair by pair; larger ones
+// sorted by x first.
+constexpr std::int32_t kPairwiseCell = 32;
 // A sampled point whose k-th neighbour lies closer than this share of the first grid's cell (about
 // one point per cell) is packed into a speck: left out of the typical distance.
 constexpr double kSpeckOfCell = 0.01;
@@ -264,18 +267,29 @@ void GridSearch::collapseCoincident() {
   auto same = [&](std::int32_t a, std::int32_t b) { return x_[a] == x_[b] && y_[a] == y_[b] && z_[a] == z_[b]; };
   const std::size_t cells = cell_start_.size() - 1;
   bool any = false;
+  std::vector<std::pair<float, std::int32_t>> by_x;
   for (std::size_t c = 0; c < cells && !any; ++c) {
     const std::int32_t b = cell_start_[c], e = cell_start_[c + 1];
     if (e - b < 2) continue;
-    if (e - b <= 8) {  // the usual cell: compared pair by pair
-      for (std::int32_t t = b; t < e && !any; ++t)
-        for (std::int32_t u = t + 1; u < e && !any; ++u) any = same(t, u);
+    if (e - b <= kPairwiseCell) {  // the usual cell: compared pair by pair, without branches
+      for (std::int32_t t = b; t < e; ++t) {
+        const float xt = x_[t], yt = y_[t], zt = z_[t];
+        bool equal = false;
+        for (std::int32_t u = t + 1; u < e; ++u) equal |= (x_[u] == xt) & (y_[u] == yt) & (z_[u] == zt);
+        any = any || equal;
+      }
       continue;
     }
-    order.resize(std::size_t(e - b));
-    for (std::int32_t t = b; t < e; ++t) order[std::size_t(t - b)] = t;
-    std::sort(order.begin(), order.end(), before);
-    for (std::size_t t = 1; t < order.size() && !any; ++t) any = same(order[t - 1], order[t]);
+    by_x.clear();  // coincident points share x: only runs of one x are compared
+    for (std::int32_t t = b; t < e; ++t) by_x.emplace_back(x_[t], t);
+    std::sort(by_x.begin(), by_x.end());
+    for (std::size_t r = 0; r < by_x.size() && !any;) {
+      std::size_t end = r + 1;
+      while (end < by_x.size() && by_x[end].first == by_x[r].first) ++end;
+      for (std::size_t t = r; t < end && !any; ++t)
+        for (std::size_t u = t + 1; u < end && !any; ++u) any = same(by_x[t].second, by_x[u].second);
+      r = end;
+    }
   }
   if (!any) return;  // the common case: one entry per point, no member lists
   // One slot per position: its coordinates, its smallest index, and its members in index order.
