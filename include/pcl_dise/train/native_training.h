@@ -37,7 +37,7 @@ struct TrainingGradient {
  *  one flag per node, nodes with 0 keeping their previous state (see nodesNeededPerIteration);
  *  kernel_weight_loss: lambda > 0 adds lambda times the mean over the loss points of
  *  KL(w* || w) to the loss whose gradient is taken, w the softmax weights before dropout and w*
- *  the weights favouring the true tangent plane (docs/models.md, "Supervised kernel weights"); the
+ *  the weights favouring the true tangent plane (docs/algorithm.md, "6. Training"); the
  *  loss returned stays the normals'.
  *  The result does not depend on `threads`: points are summed in fixed chunks, in order.
  *  Throws std::invalid_argument for malformed input (sizes, indices out of range, empty
