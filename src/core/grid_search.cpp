@@ -32,6 +32,9 @@ constexpr std::size_t kRankSortLimit = 256;
 constexpr float kHintGrowth = 1.15f;
 // A limit that held `count` < k keys grows by kHintRetryMargin * k / count, at most kHintRetryMax.
 constexpr float kHintRetryMargin = 1.3f, kHintRetryMax = 4.f;
+float hintRetryGrowth(std::size_t count, std::size_t k) {
+  return count > 0 ? std::min(kHintRetryMax, kHintRetryMargin * float(k) / float(count)) : kHintRetryMax;
+}
 // A cell holding more positions than this many times the cloud's mean over its occupied cells
 // (and at least kCrowdedCell) gets a grid of its own: near-coincident points, a blob far denser
 // than the rest, cost what the rest costs. At most kMaxNesting grids deep.
@@ -600,9 +603,7 @@ bool GridSearch::selectNearest(const float* query, std::size_t k, float covered,
   // Where the limit holds too few, a wider one (on a surface the keys within a limit grow with
   // its square) costs one more pass over the block, less than ranking all its keys.
   std::size_t count = 0;
-  for (float limit2 = s.hint2; limit2 > 0 && limit2<covered2; limit2 *= count> 0
-                                   ? std::min(kHintRetryMax, kHintRetryMargin * float(k) / float(count))
-                                   : kHintRetryMax) {
+  for (float limit2 = s.hint2; limit2 > 0 && limit2 < covered2; limit2 *= hintRetryGrowth(count, k)) {
     count = keysBelow(limit2, s);
     if (count >= k) break;
   }

@@ -48,12 +48,15 @@ void kernelWeightTargets(const float* points, const float* p, const std::int32_t
       spread2 += v * v;
       d += v * t[c];
     }
-    out[e] = static_cast<float>(d * d);
+    out[e] = static_cast<float>(d * d);  // d_e^2 until sigma is known
     plane2 += d * d;
   }
   const double sigma2 = std::max(kSharpestShareOfSpread * kSharpestShareOfSpread * spread2, plane2) / count;
   double sum = 0;
-  for (int e = 0; e < count; ++e) sum += out[e] = sigma2 > 0 ? static_cast<float>(std::exp(-out[e] / sigma2)) : 1.f;
+  for (int e = 0; e < count; ++e) {
+    out[e] = sigma2 > 0 ? static_cast<float>(std::exp(-out[e] / sigma2)) : 1.f;
+    sum += out[e];
+  }
   for (int e = 0; e < count; ++e) out[e] = static_cast<float>(out[e] / sum);
 }
 
