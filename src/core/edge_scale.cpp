@@ -3,8 +3,12 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <vector>
+
+#include <omp.h>
 
 #include "pcl_dise/core/grid_search.h"
+#include "pcl_dise/core/threads.h"
 
 namespace pcl_dise {
 
@@ -63,7 +67,31 @@ float edgeScale(const float* points, const Neighborhoods& knn) {
 }
 
 float edgeScale(const float* points, std::size_t num_points, int threads) {
-  return edgeScale(points, nearestNeighborGraph(points, num_points, kEdgeScaleNeighbors, threads));
+  const GridSearch grid = GridSearch::forNearest(points, num_points, kEdgeScaleNeighbors);
+  return edgeScale(points, num_points, grid, nullptr, threads);
+}
+
+float edgeScale(const float* points, std::size_t num_points, const GridSearch& grid, const std::int32_t* grid_order,
+                int threads) {
+  // Each thread adds the terms of the points it searched while their neighbours are in cache.
+  struct alignas(64) ThreadSum {
+    ExactSum sum;
+  };
+  std::vector<ThreadSum> sums(static_cast<std::size_t>(detail::resolveThreads(threads)));
+  grid.visitNearest(
+      points, num_points, kEdgeScaleNeighbors,
+      [&](std::int32_t q, const std::int32_t* ids, std::size_t count) {
+        std::int32_t in_points[kEdgeScaleNeighbors];
+        if (grid_order)
+          for (std::size_t j = 0; j < count; ++j) in_points[j] = grid_order[ids[j]];
+        const double term = edgeScaleTerm(points, points + 3 * std::size_t(q), grid_order ? in_points : ids,
+                                          static_cast<std::int64_t>(count));
+        sums[static_cast<std::size_t>(omp_get_thread_num())].sum.add(term);
+      },
+      threads);
+  ExactSum total;
+  for (const ThreadSum& s : sums) total.add(s.sum);
+  return edgeScaleFromSum(total, num_points * std::min(kEdgeScaleNeighbors, grid.size()));
 }
 
 float edgeScale(const float* points, std::size_t num_points, const Neighborhoods* nearest, int threads) {

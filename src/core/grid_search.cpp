@@ -10,6 +10,7 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 #include "group_by_key.h"
 #include "pcl_dise/core/forward.h"  // detail::resolveThreads
@@ -145,11 +146,26 @@ PCL_DISE_VECTOR_CLONES void squaredDistances(const float* query, const float* x,
   }
 }
 
-// The keys of the candidates closer than sqrt(limit2), compacted without branches; returns their number.
+// The keys of the candidates closer than sqrt(limit2), in block order; returns their number. Few
+// of a block pass (about 1 in 8): the comparisons run 16 at a time into flag bytes, and only the
+// flags set are visited.
 PCL_DISE_VECTOR_CLONES std::size_t keysBelow(const float* dist2, const std::int32_t* ids, std::size_t m, float limit2,
                                              std::uint64_t* keys) {
-  std::size_t count = 0;
-  for (std::size_t j = 0; j < m; ++j) {
+  constexpr std::size_t kGroup = 16;
+  std::size_t count = 0, j = 0;
+  for (; j + kGroup <= m; j += kGroup) {
+    std::uint8_t below[kGroup];
+    for (std::size_t t = 0; t < kGroup; ++t) below[t] = dist2[j + t] < limit2;
+    for (std::size_t half = 0; half < kGroup; half += 8) {
+      std::uint64_t flags;  // byte t: candidate j + half + t passes
+      std::memcpy(&flags, below + half, sizeof flags);
+      for (; flags != 0; flags &= flags - 1) {
+        const std::size_t c = j + half + std::size_t(__builtin_ctzll(flags)) / 8;
+        keys[count++] = key(dist2[c], ids[c]);
+      }
+    }
+  }
+  for (; j < m; ++j) {
     keys[count] = key(dist2[j], ids[j]);
     count += dist2[j] < limit2;
   }
@@ -186,7 +202,7 @@ void bounds(const float* points, std::size_t n, float lo[3], float hi[3]) {
 
 struct GridSearch::Scratch {
   std::vector<float> x, y, z, dist2, answer_dist2;
-  std::vector<std::int32_t> ids;
+  std::vector<std::int32_t> ids, answer_ids;  // the block's candidates; the last query's answer
   std::vector<std::uint64_t> keys, sorted, slots, member_keys;
   float hint2 = 0;                         // squared distance that held k neighbours for the last query of this block
   std::vector<std::int32_t> crowded;       // the block's crowded cells (their nested grids)
@@ -728,48 +744,56 @@ void GridSearch::withinRadius(const float* query, float radius, std::size_t max_
 template <typename Answer>
 void GridSearch::forEachQueryCell(const float* queries, std::size_t num_queries, int threads, int reach,
                                   Answer answer) const {
-  // Queries grouped by their cell (counting sort): a cell's queries share one gathered block.
+  // Queries grouped by their cell, each cell's in query order: a cell's queries share one
+  // gathered block. A counting sort over the cells where the queries are many; a few (a
+  // receptive field's hops over a large surface) are sorted instead, for a cost that does not
+  // grow with the grid.
   const std::size_t cells = cell_start_.size() - 1;
-  std::vector<std::int64_t> query_cell(num_queries, -1);
-  std::vector<std::int32_t> start(cells + 1, 0);
+  std::vector<std::pair<std::int64_t, std::int32_t>> by_cell;  // (cell, query)
+  by_cell.reserve(num_queries);
   for (std::size_t q = 0; q < num_queries; ++q) {
     const float* p = queries + 3 * q;
-    if (!finite3(p)) continue;
-    query_cell[q] = cellIndex(coordinate(p[0], 0), coordinate(p[1], 1), coordinate(p[2], 2));
-    ++start[query_cell[q] + 1];
+    if (finite3(p))
+      by_cell.emplace_back(cellIndex(coordinate(p[0], 0), coordinate(p[1], 1), coordinate(p[2], 2)),
+                           static_cast<std::int32_t>(q));
   }
-  for (std::size_t c = 1; c <= cells; ++c) start[c] += start[c - 1];
-  std::vector<std::int32_t> next(start.begin(), start.end() - 1), by_cell(start.back());
-  std::vector<std::int64_t> occupied;
-  for (std::size_t q = 0; q < num_queries; ++q)
-    if (query_cell[q] >= 0) by_cell[next[query_cell[q]]++] = static_cast<std::int32_t>(q);
+  if (by_cell.size() * 16 < cells) {
+    std::sort(by_cell.begin(), by_cell.end());
+  } else {
+    std::vector<std::int64_t> cell_of(by_cell.size());
+    for (std::size_t t = 0; t < by_cell.size(); ++t) cell_of[t] = by_cell[t].first;
+    std::vector<std::int32_t> start, order;
+    detail::groupByKey(cell_of, cells, start, order);
+    std::vector<std::pair<std::int64_t, std::int32_t>> grouped(by_cell.size());
+    for (std::size_t t = 0; t < order.size(); ++t) grouped[t] = by_cell[std::size_t(order[t])];
+    by_cell.swap(grouped);
+  }
   // A cell's queries in runs of at most kQueriesPerTask, so that a crowded cell (coincident
   // points) is answered by every thread, each run gathering the block once.
-  constexpr std::int32_t kQueriesPerTask = 256;
-  std::vector<std::int32_t> task_first;
-  for (std::size_t c = 0; c < cells; ++c)
-    for (std::int32_t b = start[c]; b < start[c + 1]; b += kQueriesPerTask) {
-      occupied.push_back(static_cast<std::int64_t>(c));
+  constexpr std::size_t kQueriesPerTask = 256;
+  std::vector<std::size_t> task_first;
+  for (std::size_t b = 0; b < by_cell.size(); ++b)
+    if (b == 0 || by_cell[b].first != by_cell[b - 1].first || b - task_first.back() == kQueriesPerTask)
       task_first.push_back(b);
-    }
+  const std::int64_t tasks = static_cast<std::int64_t>(task_first.size());
+  task_first.push_back(by_cell.size());
 #pragma omp parallel num_threads(detail::resolveThreads(threads))
   {
     Scratch s;
 #pragma omp for schedule(dynamic, 16)
-    for (std::int64_t o = 0; o < static_cast<std::int64_t>(occupied.size()); ++o) {
-      const std::int64_t c = occupied[o];
+    for (std::int64_t o = 0; o < tasks; ++o) {
+      const std::int64_t c = by_cell[task_first[o]].first;
       const int cell[3] = {int(c % dims_[0]), int((c / dims_[0]) % dims_[1]),
                            int(c / (std::int64_t(dims_[0]) * dims_[1]))};
       gather(cell, reach, s);
-      const std::int32_t last = std::min(start[c + 1], task_first[o] + kQueriesPerTask);
-      for (std::int32_t b = task_first[o]; b < last; ++b) answer(by_cell[b], cell, s);
+      for (std::size_t b = task_first[o]; b < task_first[o + 1]; ++b) answer(by_cell[b].second, cell, s);
     }
   }
 }
 
 std::vector<std::uint8_t> GridSearch::answerInsideCrowdedCells(const float* queries, std::size_t num_queries,
                                                                std::size_t k, int threads,
-                                                               Neighborhoods& result) const {
+                                                               const NearestVisitor& visit) const {
   if (nested_.empty()) return {};
   std::vector<std::uint8_t> answered(num_queries, 0);
   std::vector<std::vector<std::int32_t>> inside(nested_.size());
@@ -792,8 +816,9 @@ std::vector<std::uint8_t> GridSearch::answerInsideCrowdedCells(const float* quer
     const std::vector<std::int32_t>& first_ids = nested_ids_[n];
 #pragma omp parallel num_threads(detail::resolveThreads(threads))
     {
-      Scratch s;  // the slot keys of a query (s.keys) and their members
+      Scratch s;  // the slot keys of a query (s.keys), their members and the answer
       s.sorted.resize(k);
+      std::vector<std::int32_t> out(k);
 #pragma omp for schedule(dynamic, 256)
       for (std::int64_t r = 0; r < static_cast<std::int64_t>(inside[n].size()); ++r) {
         const float* p = positions.data() + 3 * r;
@@ -807,7 +832,6 @@ std::vector<std::uint8_t> GridSearch::answerInsideCrowdedCells(const float* quer
         const float kth2 = kthPointDistance2(keys.data(), keys.size(), k);
         const float covered = nestedCovered(p, n);
         if (!(covered == kInfinity || kth2 < covered * covered)) continue;
-        std::int32_t* out = result.indices.data() + result.offsets[inside[n][r]];
         if (member_ids_.empty()) {
           for (std::size_t j = 0; j < k; ++j) out[j] = keyId(keys[j]);
         } else {  // the slots' first members, in order of distance then index
@@ -815,6 +839,7 @@ std::vector<std::uint8_t> GridSearch::answerInsideCrowdedCells(const float* quer
           sortSmallest(s.member_keys.data(), members, k, s.sorted.data());
           for (std::size_t j = 0; j < k; ++j) out[j] = keyId(s.sorted[j]);
         }
+        visit(inside[n][r], out.data(), k);
         answered[inside[n][r]] = 1;
       }
     }
@@ -829,26 +854,38 @@ Neighborhoods GridSearch::nearest(const float* queries, std::size_t num_queries,
   for (std::size_t q = 0; q < num_queries; ++q)
     result.offsets[q + 1] = result.offsets[q] + (finite3(queries + 3 * q) ? std::int64_t(per_query) : 0);
   result.indices.resize(std::size_t(result.offsets.back()));
-  if (per_query == 0) return result;
+  visitNearest(
+      queries, num_queries, k,
+      [&](std::int32_t q, const std::int32_t* ids, std::size_t count) {
+        std::copy_n(ids, count, result.indices.data() + result.offsets[q]);
+      },
+      threads);
+  return result;
+}
+
+void GridSearch::visitNearest(const float* queries, std::size_t num_queries, std::size_t k, const NearestVisitor& visit,
+                              int threads) const {
+  const std::size_t per_query = std::min(k, size());
+  if (per_query == 0) return;
   const int reach = nearestReach(per_query);
-  const std::vector<std::uint8_t> answered = answerInsideCrowdedCells(queries, num_queries, per_query, threads, result);
+  const std::vector<std::uint8_t> answered = answerInsideCrowdedCells(queries, num_queries, per_query, threads, visit);
   forEachQueryCell(queries, num_queries, threads, reach, [&](std::int32_t q, const int cell[3], Scratch& s) {
     if (!answered.empty() && answered[q]) return;
     const float* p = queries + 3 * std::size_t(q);
-    std::int32_t* out = result.indices.data() + result.offsets[q];
     // A query at the position of the cell's previous one (coincident points) has its answer.
     if (s.last_query >= 0 && std::memcmp(p, queries + 3 * std::size_t(s.last_query), 3 * sizeof(float)) == 0) {
-      std::copy_n(result.indices.data() + result.offsets[s.last_query], per_query, out);
+      visit(q, s.answer_ids.data(), per_query);
       return;
     }
+    s.answer_ids.resize(per_query);
     s.answer_dist2.resize(per_query);
-    if (!selectNearest(p, per_query, coveredRadius(p, cell, reach), s, out, s.answer_dist2.data())) {
+    if (!selectNearest(p, per_query, coveredRadius(p, cell, reach), s, s.answer_ids.data(), s.answer_dist2.data())) {
       Scratch own;  // the shared block stays gathered for the cell's next query
-      nearestGrowing(p, per_query, reach + 1, own, out, s.answer_dist2.data());
+      nearestGrowing(p, per_query, reach + 1, own, s.answer_ids.data(), s.answer_dist2.data());
     }
+    visit(q, s.answer_ids.data(), per_query);
     s.last_query = q;
   });
-  return result;
 }
 
 Neighborhoods GridSearch::withinRadius(const float* queries, std::size_t num_queries, float radius,

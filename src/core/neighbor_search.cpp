@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "pcl_dise/core/edge_scale.h"
 #include "pcl_dise/core/grid_search.h"
 #include "pcl_dise/core/threads.h"
 
@@ -71,6 +72,11 @@ Neighborhoods NeighborSearchIndex::rowsOf(const std::int32_t* nodes, std::size_t
     for (std::int64_t e = 0; e < num_ids; ++e) ids[e] = search_.tie_order[ids[e]];
   }
   return found;
+}
+
+float NeighborSearchIndex::edgeScale(int threads) const {
+  if (search_.k == 0) throw std::invalid_argument("neighbourhood search: nearest neighbours from a radius index");
+  return pcl_dise::edgeScale(points_, searchedCount(search_, num_points_), grid_, search_.tie_order, threads);
 }
 
 Neighborhoods searchNeighborhoods(const float* points, std::size_t num_points, const NeighborSearch& search,

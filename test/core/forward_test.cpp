@@ -7,6 +7,7 @@
 
 #include "pcl_dise/core/forward.h"
 #include "pcl_dise/core/grid_search.h"
+#include "pcl_dise/core/neighbor_search.h"
 #include "test_support.h"
 
 namespace {
@@ -57,6 +58,28 @@ TEST(EdgeScale, FromTermsIsTheSameValue) {
   std::vector<double> terms(cloud->size());
   for (std::size_t i = 0; i < terms.size(); ++i) terms[i] = edgeScaleTerm(points.data(), knn, i);
   EXPECT_EQ(edgeScaleFromTerms(terms.data(), terms.size(), knn.numEdges()), edgeScale(points.data(), knn));
+}
+
+// Summed as the search finds the 17 nearest (no rows kept), from a grid of the search's own k and
+// with the grid's points in another order: the bits of the sum over the rows of a brute force.
+TEST(EdgeScale, SummedWhileSearchingIsTheSameValue) {
+  const auto cloud = test::boxCloud(6000);
+  const std::vector<float> points = flatten(*cloud);
+  const std::size_t m = cloud->size();
+  const float expected = edgeScale(points.data(), bruteForceKnn(points, kEdgeScaleNeighbors));
+  EXPECT_EQ(edgeScale(points.data(), m, 2), expected);
+  NeighborSearch search;
+  search.k = 65;
+  EXPECT_EQ(NeighborSearchIndex(points.data(), m, search).edgeScale(2), expected);
+  std::vector<std::int32_t> reversed(m);
+  for (std::size_t i = 0; i < m; ++i) reversed[i] = static_cast<std::int32_t>(m - 1 - i);
+  search.tie_order = reversed.data();
+  const NeighborSearchIndex in_reverse(points.data(), m, search);
+  const Neighborhoods rows = in_reverse.rowsOf(nullptr, 0, 1, kEdgeScaleNeighbors);
+  EXPECT_EQ(in_reverse.edgeScale(1), edgeScale(points.data(), m, &rows, 1));
+  search.k = 0;
+  search.radius = 0.1f;
+  EXPECT_THROW(NeighborSearchIndex(points.data(), m, search).edgeScale(), std::invalid_argument);
 }
 
 TEST(Forward, BackendsAgreeWithRandomWeights) {

@@ -109,6 +109,53 @@ TEST(GridSearch, NearestForOtherQueries) {
   expectSameNearest(sphere, 30, queries);
 }
 
+TEST(GridSearch, AFewQueriesOverALargeCloud) {
+  // Queries far fewer than the grid's cells are grouped by sorting, not by a pass over the cells.
+  const std::vector<float> sphere = sphereSurface(40000, 5);
+  std::vector<float> queries(sphere.begin(), sphere.begin() + 3 * 40);
+  queries.insert(queries.end(), {std::nanf(""), 0.f, 0.f, 3.f, 3.f, 3.f});  // a non-finite query, the centre
+  expectSameNearest(sphere, 17, queries);
+  const GridSearch grid = GridSearch::forRadius(sphere.data(), 40000, 0.5f);
+  const Neighborhoods rows = grid.withinRadius(queries.data(), queries.size() / 3, 0.5f, 0, 2);
+  for (std::size_t q = 0; q < queries.size() / 3; ++q)
+    ASSERT_EQ(row(rows, q),
+              q == 40 ? std::vector<std::int32_t>{} : bruteForce(sphere, queries.data() + 3 * q, 40000, 0.25f))
+        << "query " << q;
+}
+
+// visitNearest hands over nearest()'s lists, each finite query's once, also where crowded cells
+// answer from their own grids and coincident queries share an answer.
+TEST(GridSearch, VisitedListsAreNearestsLists) {
+  std::vector<float> points = sphereSurface(3000, 21);
+  std::mt19937 rng(3);
+  std::uniform_real_distribution<float> jitter(-1e-5f, 1e-5f);
+  for (int i = 0; i < 6000; ++i) {
+    const float d = i % 4 ? jitter(rng) : 0.f;
+    points.insert(points.end(), {0.3f + d, -0.2f + (i % 3 ? d : 0.f), 0.1f});
+  }
+  std::vector<float> queries = points;
+  queries.insert(queries.end(), {std::nanf(""), 1.f, 1.f});
+  const std::size_t n = points.size() / 3, num_queries = queries.size() / 3;
+  for (std::size_t k : {17, 65}) {
+    const GridSearch grid = GridSearch::forNearest(points.data(), n, k);
+    ASSERT_GE(grid.nestedCells(), 1u);
+    const Neighborhoods rows = grid.nearest(queries.data(), num_queries, k, 2);
+    std::vector<std::vector<std::int32_t>> visited(num_queries);
+    std::vector<int> visits(num_queries, 0);
+    grid.visitNearest(
+        queries.data(), num_queries, k,
+        [&](std::int32_t q, const std::int32_t* ids, std::size_t count) {
+          visited[q].assign(ids, ids + count);  // each query from one thread only
+          ++visits[q];
+        },
+        2);
+    for (std::size_t q = 0; q < num_queries; ++q) {
+      ASSERT_EQ(visits[q], q + 1 < num_queries ? 1 : 0) << "query " << q;
+      ASSERT_EQ(visited[q], row(rows, q)) << "query " << q << ", k " << k;
+    }
+  }
+}
+
 TEST(GridSearch, FewerPointsThanKAndEmptyClouds) {
   const std::vector<float> few = {0, 0, 0, 1, 0, 0, 0, 2, 0};
   expectSameNearest(few, 10, few);

@@ -71,4 +71,16 @@ float edgeScale(const float* points, std::size_t num_points, int threads = 0);
  *  \param[in] threads OpenMP threads (<= 0: all) */
 float edgeScale(const float* points, std::size_t num_points, const Neighborhoods* nearest, int threads);
 
+class GridSearch;
+
+/** \brief s of the points a k-nearest grid indexes, their 17 nearest found by it and summed as
+ *  they are found (no neighbourhoods kept): what edgeScale(points, num_points, threads) gives.
+ *  \param[in] points num_points x 3 row-major, finite: the grid's points in the caller's order
+ *  \param[in] num_points the number of points the grid indexes
+ *  \param[in] grid a GridSearch of those points (of any k)
+ *  \param[in] grid_order the grid's point g is points[grid_order[g]] (nullptr: the same order)
+ *  \param[in] threads OpenMP threads (<= 0: all) */
+float edgeScale(const float* points, std::size_t num_points, const GridSearch& grid, const std::int32_t* grid_order,
+                int threads);
+
 }  // namespace pcl_dise

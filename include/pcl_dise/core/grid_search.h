@@ -5,6 +5,7 @@
 // vectorised distances and one selection per query instead of a tree descent.
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -35,6 +36,20 @@ class GridSearch {
    *  ties in distance by smaller index: the same lists as a brute-force search. A query with a
    *  non-finite coordinate gets an empty list. Runs on `threads` OpenMP threads (<= 0: all). */
   Neighborhoods nearest(const float* queries, std::size_t num_queries, std::size_t k, int threads = 0) const;
+  /** One query's list as nearest() gives it: query index, its ids (valid during the call only)
+   *  and their number. */
+  using NearestVisitor = std::function<void(std::int32_t query, const std::int32_t* ids, std::size_t count)>;
+  /** \brief nearest()'s lists handed to `visit` as they are found instead of kept: for a statistic
+   *  over every point's neighbours, read while the block they came from is in cache.
+   *  \param[in] queries num_queries x 3 row-major
+   *  \param[in] num_queries the number of queries
+   *  \param[in] k neighbours per query (min(k, size()) given)
+   *  \param[in] visit called once per query with a finite position, in no particular order, from
+   *    up to detail::resolveThreads(threads) OpenMP threads at once (omp_get_thread_num() tells
+   *    them apart)
+   *  \param[in] threads OpenMP threads (<= 0: all) */
+  void visitNearest(const float* queries, std::size_t num_queries, std::size_t k, const NearestVisitor& visit,
+                    int threads = 0) const;
   /** For each query, the points closer than `radius` (squared distance < radius^2, as
    *  pcl::search::KdTree), ordered as nearest(), cut to the first max_neighbors (0: all). */
   Neighborhoods withinRadius(const float* queries, std::size_t num_queries, float radius, std::size_t max_neighbors = 0,
@@ -72,9 +87,9 @@ class GridSearch {
   void nearestWith(const float* query, std::size_t k, Scratch& scratch, std::vector<std::int32_t>& ids,
                    std::vector<float>& dist2) const;
   /// Batched k nearest of the queries inside crowded cells, from those cells' own grids, where
-  /// that answer is proven (nearer than the cell's faces): their rows of result filled, flagged.
+  /// that answer is proven (nearer than the cell's faces): visited, and flagged.
   std::vector<std::uint8_t> answerInsideCrowdedCells(const float* queries, std::size_t num_queries, std::size_t k,
-                                                     int threads, Neighborhoods& result) const;
+                                                     int threads, const NearestVisitor& visit) const;
   /// How far from `query` every point lies in nested grid n's cells (0 where they are no box).
   float nestedCovered(const float* query, std::size_t n) const;
   /// The positions a cell holds beyond which it is crowded (nestCrowdedCells).

@@ -55,6 +55,12 @@ class NeighborSearchIndex {
    *  edge scale's 17 from the index of the search, as they would be from an index of their own)
    *  \return row r: the neighbourhood of nodes[r], indices of searched points */
   Neighborhoods rowsOf(const std::int32_t* nodes, std::size_t count, int threads = 0, std::size_t nearest = 0) const;
+  /** \brief The edge scale (edge_scale.h) of the searched points, their 17 nearest found by this
+   *  k-nearest index as rowsOf(..., 17) finds them and summed as they are found: what edgeScale
+   *  gives over those rows, with no rows kept.
+   *  \param[in] threads OpenMP threads (<= 0: all)
+   *  \throws std::invalid_argument for a radius index */
+  float edgeScale(int threads = 0) const;
 
  private:
   const float* points_;

@@ -369,18 +369,11 @@ float DeepIterativeNormalEstimation<PointInT, PointOutT>::surfaceEdgeScale(
   // finds the neighbourhoods: as the forward pass measures it for its own search. A k-nearest
   // grid of the surface has them already indexed.
   const int threads = static_cast<int>(threads_);
-  pcl_dise::Neighborhoods rows;
-  if (grid && k_ > 0) {
-    std::vector<std::int32_t> surface_nodes(nodes.surface_count);
-    std::iota(surface_nodes.begin(), surface_nodes.end(), 0);
-    rows = grid->rowsOf(surface_nodes.data(), surface_nodes.size(), threads, pcl_dise::kEdgeScaleNeighbors);
-  } else {
-    pcl_dise::NeighborSearch nearest;
-    nearest.k = pcl_dise::kEdgeScaleNeighbors;
-    nearest.tie_order = node_of_former.empty() ? nullptr : node_of_former.data();
-    rows = pcl_dise::searchNeighborhoods(positions.data(), nodes.surface_count, nearest, threads);
-  }
-  return pcl_dise::edgeScale(positions.data(), nodes.surface_count, &rows, threads);
+  if (grid && k_ > 0) return grid->edgeScale(threads);
+  pcl_dise::NeighborSearch nearest;
+  nearest.k = pcl_dise::kEdgeScaleNeighbors;
+  nearest.tie_order = node_of_former.empty() ? nullptr : node_of_former.data();
+  return pcl_dise::NeighborSearchIndex(positions.data(), nodes.surface_count, nearest).edgeScale(threads);
 }
 
 template <typename PointInT, typename PointOutT>
