@@ -44,11 +44,12 @@ std::unique_ptr<pcl_dise::train::TrainingEngine> makeEngine(const Options& o) {
   if (engine == "native") {
     if (o.device != "cpu")
       throw std::runtime_error("the native engine runs on the CPU: use --engine torch for --device " + o.device);
-    return pcl_dise::train::makeNativeEngine(pcl_dise::detail::resolveThreads(o.threads), o.run.kernel_weight_loss);
+    return pcl_dise::train::makeNativeEngine(pcl_dise::detail::resolveThreads(o.threads), o.run.loss);
   }
   if (engine != "torch") throw std::runtime_error("unknown engine '" + engine + "' (native or torch)");
-  if (o.run.kernel_weight_loss > 0)
-    throw std::runtime_error("--kernel-weight-loss trains on the native engine only (--engine native)");
+  if (!o.run.loss.published())
+    throw std::runtime_error(
+        "--kernel-weight-loss and --normal-loss train on the native engine only (--engine native)");
 #ifdef PCL_DISE_WITH_TORCH
   // Every patch repeats the same tensor sizes: keep freed blocks (at most 8 GiB of them) instead
   // of faulting fresh pages in for each tensor.
@@ -129,11 +130,18 @@ int main(int argc, char** argv) {
   app.add_flag("--fresh-noise", o.run.fresh_noise,
                "train a listed NAME_noise_white_<level> cloud as NAME (which must exist) with new noise of that "
                "level for each patch, instead of the one noisy sample on disk");
-  app.add_option("--kernel-weight-loss", o.run.kernel_weight_loss,
+  app.add_option("--kernel-weight-loss", o.run.loss.kernel_weights,
                  "lambda > 0: also pull each iteration's kernel weights towards weights that favour the neighbours "
                  "near the true tangent plane (lambda times KL(w* || w), docs/models.md); native engine")
       ->capture_default_str();
+  std::string normal_loss = "chord";
+  app.add_option("--normal-loss", normal_loss,
+                 "the normals' loss: chord (min |n -+ t|, the paper's), squared-chord or sine (|n x t|); the log "
+                 "shows the chord whichever it is (docs/algorithm.md, section 6); other than chord: native engine")
+      ->check(CLI::IsMember({"chord", "squared-chord", "sine"}))
+      ->capture_default_str();
   CLI11_PARSE(app, argc, argv);
+  o.run.loss.normal = pcl_dise::train::parseNormalLoss(normal_loss);
   std::signal(SIGINT, requestStop);
   std::signal(SIGTERM, requestStop);
   try {

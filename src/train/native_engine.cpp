@@ -14,8 +14,10 @@ namespace {
 
 class NativeEngine : public TrainingEngine {
  public:
-  NativeEngine(int threads, double kernel_weight_loss)
-      : threads_(threads), kernel_weight_loss_(kernel_weight_loss), parameters_(packParameters(randomModel(0))) {}
+  NativeEngine(int threads, const TrainingLoss& loss)
+      : threads_(threads), loss_(loss), parameters_(packParameters(randomModel(0))) {
+    loss_.validate();
+  }
 
   std::vector<double> trainPatch(const TrainingPatch& patch, int iterations, double learning_rate, double dropout,
                                  std::uint64_t seed) override {
@@ -26,10 +28,9 @@ class NativeEngine : public TrainingEngine {
     std::vector<double> losses;
     for (int it = 1; it <= iterations; ++it) {
       TrainingState next;
-      const TrainingGradient g =
-          trainingIteration(unpackParameters(parameters_), input, state, patch.targets.data(), patch.loss_points,
-                            dropoutScales(patch.graph.numEdges(), dropout, dropoutSeed(seed, it)), threads_, next,
-                            needed[it - 1], kernel_weight_loss_);
+      const TrainingGradient g = trainingIteration(
+          unpackParameters(parameters_), input, state, patch.targets.data(), patch.loss_points,
+          dropoutScales(patch.graph.numEdges(), dropout, dropoutSeed(seed, it)), threads_, next, needed[it - 1], loss_);
       if (!std::isfinite(g.loss)) throw NonFiniteTraining(it, "the loss is " + std::to_string(g.loss));
       for (const float v : g.gradient)
         if (!std::isfinite(v)) throw NonFiniteTraining(it, "a gradient is not finite");
@@ -47,15 +48,15 @@ class NativeEngine : public TrainingEngine {
 
  private:
   int threads_;
-  double kernel_weight_loss_;
+  TrainingLoss loss_;
   std::vector<float> parameters_;
   RmsProp optimizer_;
 };
 
 }  // namespace
 
-std::unique_ptr<TrainingEngine> makeNativeEngine(int threads, double kernel_weight_loss) {
-  return std::make_unique<NativeEngine>(threads, kernel_weight_loss);
+std::unique_ptr<TrainingEngine> makeNativeEngine(int threads, const TrainingLoss& loss) {
+  return std::make_unique<NativeEngine>(threads, loss);
 }
 
 }  // namespace train

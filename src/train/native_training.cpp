@@ -56,10 +56,30 @@ TrainingState initialTrainingState(const ForwardInput& input, int threads) {
   return state;
 }
 
+std::string toString(NormalLoss loss) {
+  switch (loss) {
+    case NormalLoss::Chord: return "chord";
+    case NormalLoss::SquaredChord: return "squared-chord";
+    case NormalLoss::Sine: return "sine";
+  }
+  return "chord";
+}
+
+NormalLoss parseNormalLoss(const std::string& name) {
+  for (const NormalLoss loss : {NormalLoss::Chord, NormalLoss::SquaredChord, NormalLoss::Sine})
+    if (name == toString(loss)) return loss;
+  throw std::invalid_argument("unknown normal loss '" + name + "' (chord, squared-chord or sine)");
+}
+
+void TrainingLoss::validate() const {
+  if (!(kernel_weights >= 0) || !std::isfinite(kernel_weights))
+    throw std::invalid_argument("training loss: the kernel weights' weight must be finite and >= 0");
+}
+
 TrainingGradient trainingIteration(const Model& model, const ForwardInput& input, const TrainingState& previous,
                                    const float* targets, std::size_t loss_points,
                                    const std::vector<float>& dropout_scale, int threads, TrainingState& next,
-                                   const std::vector<std::uint8_t>& compute, double kernel_weight_loss) {
+                                   const std::vector<std::uint8_t>& compute, const TrainingLoss& loss) {
   checkGraph(input);
   const Neighborhoods& nb = *input.neighborhoods;
   if (previous.normals.size() != 3 * input.num_points || previous.weights.size() != nb.numEdges())
@@ -74,8 +94,7 @@ TrainingGradient trainingIteration(const Model& model, const ForwardInput& input
                                 std::to_string(input.num_points) + " nodes");
   for (std::size_t i = 0; i < std::min(loss_points, compute.size()); ++i)
     if (!compute[i]) throw std::invalid_argument("training iteration: a loss point is not computed");
-  if (!(kernel_weight_loss >= 0) || !std::isfinite(kernel_weight_loss))
-    throw std::invalid_argument("training iteration: the kernel weights' loss weight must be finite and >= 0");
+  loss.validate();
 
   const detail::PointTrainingWeights weights(model);
   const detail::PointTrainingFunction pass = detail::pointTraining();
@@ -120,11 +139,12 @@ TrainingGradient trainingIteration(const Model& model, const ForwardInput& input
         const bool in_loss = i < loss_points;
         point.target = in_loss ? targets + 3 * i : nullptr;
         point.loss_scale = loss_scale;
-        point.weight_loss_scale = in_loss ? static_cast<float>(kernel_weight_loss) * loss_scale : 0.f;
-        float loss = 0;
+        point.weight_loss_scale = in_loss ? static_cast<float>(loss.kernel_weights) * loss_scale : 0.f;
+        point.normal_loss = loss.normal;
+        float chord = 0;
         pass(weights, point, scratch.data(), gradients, next.weights.data() + nb.offsets[i], &next.normals[3 * i],
-             &loss);
-        if (in_loss) loss_sum += loss;
+             &chord);
+        if (in_loss) loss_sum += chord;
       }
       chunk_loss[c] = loss_sum;
     }

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "pcl_dise/train/native_training.h"  // NormalLoss
 #include "point_network.h"
 
 namespace pcl_dise {
@@ -39,6 +40,7 @@ struct TrainingNeighborhood {
   const float* target = nullptr;         // the true normal (3) where the point is in the loss, else nullptr
   float loss_scale = 0.f;                // d (mean loss) / d (this point's loss): 1 / the points in the loss
   float weight_loss_scale = 0.f;         // lambda * loss_scale: the supervised kernel weights' share (0: none)
+  train::NormalLoss normal_loss = train::NormalLoss::Chord;  // what the normal's gradient is of
 };
 
 /** The kernel weights a point's neighbourhood is pulled towards where the kernel weights are

@@ -333,8 +333,8 @@ void planeFitGradient(const PlaneFitTape& tape, const double* dn, const double* 
   }
 }
 
-// The loss min(|n - t|, |n + t|) and its gradient (3) with respect to n.
-double normalLoss(const float* n, const float* t, double* dn) {
+// The chord min(|n - t|, |n + t|), and the gradient (3) of `kind`'s loss with respect to n.
+double normalLoss(train::NormalLoss kind, const float* n, const float* t, double* dn) {
   double minus[3], plus[3];
   for (int c = 0; c < 3; ++c) {
     minus[c] = double(n[c]) - t[c];
@@ -344,7 +344,23 @@ double normalLoss(const float* n, const float* t, double* dn) {
   const double b = std::sqrt(plus[0] * plus[0] + plus[1] * plus[1] + plus[2] * plus[2]);
   const double* chosen = a <= b ? minus : plus;
   const double length = std::min(a, b);
-  for (int c = 0; c < 3; ++c) dn[c] = length > 0 ? chosen[c] / length : 0.0;
+  switch (kind) {
+    case train::NormalLoss::Chord:
+      for (int c = 0; c < 3; ++c) dn[c] = length > 0 ? chosen[c] / length : 0.0;
+      break;
+    case train::NormalLoss::SquaredChord:
+      for (int c = 0; c < 3; ++c) dn[c] = 2.0 * chosen[c];
+      break;
+    case train::NormalLoss::Sine: {
+      // d |n x t| / dn = t x (n x t) / |n x t|.
+      const double nt[3] = {double(n[1]) * t[2] - double(n[2]) * t[1], double(n[2]) * t[0] - double(n[0]) * t[2],
+                            double(n[0]) * t[1] - double(n[1]) * t[0]};
+      const double sine = std::sqrt(nt[0] * nt[0] + nt[1] * nt[1] + nt[2] * nt[2]);
+      const double g[3] = {t[1] * nt[2] - t[2] * nt[1], t[2] * nt[0] - t[0] * nt[2], t[0] * nt[1] - t[1] * nt[0]};
+      for (int c = 0; c < 3; ++c) dn[c] = sine > 0 ? g[c] / sine : 0.0;
+      break;
+    }
+  }
   return length;
 }
 
@@ -499,7 +515,7 @@ bool pointTrainingEdges(const PointTrainingWeights& tw, const TrainingNeighborho
   const bool valid = fitPlaneKeeping(nb, weights_out, centred, tape, normal);
   if (!tn.target) return valid;
   double dn[3];
-  *loss = static_cast<float>(normalLoss(valid ? normal : ni, tn.target, dn));
+  *loss = static_cast<float>(normalLoss(tn.normal_loss, valid ? normal : ni, tn.target, dn));
   if (!valid) return false;  // the previous normal carries no gradient
   for (double& v : dn) v *= tn.loss_scale;
 

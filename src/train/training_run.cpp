@@ -75,7 +75,7 @@ void TrainingOptions::validate() const {
   if (lr_final >= 0 && decay_end <= decay_start)
     throw std::runtime_error("--lr-final needs --decay-end > --decay-start");
   if (!(dropout >= 0 && dropout < 1)) throw std::runtime_error("--dropout must be in [0, 1)");
-  if (!(kernel_weight_loss >= 0) || !std::isfinite(kernel_weight_loss))
+  if (!(loss.kernel_weights >= 0) || !std::isfinite(loss.kernel_weights))
     throw std::runtime_error("--kernel-weight-loss must be finite and >= 0");
 }
 
@@ -104,8 +104,9 @@ std::string TrainingOptions::recipe() const {
          (average_from >= 0 ? ", weights averaged from patch " + std::to_string(average_from) : std::string()) +
          ", dropout " + std::to_string(dropout) + ", k = " + kText() + ", L = " + std::to_string(iterations) +
          " with a loss and step after every iteration" + (fresh_noise ? ", new noise for every noisy patch" : "") +
-         (kernel_weight_loss > 0 ? ", supervised kernel weights (lambda " + std::to_string(kernel_weight_loss) + ")"
-                                 : std::string()) +
+         (loss.normal != NormalLoss::Chord ? ", loss " + toString(loss.normal) : std::string()) +
+         (loss.kernel_weights > 0 ? ", supervised kernel weights (lambda " + std::to_string(loss.kernel_weights) + ")"
+                                  : std::string()) +
          ", seed " + std::to_string(seed);
 }
 

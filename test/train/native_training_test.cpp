@@ -1,7 +1,8 @@
 // The native training engine (native_training.h): its gradients against LibTorch autograd of
 // DiseNet (in double) on k-NN and uneven radius neighbourhoods, coincident points, large logits
-// and a fixed dropout mask; every instruction set this processor runs; RMSprop against
-// LibTorch's; independence of the thread count; a short run that lowers the loss; bad input.
+// and a fixed dropout mask, for each normal loss and the supervised kernel weights; every instruction set this
+// processor runs; RMSprop against LibTorch's; independence of the thread count; a short run that lowers the loss; bad
+// input.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -10,6 +11,7 @@
 #include <random>
 
 #include "pcl_dise/train/native_training.h"
+#include "pcl_dise/train/training_engine.h"
 #include "point_training.h"
 #ifdef PCL_DISE_WITH_TORCH
 #include "pcl_dise/backends/torch/dise_net.h"
@@ -295,13 +297,40 @@ TEST(NativeTraining, SupervisedKernelWeightsChangeTheGradientNotTheLoss) {
   const std::vector<float> targets = sheetNormals(c.points);
   TrainingState plain_next, supervised_next;
   const TrainingGradient plain = trainingIteration(model, c.input(), state, targets.data(), 120, {}, 0, plain_next);
-  const TrainingGradient supervised =
-      trainingIteration(model, c.input(), state, targets.data(), 120, {}, 0, supervised_next, {}, 0.5);
+  const TrainingGradient supervised = trainingIteration(model, c.input(), state, targets.data(), 120, {}, 0,
+                                                        supervised_next, {}, {NormalLoss::Chord, 0.5});
   EXPECT_EQ(plain.loss, supervised.loss);
   EXPECT_EQ(plain_next.normals, supervised_next.normals);
   EXPECT_GT(relativeError(plain.gradient.data(), supervised.gradient.data(), plain.gradient.size()), 1e-3);
-  EXPECT_THROW(trainingIteration(model, c.input(), state, targets.data(), 120, {}, 0, plain_next, {}, -1.0),
-               std::invalid_argument);
+  EXPECT_THROW(
+      trainingIteration(model, c.input(), state, targets.data(), 120, {}, 0, plain_next, {}, {NormalLoss::Chord, -1.0}),
+      std::invalid_argument);
+}
+
+// Another normal loss changes the gradient, not the normals nor the loss logged (the chord's).
+TEST(NativeTraining, NormalLossesChangeTheGradientNotTheLoggedLoss) {
+  const Model model = randomModel(19);
+  const Case c = knnCase(240, 16, 10);
+  const TrainingState state = warmState(model, c);
+  const std::vector<float> targets = sheetNormals(c.points);
+  TrainingState chord_next, other_next;
+  const TrainingGradient chord = trainingIteration(model, c.input(), state, targets.data(), 120, {}, 0, chord_next);
+  for (const NormalLoss other : {NormalLoss::SquaredChord, NormalLoss::Sine}) {
+    const TrainingGradient g =
+        trainingIteration(model, c.input(), state, targets.data(), 120, {}, 0, other_next, {}, {other, 0});
+    EXPECT_EQ(g.loss, chord.loss) << toString(other);
+    EXPECT_EQ(other_next.normals, chord_next.normals);
+    EXPECT_GT(relativeError(chord.gradient.data(), g.gradient.data(), chord.gradient.size()), 1e-3);
+  }
+}
+
+TEST(NativeTraining, NormalLossNames) {
+  for (const NormalLoss loss : {NormalLoss::Chord, NormalLoss::SquaredChord, NormalLoss::Sine})
+    EXPECT_EQ(parseNormalLoss(toString(loss)), loss);
+  EXPECT_THROW(parseNormalLoss("cosine"), std::invalid_argument);
+  EXPECT_TRUE(TrainingLoss{}.published());
+  EXPECT_FALSE((TrainingLoss{NormalLoss::Sine, 0}).published());
+  EXPECT_THROW(makeNativeEngine(1, {NormalLoss::Chord, std::nan("")}), std::invalid_argument);
 }
 
 #ifdef PCL_DISE_WITH_TORCH
@@ -315,7 +344,7 @@ struct Reference {
 
 Reference torchReference(const Model& model, const Case& c, const TrainingState& state,
                          const std::vector<float>& targets, std::size_t loss_points, const std::vector<float>& dropout,
-                         double kernel_weight_loss) {
+                         const TrainingLoss& training_loss) {
   const auto f64 = torch::kFloat64;
   DiseNet net(model);
   net->to(f64);
@@ -330,9 +359,17 @@ Reference torchReference(const Model& model, const Case& c, const TrainingState&
   const torch::Tensor scale = dropout.empty() ? torch::Tensor() : tensor(dropout, {e});
   const TorchState next = net->iterate(graph, previous, 0.0, scale);
   const auto n = static_cast<int64_t>(loss_points);
-  const torch::Tensor loss = unorientedNormalLoss(next.normals.slice(0, 0, n), tensor(targets, {m, 3}).slice(0, 0, n));
+  const torch::Tensor normals = next.normals.slice(0, 0, n), truth = tensor(targets, {m, 3}).slice(0, 0, n);
+  const torch::Tensor loss = unorientedNormalLoss(normals, truth);
   torch::Tensor objective = loss;
-  if (kernel_weight_loss > 0) {
+  if (training_loss.normal == NormalLoss::SquaredChord)
+    objective = torch::minimum((normals - truth).pow(2).sum(1), (normals + truth).pow(2).sum(1)).mean();
+  if (training_loss.normal == NormalLoss::Sine) {
+    // |n x t| with the gradient 0 where it is 0 (a fit on the true plane), as the native engine's.
+    const torch::Tensor squared = torch::cross(normals, truth, 1).pow(2).sum(1);
+    objective = torch::where(squared > 0, squared.clamp_min(1e-300).sqrt(), torch::zeros_like(squared)).mean();
+  }
+  if (training_loss.kernel_weights > 0) {
     // lambda times the mean over the loss points of KL(w* || w), w the (undropped) softmax weights.
     const std::int64_t entries = c.graph.offsets[loss_points];
     std::vector<float> wanted(static_cast<std::size_t>(entries));
@@ -344,7 +381,7 @@ Reference torchReference(const Model& model, const Case& c, const TrainingState&
     const torch::Tensor kl =
         (w_star * (torch::log(w_star.clamp_min(1e-30)) - torch::log(next.weights.slice(0, 0, entries)))).sum() /
         static_cast<double>(loss_points);
-    objective = loss + kernel_weight_loss * kl;
+    objective = objective + training_loss.kernel_weights * kl;
   }
   objective.backward();
   Reference r;
@@ -360,12 +397,12 @@ Reference torchReference(const Model& model, const Case& c, const TrainingState&
 // Native against the double reference: the loss, the gradient of every tensor (relative
 // error at most 1e-3) and the new normals.
 void expectMatchesTorch(const Model& model, const Case& c, const TrainingState& state, std::size_t loss_points,
-                        const std::vector<float>& dropout, double kernel_weight_loss = 0) {
+                        const std::vector<float>& dropout, const TrainingLoss& training_loss = {}) {
   const std::vector<float> targets = sheetNormals(c.points);
-  const Reference ref = torchReference(model, c, state, targets, loss_points, dropout, kernel_weight_loss);
+  const Reference ref = torchReference(model, c, state, targets, loss_points, dropout, training_loss);
   TrainingState next;
   const TrainingGradient native =
-      trainingIteration(model, c.input(), state, targets.data(), loss_points, dropout, 0, next, {}, kernel_weight_loss);
+      trainingIteration(model, c.input(), state, targets.data(), loss_points, dropout, 0, next, {}, training_loss);
   EXPECT_NEAR(native.loss, ref.loss, 1e-5 * std::max(1.0, ref.loss));
   ASSERT_EQ(native.gradient.size(), ref.gradient.size());
   // Each tensor's error relative to its gradient's norm, or to a 1e-3 share of the whole
@@ -447,7 +484,19 @@ TEST(NativeTrainingAgainstTorch, FixedDropoutMask) {
 TEST(NativeTrainingAgainstTorch, SupervisedKernelWeights) {
   const Model model = randomModel(17);
   const Case c = knnCase(240, 16, 8);
-  expectMatchesTorch(model, c, warmState(model, c), 120, {}, 0.5);
+  expectMatchesTorch(model, c, warmState(model, c), 120, {}, {NormalLoss::Chord, 0.5});
+}
+
+TEST(NativeTrainingAgainstTorch, SquaredChordLoss) {
+  const Model model = randomModel(20);
+  const Case c = knnCase(240, 16, 11);
+  expectMatchesTorch(model, c, warmState(model, c), 120, {}, {NormalLoss::SquaredChord, 0});
+}
+
+TEST(NativeTrainingAgainstTorch, SineLossWithSupervisedKernelWeights) {
+  const Model model = randomModel(21);
+  const Case c = knnCase(240, 16, 12);
+  expectMatchesTorch(model, c, warmState(model, c), 120, {}, {NormalLoss::Sine, 0.3});
 }
 
 #endif  // PCL_DISE_WITH_TORCH

@@ -3,6 +3,7 @@
 // CPU, forward and backward, without LibTorch, and LibTorch's RMSprop on packed parameters.
 // dise_train drives it; a LibTorch run and a native run read and write the same checkpoints.
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "pcl_dise/core/forward.h"
@@ -22,9 +23,37 @@ struct TrainingState {
  *  engine's initialState (a point without spread gets the normal (1, 0, 0)). */
 TrainingState initialTrainingState(const ForwardInput& input, int threads = 0);
 
+/** How far a normal n lies from its true normal t, whatever their signs: the loss whose gradient a
+ *  training iteration takes (docs/algorithm.md, "6. Training"). */
+enum class NormalLoss {
+  Chord,         ///< min(|n - t|, |n + t|) = 2 sin(angle / 2): the paper's
+  SquaredChord,  ///< its square, 2 - 2 |n . t|: large errors weigh more, as they do in an RMSE of angles
+  Sine,          ///< |n x t| = sin(angle) (DeepFit, AdaFit)
+};
+
+/** "chord", "squared-chord" or "sine". */
+std::string toString(NormalLoss loss);
+/** The NormalLoss toString names; throws std::invalid_argument for another name. */
+NormalLoss parseNormalLoss(const std::string& name);
+
+/** What a training iteration's gradient is taken of. */
+struct TrainingLoss {
+  NormalLoss normal = NormalLoss::Chord;  ///< the normals' loss, mean over the loss points
+  /// lambda > 0 adds lambda times the mean over the loss points of KL(w* || w), w the softmax
+  /// weights before dropout and w* the weights favouring the true tangent plane (the supervised
+  /// kernel weights); 0: none.
+  double kernel_weights = 0;
+  /** Throws std::invalid_argument for a weight that is negative or not finite. */
+  void validate() const;
+  /** Whether this is the paper's loss (the chord alone), which every engine trains. */
+  bool published() const { return normal == NormalLoss::Chord && kernel_weights == 0; }
+};
+
 /** The loss of a training iteration and its gradient. */
 struct TrainingGradient {
-  double loss = 0;              ///< mean over the loss points of min(|n - t|, |n + t|)
+  /// Mean over the loss points of the chord min(|n - t|, |n + t|), whatever loss the gradient is
+  /// of: runs of different losses log comparable figures.
+  double loss = 0;
   std::vector<float> gradient;  ///< d loss / d parameter, Model::kNumParameters in packParameters' order
 };
 
@@ -35,17 +64,14 @@ struct TrainingGradient {
  *  weights; next receives the new normals (the previous one where a weighted fit degenerates,
  *  which then carries no gradient) and the (dropped-out) weights; compute: empty (every node) or
  *  one flag per node, nodes with 0 keeping their previous state (see nodesNeededPerIteration);
- *  kernel_weight_loss: lambda > 0 adds lambda times the mean over the loss points of
- *  KL(w* || w) to the loss whose gradient is taken, w the softmax weights before dropout and w*
- *  the weights favouring the true tangent plane (docs/algorithm.md, "6. Training"); the
- *  loss returned stays the normals'.
+ *  loss: what the gradient is of (the loss returned is the chord's whatever it is).
  *  The result does not depend on `threads`: points are summed in fixed chunks, in order.
  *  Throws std::invalid_argument for malformed input (sizes, indices out of range, empty
  *  neighbourhoods, loss_points > nodes). */
 TrainingGradient trainingIteration(const Model& model, const ForwardInput& input, const TrainingState& previous,
                                    const float* targets, std::size_t loss_points,
                                    const std::vector<float>& dropout_scale, int threads, TrainingState& next,
-                                   const std::vector<std::uint8_t>& compute = {}, double kernel_weight_loss = 0);
+                                   const std::vector<std::uint8_t>& compute = {}, const TrainingLoss& loss = {});
 
 /** Which nodes each of `iterations` training iterations must compute (masks, one per iteration,
  *  one flag per node) so that every loss over the first loss_points nodes comes out as it would

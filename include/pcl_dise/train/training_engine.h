@@ -58,9 +58,9 @@ class TrainingEngine {
 /** The dropout mask seed of one iteration of one patch. */
 std::uint64_t dropoutSeed(std::uint64_t patch_seed, int iteration);
 
-/** The native CPU engine on `threads` (<= 0: all); kernel_weight_loss: trainingIteration's lambda
- *  of the supervised kernel weights (0: the published recipe's loss alone). */
-std::unique_ptr<TrainingEngine> makeNativeEngine(int threads, double kernel_weight_loss = 0);
+/** The native CPU engine on `threads` (<= 0: all), training `loss` (trainingIteration's; the
+ *  default is the published recipe's). Throws std::invalid_argument for a loss that cannot train. */
+std::unique_ptr<TrainingEngine> makeNativeEngine(int threads, const TrainingLoss& loss = {});
 
 }  // namespace train
 }  // namespace pcl_dise

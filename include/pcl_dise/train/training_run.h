@@ -40,7 +40,7 @@ struct TrainingOptions {
   std::uint64_t seed = 1;                      ///< the initial weights, the patches and the dropout masks
   bool resume = false;                         ///< continue from checkpoint_dir
   bool fresh_noise = false;                    ///< new noise for every noisy patch (loadTrainingCloud)
-  double kernel_weight_loss = 0;               ///< lambda of the supervised kernel weights (0: none; native engine)
+  TrainingLoss loss;                           ///< what the gradient is of (other than the chord: native engine)
 
   /** Throws std::runtime_error for a recipe that cannot run. */
   void validate() const;
