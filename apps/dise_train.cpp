@@ -7,6 +7,8 @@
 #include <functional>
 #include <iostream>
 #include <memory>
+#include <stdexcept>
+#include <string>
 
 #include <omp.h>
 
@@ -138,7 +140,14 @@ int main(int argc, char** argv) {
   app.add_option("--normal-loss", normal_loss,
                  "the normals' loss: chord (min |n -+ t|, the paper's), squared-chord or sine (|n x t|); the log "
                  "shows the chord whichever it is (docs/algorithm.md, section 6); other than chord: native engine")
-      ->check(CLI::IsMember({"chord", "squared-chord", "sine"}))
+      ->check([](const std::string& name) {
+        try {
+          pcl_dise::train::parseNormalLoss(name);
+          return std::string();
+        } catch (const std::invalid_argument& e) {
+          return std::string(e.what());
+        }
+      })
       ->capture_default_str();
   CLI11_PARSE(app, argc, argv);
   o.run.loss.normal = pcl_dise::train::parseNormalLoss(normal_loss);

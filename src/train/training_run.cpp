@@ -75,8 +75,11 @@ void TrainingOptions::validate() const {
   if (lr_final >= 0 && decay_end <= decay_start)
     throw std::runtime_error("--lr-final needs --decay-end > --decay-start");
   if (!(dropout >= 0 && dropout < 1)) throw std::runtime_error("--dropout must be in [0, 1)");
-  if (!(loss.kernel_weights >= 0) || !std::isfinite(loss.kernel_weights))
+  try {
+    loss.validate();
+  } catch (const std::invalid_argument&) {
     throw std::runtime_error("--kernel-weight-loss must be finite and >= 0");
+  }
 }
 
 double TrainingOptions::learningRate(long step) const {
