@@ -9,6 +9,7 @@
 #include <cmath>
 #include <numeric>
 #include <random>
+#include <string>
 
 #include "pcl_dise/train/native_training.h"
 #include "pcl_dise/train/training_engine.h"
@@ -290,38 +291,28 @@ TEST(KernelWeightTargets, FavourThePointsOwnFaceAtAFoldAndSpreadOnAPlane) {
   EXPECT_FLOAT_EQ(alone, 1.f);
 }
 
-TEST(NativeTraining, SupervisedKernelWeightsChangeTheGradientNotTheLoss) {
+// Supervised kernel weights and the other normal losses change the gradient, not the normals nor
+// the loss logged (the chord's).
+TEST(NativeTraining, OtherLossesChangeTheGradientNotTheLoggedLoss) {
   const Model model = randomModel(18);
   const Case c = knnCase(240, 16, 9);
   const TrainingState state = warmState(model, c);
   const std::vector<float> targets = sheetNormals(c.points);
-  TrainingState plain_next, supervised_next;
-  const TrainingGradient plain = trainingIteration(model, c.input(), state, targets.data(), 120, {}, 0, plain_next);
-  const TrainingGradient supervised = trainingIteration(model, c.input(), state, targets.data(), 120, {}, 0,
-                                                        supervised_next, {}, {NormalLoss::Chord, 0.5});
-  EXPECT_EQ(plain.loss, supervised.loss);
-  EXPECT_EQ(plain_next.normals, supervised_next.normals);
-  EXPECT_GT(relativeError(plain.gradient.data(), supervised.gradient.data(), plain.gradient.size()), 1e-3);
-  EXPECT_THROW(
-      trainingIteration(model, c.input(), state, targets.data(), 120, {}, 0, plain_next, {}, {NormalLoss::Chord, -1.0}),
-      std::invalid_argument);
-}
-
-// Another normal loss changes the gradient, not the normals nor the loss logged (the chord's).
-TEST(NativeTraining, NormalLossesChangeTheGradientNotTheLoggedLoss) {
-  const Model model = randomModel(19);
-  const Case c = knnCase(240, 16, 10);
-  const TrainingState state = warmState(model, c);
-  const std::vector<float> targets = sheetNormals(c.points);
   TrainingState chord_next, other_next;
   const TrainingGradient chord = trainingIteration(model, c.input(), state, targets.data(), 120, {}, 0, chord_next);
-  for (const NormalLoss other : {NormalLoss::SquaredChord, NormalLoss::Sine}) {
+  const TrainingLoss others[] = {
+      {NormalLoss::Chord, 0.5}, {NormalLoss::SquaredChord, 0}, {NormalLoss::Sine, 0}, {NormalLoss::Sine, 0.5}};
+  for (const TrainingLoss& other : others) {
     const TrainingGradient g =
-        trainingIteration(model, c.input(), state, targets.data(), 120, {}, 0, other_next, {}, {other, 0});
-    EXPECT_EQ(g.loss, chord.loss) << toString(other);
-    EXPECT_EQ(other_next.normals, chord_next.normals);
-    EXPECT_GT(relativeError(chord.gradient.data(), g.gradient.data(), chord.gradient.size()), 1e-3);
+        trainingIteration(model, c.input(), state, targets.data(), 120, {}, 0, other_next, {}, other);
+    const std::string name = toString(other.normal) + " with kernel weights " + std::to_string(other.kernel_weights);
+    EXPECT_EQ(g.loss, chord.loss) << name;
+    EXPECT_EQ(other_next.normals, chord_next.normals) << name;
+    EXPECT_GT(relativeError(chord.gradient.data(), g.gradient.data(), chord.gradient.size()), 1e-3) << name;
   }
+  EXPECT_THROW(
+      trainingIteration(model, c.input(), state, targets.data(), 120, {}, 0, chord_next, {}, {NormalLoss::Chord, -1.0}),
+      std::invalid_argument);
 }
 
 TEST(NativeTraining, NormalLossNames) {
