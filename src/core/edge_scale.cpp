@@ -67,7 +67,7 @@ float edgeScale(const float* points, const Neighborhoods& knn) {
 }
 
 float edgeScale(const float* points, std::size_t num_points, int threads) {
-  const GridSearch grid = GridSearch::forNearest(points, num_points, kEdgeScaleNeighbors);
+  const GridSearch grid = GridSearch::forNearest(points, num_points, kEdgeScaleNeighbors, threads);
   return edgeScale(points, num_points, grid, nullptr, threads);
 }
 

@@ -98,7 +98,7 @@ float searchEdgeScale(const float* points, std::size_t num_points, const Neighbo
   NeighborSearch nearest;
   nearest.k = kEdgeScaleNeighbors;
   nearest.tie_order = search.tie_order;
-  return NeighborSearchIndex(points, searched, nearest).edgeScale(threads);
+  return NeighborSearchIndex(points, searched, nearest, threads).edgeScale(threads);
 }
 
 ForwardResult runForwardKeepingAll(const Model& model, const ForwardInput& input, const ForwardOptions& options,

@@ -3,6 +3,7 @@
 #include "pcl_dise/core/grid_margin.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cfloat>
 #include <cmath>
 #include <cstring>
@@ -12,10 +13,18 @@
 #include <string>
 #include <utility>
 
+#include "grid_kernels.h"
 #include "group_by_key.h"
 #include "pcl_dise/core/forward.h"  // detail::resolveThreads
 
 namespace pcl_dise {
+
+using detail::distanceKey;
+using detail::keyDist2;
+using detail::keyId;
+using detail::kKeysSlack;
+using detail::sortSmallest;
+using detail::squaredDistances;
 
 namespace {
 
@@ -26,9 +35,6 @@ constexpr int kBlockReach = 2;
 constexpr double kCellsPerKthDistance = 1.0 / 0.6;
 // At most this many cells per point: memory stays linear however the cloud is spread.
 constexpr double kMaxCellsPerPoint = 4.0;
-// Keys sorted by counting, for each key, the keys smaller than it (vectorises, no branches) up
-// to this many; std::sort beyond.
-constexpr std::size_t kRankSortLimit = 256;
 // The next query's first limit: the last k-th squared distance times this.
 constexpr float kHintGrowth = 1.15f;
 // A limit that held `count` < k keys grows by kHintRetryMargin * k / count, at most kHintRetryMax.
@@ -45,132 +51,11 @@ constexpr int kMaxNesting = 3;
 // Cells of up to this many points are searched for coincident points pair by pair; larger ones
 // sorted by x first.
 constexpr std::int32_t kPairwiseCell = 32;
-// A sampled point whose k-th neighbour lies closer than this share of the first grid's cell (about
-// one point per cell) is packed into a speck: left out of the typical distance.
+// A sampled point whose k-th neighbour lies closer than this share of the cell a grid of about
+// one cell per point would have is packed into a speck: left out of the typical distance.
 constexpr double kSpeckOfCell = 0.01;
 
 bool finite3(const float* p) { return std::isfinite(p[0]) && std::isfinite(p[1]) && std::isfinite(p[2]); }
-
-// (squared distance, index) as one integer: a non-negative float's bits order as the float, so
-// sorting keys sorts by distance with ties by index.
-std::uint64_t key(float dist2, std::int32_t id) {
-  std::uint32_t bits;
-  std::memcpy(&bits, &dist2, sizeof bits);
-  return (std::uint64_t(bits) << 32) | std::uint32_t(id);
-}
-std::int32_t keyId(std::uint64_t k) { return static_cast<std::int32_t>(std::uint32_t(k)); }
-float keyDist2(std::uint64_t k) {
-  const std::uint32_t bits = std::uint32_t(k >> 32);
-  float d;
-  std::memcpy(&d, &bits, sizeof d);
-  return d;
-}
-
-// The hot loops in the widest instruction set the processor has (chosen once, at load time).
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-#define PCL_DISE_VECTOR_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
-#else
-#define PCL_DISE_VECTOR_CLONES
-#endif
-
-// The `wanted` smallest of keys[0, count) (distinct, count <= kRankSortLimit), in order, into
-// out: each key's rank is the number of keys below it, counted on `values` (the keys themselves,
-// or a part of them that orders them as they do; padded with kBlock largest values). The ranks of
-// a block of kBlock values stay in registers while every value is compared with them (no sums
-// across lanes). Two equal values would claim the same place: false, and out is incomplete.
-#if defined(__GNUC__)
-#define PCL_DISE_ALWAYS_INLINE inline __attribute__((always_inline))
-#else
-#define PCL_DISE_ALWAYS_INLINE inline
-#endif
-template <std::size_t kBlock, typename Value>
-PCL_DISE_ALWAYS_INLINE bool rankInBlocks(const Value* values, const std::uint64_t* keys, std::size_t count,
-                                         std::size_t wanted, std::uint64_t* out) {
-  bool taken[kRankSortLimit] = {};
-  for (std::size_t first = 0; first < count; first += kBlock) {
-    const Value* block = values + first;
-    Value rank[kBlock] = {};
-    for (std::size_t j = 0; j < count; ++j) {
-      const Value v = values[j];
-      for (std::size_t t = 0; t < kBlock; ++t) rank[t] += v < block[t];
-    }
-    for (std::size_t t = 0; t < kBlock && first + t < count; ++t) {
-      if (rank[t] >= wanted) continue;
-      if (taken[rank[t]]) return false;
-      taken[rank[t]] = true;
-      out[rank[t]] = keys[first + t];
-    }
-  }
-  return true;
-}
-
-// First by the squared distances alone (the keys' high 32 bits: twice the values per register),
-// which ranks every key unless two of the same distance fall among the wanted; then by the whole
-// keys, which are distinct.
-// Blocks no wider than the keys need: a query's 17 nearest rank among about 25 keys.
-PCL_DISE_VECTOR_CLONES void rankSmallest(const std::uint64_t* keys, std::size_t count, std::size_t wanted,
-                                         std::uint64_t* out) {
-  constexpr std::size_t kDistanceBlock = 64, kKeyBlock = 32;
-  std::uint32_t distances[kRankSortLimit + kDistanceBlock];
-  for (std::size_t j = 0; j < count; ++j) distances[j] = static_cast<std::uint32_t>(keys[j] >> 32);
-  std::fill(distances + count, distances + count + kDistanceBlock, ~std::uint32_t{0});
-  const bool ranked = count <= 16   ? rankInBlocks<16>(distances, keys, count, wanted, out)
-                      : count <= 32 ? rankInBlocks<32>(distances, keys, count, wanted, out)
-                                    : rankInBlocks<kDistanceBlock>(distances, keys, count, wanted, out);
-  if (ranked) return;
-  std::uint64_t padded[kRankSortLimit + kKeyBlock];
-  std::copy(keys, keys + count, padded);
-  std::fill(padded + count, padded + count + kKeyBlock, ~std::uint64_t{0});
-  rankInBlocks<kKeyBlock>(padded, keys, count, wanted, out);
-}
-
-void sortSmallest(std::uint64_t* keys, std::size_t count, std::size_t wanted, std::uint64_t* out) {
-  if (count > kRankSortLimit && wanted < count) {
-    std::nth_element(keys, keys + (wanted - 1), keys + count);
-    count = wanted;
-  }
-  if (count <= kRankSortLimit) {
-    rankSmallest(keys, count, wanted, out);
-  } else {
-    std::sort(keys, keys + count);
-    std::copy(keys, keys + wanted, out);
-  }
-}
-
-PCL_DISE_VECTOR_CLONES void squaredDistances(const float* query, const float* x, const float* y, const float* z,
-                                             std::size_t m, float* dist2) {
-  const float qx = query[0], qy = query[1], qz = query[2];
-  for (std::size_t j = 0; j < m; ++j) {
-    const float ex = x[j] - qx, ey = y[j] - qy, ez = z[j] - qz;
-    dist2[j] = ex * ex + ey * ey + ez * ez;
-  }
-}
-
-// The keys of the candidates closer than sqrt(limit2), in block order; returns their number. Few
-// of a block pass (about 1 in 8): the comparisons run 16 at a time into flag bytes, and only the
-// flags set are visited.
-PCL_DISE_VECTOR_CLONES std::size_t keysBelow(const float* dist2, const std::int32_t* ids, std::size_t m, float limit2,
-                                             std::uint64_t* keys) {
-  constexpr std::size_t kGroup = 16;
-  std::size_t count = 0, j = 0;
-  for (; j + kGroup <= m; j += kGroup) {
-    std::uint8_t below[kGroup];
-    for (std::size_t t = 0; t < kGroup; ++t) below[t] = dist2[j + t] < limit2;
-    for (std::size_t half = 0; half < kGroup; half += 8) {
-      std::uint64_t flags;  // byte t: candidate j + half + t passes
-      std::memcpy(&flags, below + half, sizeof flags);
-      for (; flags != 0; flags &= flags - 1) {
-        const std::size_t c = j + half + std::size_t(__builtin_ctzll(flags)) / 8;
-        keys[count++] = key(dist2[c], ids[c]);
-      }
-    }
-  }
-  for (; j < m; ++j) {
-    keys[count] = key(dist2[j], ids[j]);
-    count += dist2[j] < limit2;
-  }
-  return count;
-}
 
 // The cell size that gives about `target` cells over a box of these extents.
 double cellSizeForCells(const double extent[3], double target) {
@@ -186,16 +71,61 @@ double cellSizeForCells(const double extent[3], double target) {
   return hi;
 }
 
-void bounds(const float* points, std::size_t n, float lo[3], float hi[3]) {
+double cellsAt(const double extent[3], double size) {
+  double cells = 1;
+  for (int a = 0; a < 3; ++a) cells *= std::floor(extent[a] / size) + 1;
+  return cells;
+}
+
+// The cell size a grid of num_points over a box of these extents gets when `requested` is asked
+// for: requested, or larger where it would make more than kMaxCellsPerPoint cells per point.
+double maxCells(std::size_t num_points) { return std::max(64.0, kMaxCellsPerPoint * double(num_points)); }
+float allowedCellSize(const double extent[3], std::size_t num_points, float requested) {
+  double h = requested > 0 && std::isfinite(requested) ? requested : 1.0;
+  const double max_cells = maxCells(num_points);
+  if (cellsAt(extent, h) > max_cells) h = std::max(h, cellSizeForCells(extent, max_cells));
+  while (cellsAt(extent, h) > max_cells) h *= 1.01;
+  return static_cast<float>(h);
+}
+
+float finestCellSize(const double extent[3], std::size_t num_points) {
+  return allowedCellSize(extent, num_points, static_cast<float>(cellSizeForCells(extent, maxCells(num_points))));
+}
+
+// Passes over the points run on threads from this many points on.
+constexpr std::int64_t kParallelPoints = 1 << 15;
+
+void bounds(const float* points, std::size_t n, float lo[3], float hi[3], int threads) {
   for (int a = 0; a < 3; ++a) lo[a] = hi[a] = n > 0 ? points[a] : 0.f;
-  for (std::size_t i = 0; i < n; ++i) {
-    if (!finite3(points + 3 * i))
-      throw std::invalid_argument("GridSearch: point " + std::to_string(i) + " has a non-finite coordinate");
-    for (int a = 0; a < 3; ++a) {
-      lo[a] = std::min(lo[a], points[3 * i + a]);
-      hi[a] = std::max(hi[a], points[3 * i + a]);
+  const std::int64_t count = static_cast<std::int64_t>(n);
+  std::int64_t first_bad = count;
+#pragma omp parallel num_threads(detail::resolveThreads(threads)) if (count >= kParallelPoints)
+  {
+    float l[3] = {lo[0], lo[1], lo[2]}, h[3] = {hi[0], hi[1], hi[2]};
+    std::int64_t bad = count;
+#pragma omp for schedule(static) nowait
+    for (std::int64_t i = 0; i < count; ++i) {
+      const float* p = points + 3 * i;
+      if (!finite3(p)) {
+        bad = std::min(bad, i);
+        continue;
+      }
+      for (int a = 0; a < 3; ++a) {
+        l[a] = std::min(l[a], p[a]);
+        h[a] = std::max(h[a], p[a]);
+      }
+    }
+#pragma omp critical
+    {
+      first_bad = std::min(first_bad, bad);
+      for (int a = 0; a < 3; ++a) {
+        lo[a] = std::min(lo[a], l[a]);
+        hi[a] = std::max(hi[a], h[a]);
+      }
     }
   }
+  if (first_bad < count)
+    throw std::invalid_argument("GridSearch: point " + std::to_string(first_bad) + " has a non-finite coordinate");
 }
 
 }  // namespace
@@ -228,22 +158,14 @@ struct GridSearch::Scratch {
   }
 };
 
-GridSearch::GridSearch(const float* points, std::size_t num_points, float cell_size) {
+GridSearch::GridSearch(const float* points, std::size_t num_points, float cell_size, int threads) {
   if (num_points > std::size_t(std::numeric_limits<std::int32_t>::max()))
     throw std::invalid_argument("GridSearch: more than 2^31 - 1 points");
   float lo[3], hi[3];
-  bounds(points, num_points, lo, hi);
-  double extent[3], h = cell_size > 0 && std::isfinite(cell_size) ? cell_size : 1.0;
+  bounds(points, num_points, lo, hi, threads);
+  double extent[3];
   for (int a = 0; a < 3; ++a) extent[a] = double(hi[a]) - lo[a];
-  const double max_cells = std::max(64.0, kMaxCellsPerPoint * double(num_points));
-  auto cellsAt = [&](double size) {
-    double cells = 1;
-    for (int a = 0; a < 3; ++a) cells *= std::floor(extent[a] / size) + 1;
-    return cells;
-  };
-  if (cellsAt(h) > max_cells) h = std::max(h, cellSizeForCells(extent, max_cells));
-  while (cellsAt(h) > max_cells) h *= 1.01;
-  cell_size_ = static_cast<float>(h);
+  cell_size_ = allowedCellSize(extent, num_points, cell_size);
   double largest_coordinate = 0;
   for (int a = 0; a < 3; ++a) {
     origin_[a] = lo[a];
@@ -255,8 +177,11 @@ GridSearch::GridSearch(const float* points, std::size_t num_points, float cell_s
   margin_ = gridRoundingMargin(cell_size_, std::max({dims_[0], dims_[1], dims_[2]}), largest_coordinate);
 
   const std::size_t cells = std::size_t(dims_[0]) * dims_[1] * dims_[2];
+  const std::int64_t count = static_cast<std::int64_t>(num_points);
+  const int team = detail::resolveThreads(threads);
   std::vector<std::int64_t> cell_of(num_points);
-  for (std::size_t i = 0; i < num_points; ++i) {
+#pragma omp parallel for num_threads(team) schedule(static) if (count >= kParallelPoints)
+  for (std::int64_t i = 0; i < count; ++i) {
     const float* p = points + 3 * i;
     cell_of[i] = cellIndex(coordinate(p[0], 0), coordinate(p[1], 1), coordinate(p[2], 2));
   }
@@ -265,16 +190,44 @@ GridSearch::GridSearch(const float* points, std::size_t num_points, float cell_s
   x_.resize(num_points);
   y_.resize(num_points);
   z_.resize(num_points);
-  for (std::size_t s = 0; s < num_points; ++s) {
+#pragma omp parallel for num_threads(team) schedule(static) if (count >= kParallelPoints)
+  for (std::int64_t s = 0; s < count; ++s) {
     const float* p = points + 3 * std::size_t(ids_[s]);
     x_[s] = p[0];
     y_[s] = p[1];
     z_[s] = p[2];
   }
-  collapseCoincident();
+  collapseCoincident(team);
 }
 
-void GridSearch::collapseCoincident() {
+bool GridSearch::cellHasCoincident(std::size_t c, std::vector<std::pair<float, std::int32_t>>& by_x) const {
+  const std::int32_t b = cell_start_[c], e = cell_start_[c + 1];
+  if (e - b < 2) return false;
+  if (e - b <= kPairwiseCell) {  // the usual cell: compared pair by pair, without branches
+    bool equal = false;
+    for (std::int32_t t = b; t < e; ++t) {
+      const float xt = x_[t], yt = y_[t], zt = z_[t];
+      for (std::int32_t u = t + 1; u < e; ++u) equal |= (x_[u] == xt) & (y_[u] == yt) & (z_[u] == zt);
+    }
+    return equal;
+  }
+  by_x.clear();  // coincident points share x: only runs of one x are compared
+  for (std::int32_t t = b; t < e; ++t) by_x.emplace_back(x_[t], t);
+  std::sort(by_x.begin(), by_x.end());
+  for (std::size_t r = 0; r < by_x.size();) {
+    std::size_t end = r + 1;
+    while (end < by_x.size() && by_x[end].first == by_x[r].first) ++end;
+    for (std::size_t t = r; t < end; ++t)
+      for (std::size_t u = t + 1; u < end; ++u) {
+        const std::int32_t i = by_x[t].second, j = by_x[u].second;
+        if (y_[i] == y_[j] && z_[i] == z_[j]) return true;
+      }
+    r = end;
+  }
+  return false;
+}
+
+void GridSearch::collapseCoincident(int threads) {
   // Each cell's points by position, then index: coincident points become one run.
   std::vector<std::int32_t> order;
   auto before = [&](std::int32_t a, std::int32_t b) {
@@ -285,30 +238,15 @@ void GridSearch::collapseCoincident() {
   };
   auto same = [&](std::int32_t a, std::int32_t b) { return x_[a] == x_[b] && y_[a] == y_[b] && z_[a] == z_[b]; };
   const std::size_t cells = cell_start_.size() - 1;
-  bool any = false;
-  std::vector<std::pair<float, std::int32_t>> by_x;
-  for (std::size_t c = 0; c < cells && !any; ++c) {
-    const std::int32_t b = cell_start_[c], e = cell_start_[c + 1];
-    if (e - b < 2) continue;
-    if (e - b <= kPairwiseCell) {  // the usual cell: compared pair by pair, without branches
-      for (std::int32_t t = b; t < e; ++t) {
-        const float xt = x_[t], yt = y_[t], zt = z_[t];
-        bool equal = false;
-        for (std::int32_t u = t + 1; u < e; ++u) equal |= (x_[u] == xt) & (y_[u] == yt) & (z_[u] == zt);
-        any = any || equal;
-      }
-      continue;
-    }
-    by_x.clear();  // coincident points share x: only runs of one x are compared
-    for (std::int32_t t = b; t < e; ++t) by_x.emplace_back(x_[t], t);
-    std::sort(by_x.begin(), by_x.end());
-    for (std::size_t r = 0; r < by_x.size() && !any;) {
-      std::size_t end = r + 1;
-      while (end < by_x.size() && by_x[end].first == by_x[r].first) ++end;
-      for (std::size_t t = r; t < end && !any; ++t)
-        for (std::size_t u = t + 1; u < end && !any; ++u) any = same(by_x[t].second, by_x[u].second);
-      r = end;
-    }
+  const std::int64_t num_cells = static_cast<std::int64_t>(cells);
+  std::atomic<bool> any{false};
+#pragma omp parallel num_threads(threads) if (num_cells >= kParallelPoints)
+  {
+    std::vector<std::pair<float, std::int32_t>> by_x;
+#pragma omp for schedule(dynamic, 4096)
+    for (std::int64_t c = 0; c < num_cells; ++c)
+      if (!any.load(std::memory_order_relaxed) && cellHasCoincident(std::size_t(c), by_x))
+        any.store(true, std::memory_order_relaxed);
   }
   if (!any) return;  // the common case: one entry per point, no member lists
   // One slot per position: its coordinates, its smallest index, and its members in index order.
@@ -355,7 +293,7 @@ std::size_t GridSearch::expandMembers(Scratch& s, std::size_t count, float limit
     const std::int32_t slot = slot_of_first_[keyId(s.keys[j])];
     const std::int32_t b = member_start_[slot];
     const std::int32_t e = std::min<std::int64_t>(member_start_[slot + 1], std::int64_t(b) + std::int64_t(per_slot));
-    for (std::int32_t t = b; t < e; ++t) s.member_keys.push_back(key(d2, member_ids_[t]));
+    for (std::int32_t t = b; t < e; ++t) s.member_keys.push_back(distanceKey(d2, member_ids_[t]));
   }
   return s.member_keys.size();
 }
@@ -374,20 +312,22 @@ std::size_t GridSearch::multiplicity(std::int32_t first_id) const {
   return std::size_t(member_start_[slot + 1] - member_start_[slot]);
 }
 
-GridSearch GridSearch::forNearest(const float* points, std::size_t num_points, std::size_t k) {
-  return nearestGrid(points, num_points, k, 0);
+GridSearch GridSearch::forNearest(const float* points, std::size_t num_points, std::size_t k, int threads) {
+  return nearestGrid(points, num_points, k, 0, threads);
 }
 
-GridSearch GridSearch::forRadius(const float* points, std::size_t num_points, float radius) {
-  return radiusGrid(points, num_points, radius, 0);
+GridSearch GridSearch::forRadius(const float* points, std::size_t num_points, float radius, int threads) {
+  return radiusGrid(points, num_points, radius, 0, threads);
 }
 
-GridSearch GridSearch::nearestGrid(const float* points, std::size_t num_points, std::size_t k, int depth) {
+GridSearch GridSearch::nearestGrid(const float* points, std::size_t num_points, std::size_t k, int depth, int threads) {
   float lo[3], hi[3];
-  bounds(points, num_points, lo, hi);
+  bounds(points, num_points, lo, hi, threads);
   const double extent[3] = {double(hi[0]) - lo[0], double(hi[1]) - lo[1], double(hi[2]) - lo[2]};
-  // A first grid of about one cell per point measures the k-th neighbour distance on a sample.
-  GridSearch first(points, num_points, static_cast<float>(cellSizeForCells(extent, double(num_points))));
+  // A first grid, of the finest cells allowed, measures the k-th neighbour distance on a sample.
+  // On a surface in a box (most clouds) the typical distance asks for finer cells still: the
+  // first grid is the grid, built once.
+  GridSearch first(points, num_points, finestCellSize(extent, num_points), threads);
   if (num_points == 0 || k == 0) return first;
   const std::size_t samples = std::min<std::size_t>(num_points, 256);
   std::vector<float> kth(samples);
@@ -409,31 +349,34 @@ GridSearch GridSearch::nearestGrid(const float* points, std::size_t num_points, 
     kth[s] = dist2.back();
   }
   // The typical distance among the points that are not packed with k others into a speck of the
-  // cloud (a hundredth of a mean cell wide): points stacked at one position (an organized scan's
+  // cloud (a hundredth of the cell of one cell per point): points stacked at one position (an organized scan's
   // invalid pixels written as zeros) or within a hair of it become one slot or a grid of their own
   // (nestCrowdedCells) and say nothing of the spacing of the rest.
-  const double speck = kSpeckOfCell * first.cell_size_;
+  const double speck = kSpeckOfCell * cellSizeForCells(extent, double(num_points));
   auto distinct = std::partition(kth.begin(), kth.end(), [&](float d2) { return double(d2) > speck * speck; });
   if (distinct == kth.begin()) distinct = std::partition(kth.begin(), kth.end(), [](float d2) { return d2 > 0; });
   if (distinct == kth.begin()) {  // every sample coincides with k others: keep the first grid
-    first.nestCrowdedCells(k, 0.f, depth);
+    first.nestCrowdedCells(k, 0.f, depth, threads);
     return first;
   }
   const auto middle = kth.begin() + (distinct - kth.begin()) / 2;
   std::nth_element(kth.begin(), middle, distinct);
   const double typical = std::sqrt(double(*middle));
-  GridSearch grid(points, num_points, static_cast<float>(typical / kCellsPerKthDistance));
+  const float wanted = static_cast<float>(typical / kCellsPerKthDistance);
+  GridSearch grid = allowedCellSize(extent, num_points, wanted) == first.cell_size_
+                        ? std::move(first)
+                        : GridSearch(points, num_points, wanted, threads);
   grid.typical_distance_ = typical;
   grid.built_k_ = k;
-  grid.nestCrowdedCells(k, 0.f, depth);
+  grid.nestCrowdedCells(k, 0.f, depth, threads);
   return grid;
 }
 
-GridSearch GridSearch::radiusGrid(const float* points, std::size_t num_points, float radius, int depth) {
+GridSearch GridSearch::radiusGrid(const float* points, std::size_t num_points, float radius, int depth, int threads) {
   if (!(radius > 0) || !std::isfinite(radius))
     throw std::invalid_argument("GridSearch: the radius must be positive and finite");
-  GridSearch grid(points, num_points, radius / kBlockReach);
-  grid.nestCrowdedCells(0, radius, depth);
+  GridSearch grid(points, num_points, radius / kBlockReach, threads);
+  grid.nestCrowdedCells(0, radius, depth, threads);
   return grid;
 }
 
@@ -445,7 +388,7 @@ std::int32_t GridSearch::crowdedLimit() const {
   return std::max(kCrowdedCell, static_cast<std::int32_t>(std::min(kCrowdedFactor * mean, 1e9)));
 }
 
-void GridSearch::nestCrowdedCells(std::size_t k, float radius, int depth) {
+void GridSearch::nestCrowdedCells(std::size_t k, float radius, int depth, int threads) {
   if (depth >= kMaxNesting) return;
   const std::size_t cells = cell_start_.size() - 1;
   const std::int32_t limit = crowdedLimit();
@@ -493,8 +436,9 @@ void GridSearch::nestCrowdedCells(std::size_t k, float radius, int depth) {
       slots[3 * t + 2] = z_[order[t]];
       first_ids[t] = ids_[order[t]];
     }
-    auto nested = std::make_shared<GridSearch>(k > 0 ? nearestGrid(slots.data(), order.size(), k, depth + 1)
-                                                     : radiusGrid(slots.data(), order.size(), radius, depth + 1));
+    auto nested =
+        std::make_shared<GridSearch>(k > 0 ? nearestGrid(slots.data(), order.size(), k, depth + 1, threads)
+                                           : radiusGrid(slots.data(), order.size(), radius, depth + 1, threads));
     if (std::size_t(nested->dims_[0]) * nested->dims_[1] * nested->dims_[2] < 8) continue;  // it would not spread them
     if (nested_of_cell_.empty()) nested_of_cell_.assign(cells, -1);
     for (const std::int64_t c : group) nested_of_cell_[c] = static_cast<std::int32_t>(nested_.size());
@@ -588,13 +532,13 @@ void GridSearch::distances(const float* query, Scratch& s) const {
     else
       nested.withinRadius(query, s.wanted_radius, 0, s.nested_ids, s.nested_dist2);
     for (std::size_t j = 0; j < s.nested_ids.size(); ++j)
-      s.nested_keys.push_back(key(s.nested_dist2[j], nested_ids_[n][s.nested_ids[j]]));
+      s.nested_keys.push_back(distanceKey(s.nested_dist2[j], nested_ids_[n][s.nested_ids[j]]));
   }
 }
 
 std::size_t GridSearch::keysBelow(float limit2, Scratch& s) const {
-  s.keys.resize(s.ids.size() + s.nested_keys.size());
-  std::size_t count = pcl_dise::keysBelow(s.dist2.data(), s.ids.data(), s.ids.size(), limit2, s.keys.data());
+  s.keys.resize(s.ids.size() + kKeysSlack + s.nested_keys.size());
+  std::size_t count = detail::keysBelow(s.dist2.data(), s.ids.data(), s.ids.size(), limit2, s.keys.data());
   for (const std::uint64_t k : s.nested_keys)
     if (keyDist2(k) < limit2) s.keys[count++] = k;
   return count;
@@ -827,7 +771,7 @@ std::vector<std::uint8_t> GridSearch::answerInsideCrowdedCells(const float* quer
         for (const std::int32_t* j = rows.begin(r); j != rows.begin(r) + rows.size(r); ++j) {
           const float* o = slots + 3 * std::size_t(*j);
           const float ex = o[0] - p[0], ey = o[1] - p[1], ez = o[2] - p[2];
-          keys.push_back(key(ex * ex + ey * ey + ez * ez, first_ids[*j]));
+          keys.push_back(distanceKey(ex * ex + ey * ey + ez * ez, first_ids[*j]));
         }
         const float kth2 = kthPointDistance2(keys.data(), keys.size(), k);
         const float covered = nestedCovered(p, n);
@@ -903,7 +847,7 @@ Neighborhoods GridSearch::withinRadius(const float* queries, std::size_t num_que
 }
 
 Neighborhoods nearestNeighborGraph(const float* points, std::size_t num_points, std::size_t k, int threads) {
-  return GridSearch::forNearest(points, num_points, k).nearest(points, num_points, k, threads);
+  return GridSearch::forNearest(points, num_points, k, threads).nearest(points, num_points, k, threads);
 }
 
 }  // namespace pcl_dise

@@ -24,7 +24,7 @@ namespace {
 
 // The grid over the searched points in tie order, so that it breaks ties in distance by that order
 // (its answers are renumbered back).
-GridSearch gridFor(const float* points, std::size_t num_points, const NeighborSearch& search) {
+GridSearch gridFor(const float* points, std::size_t num_points, const NeighborSearch& search, int threads) {
   checkSearch(search, num_points);
   const std::size_t searched = searchedCount(search, num_points);
   std::vector<float> in_tie_order;
@@ -35,14 +35,15 @@ GridSearch gridFor(const float* points, std::size_t num_points, const NeighborSe
       std::copy_n(points + 3 * std::size_t(search.tie_order[s]), 3, in_tie_order.begin() + 3 * s);
     grid_points = in_tie_order.data();
   }
-  return search.k > 0 ? GridSearch::forNearest(grid_points, searched, search.k)
-                      : GridSearch::forRadius(grid_points, searched, search.radius);
+  return search.k > 0 ? GridSearch::forNearest(grid_points, searched, search.k, threads)
+                      : GridSearch::forRadius(grid_points, searched, search.radius, threads);
 }
 
 }  // namespace
 
-NeighborSearchIndex::NeighborSearchIndex(const float* points, std::size_t num_points, const NeighborSearch& search)
-    : points_(points), num_points_(num_points), search_(search), grid_(gridFor(points, num_points, search)) {
+NeighborSearchIndex::NeighborSearchIndex(const float* points, std::size_t num_points, const NeighborSearch& search,
+                                         int threads)
+    : points_(points), num_points_(num_points), search_(search), grid_(gridFor(points, num_points, search, threads)) {
   search_.queried = nullptr;
 }
 
@@ -81,7 +82,7 @@ float NeighborSearchIndex::edgeScale(int threads) const {
 
 Neighborhoods searchNeighborhoods(const float* points, std::size_t num_points, const NeighborSearch& search,
                                   int threads) {
-  const NeighborSearchIndex index(points, num_points, search);
+  const NeighborSearchIndex index(points, num_points, search, threads);
   // Only some points asked: their rows put back (every point asked is the plain search).
   const bool some =
       search.queried && std::find(search.queried, search.queried + num_points, 0) != search.queried + num_points;

@@ -33,7 +33,7 @@ struct NeighborhoodRule {
 
   Neighborhoods graph(const float* points, std::size_t n, int threads) const {
     if (radius <= 0) return nearestNeighborGraph(points, n, neighbors, threads);
-    return GridSearch::forRadius(points, n, radius).withinRadius(points, n, radius, max_neighbors, threads);
+    return GridSearch::forRadius(points, n, radius, threads).withinRadius(points, n, radius, max_neighbors, threads);
   }
 };
 

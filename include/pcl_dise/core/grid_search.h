@@ -20,10 +20,11 @@ class GridSearch {
   /** Indexes `points` (num_points x 3 row-major, copied) for k-nearest-neighbour queries: the cell
    *  size follows the distance to the k-th neighbour measured on a sample of the points, so that a
    *  block of 5 x 5 x 5 cells usually holds every query's k neighbours (any k is answered
-   *  exactly; others cost more). Throws std::invalid_argument for a non-finite coordinate. */
-  static GridSearch forNearest(const float* points, std::size_t num_points, std::size_t k);
+   *  exactly; others cost more). Built on `threads` OpenMP threads (<= 0: all). Throws
+   *  std::invalid_argument for a non-finite coordinate. */
+  static GridSearch forNearest(const float* points, std::size_t num_points, std::size_t k, int threads = 0);
   /** The same for radius queries: cells of half the radius. */
-  static GridSearch forRadius(const float* points, std::size_t num_points, float radius);
+  static GridSearch forRadius(const float* points, std::size_t num_points, float radius, int threads = 0);
 
   std::size_t size() const { return num_points_; }  ///< points indexed
   float cellSize() const { return cell_size_; }     ///< the grid's cell side
@@ -63,7 +64,7 @@ class GridSearch {
 
  private:
   struct Scratch;
-  GridSearch(const float* points, std::size_t num_points, float cell_size);
+  GridSearch(const float* points, std::size_t num_points, float cell_size, int threads);
   std::int64_t cellIndex(int x, int y, int z) const;
   int coordinate(float x, int axis) const;
   /// The points of the cells within `reach` cells of `cell` on each axis, into scratch.
@@ -94,15 +95,17 @@ class GridSearch {
   float nestedCovered(const float* query, std::size_t n) const;
   /// The positions a cell holds beyond which it is crowded (nestCrowdedCells).
   std::int32_t crowdedLimit() const;
-  static GridSearch nearestGrid(const float* points, std::size_t num_points, std::size_t k, int depth);
-  static GridSearch radiusGrid(const float* points, std::size_t num_points, float radius, int depth);
+  static GridSearch nearestGrid(const float* points, std::size_t num_points, std::size_t k, int depth, int threads);
+  static GridSearch radiusGrid(const float* points, std::size_t num_points, float radius, int depth, int threads);
   /// Gives each group of crowded cells side by side (far more positions than the cloud's mean) a
   /// grid of its own, for the same k or radius, that the queries ask instead of scanning the cells
   /// (near-coincident points).
-  void nestCrowdedCells(std::size_t k, float radius, int depth);
+  void nestCrowdedCells(std::size_t k, float radius, int depth, int threads);
   /// Coincident points become one slot each (their members listed in index order), so that a
   /// query costs what it costs among distinct points however many points share a position.
-  void collapseCoincident();
+  void collapseCoincident(int threads);
+  /// Whether two points of cell c share a position (by_x: scratch).
+  bool cellHasCoincident(std::size_t c, std::vector<std::pair<float, std::int32_t>>& by_x) const;
   /// selectNearest where points coincide: the k nearest points among the gathered slots, into
   /// scratch.sorted; false where the block cannot prove them.
   bool selectAmongSlots(std::size_t k, float covered2, Scratch& scratch) const;

@@ -45,8 +45,9 @@ class NeighborSearchIndex {
   /** \param[in] points M x 3 row-major, finite; must outlive the index
    *  \param[in] num_points M
    *  \param[in] search what to find (its `queried` is not read; tie_order must outlive the index)
+   *  \param[in] threads OpenMP threads the index is built on (<= 0: all)
    *  \throws std::invalid_argument as checkSearch */
-  NeighborSearchIndex(const float* points, std::size_t num_points, const NeighborSearch& search);
+  NeighborSearchIndex(const float* points, std::size_t num_points, const NeighborSearch& search, int threads = 0);
   /** \brief The neighbourhoods of some points.
    *  \param[in] nodes point indices in [0, M), or nullptr: every point in order
    *  \param[in] count the number of nodes (ignored for nullptr)

@@ -216,7 +216,7 @@ bool DeepIterativeNormalEstimation<PointInT, PointOutT>::runOnReceptiveField(con
   pcl_dise::ReceptiveField field;
   try {
     if (usesGridSearch() && !seeds.empty())
-      grid = std::make_unique<pcl_dise::NeighborSearchIndex>(positions.data(), nodes.size(), search);
+      grid = std::make_unique<pcl_dise::NeighborSearchIndex>(positions.data(), nodes.size(), search, threads);
     field = pcl_dise::receptiveField(
         positions.data(), nodes.size(), seeds, iterations_, [&](const std::vector<std::int32_t>& frontier) {
           return grid ? grid->rowsOf(frontier.data(), frontier.size(), threads) : userNeighborhoods(nodes, &frontier);
@@ -373,7 +373,7 @@ float DeepIterativeNormalEstimation<PointInT, PointOutT>::surfaceEdgeScale(
   pcl_dise::NeighborSearch nearest;
   nearest.k = pcl_dise::kEdgeScaleNeighbors;
   nearest.tie_order = node_of_former.empty() ? nullptr : node_of_former.data();
-  return pcl_dise::NeighborSearchIndex(positions.data(), nodes.surface_count, nearest).edgeScale(threads);
+  return pcl_dise::NeighborSearchIndex(positions.data(), nodes.surface_count, nearest, threads).edgeScale(threads);
 }
 
 template <typename PointInT, typename PointOutT>
