@@ -51,27 +51,52 @@ PCL_DISE_ALWAYS_INLINE bool rankInBlocks(const Value* values, const std::uint64_
 }
 
 #if PCL_DISE_HAVE_X86_KERNELS
-// rankSmallest with AVX-512, on the whole keys (distinct: no ties to fall back on): 8 ranks to a
-// register, each block's keys scattered to their places without branches.
-__attribute__((target("avx512f"))) void rankSmallestWithAvx512(const std::uint64_t* keys, std::size_t count,
-                                                               std::size_t wanted, std::uint64_t* out) {
-  const __m512i one = _mm512_set1_epi64(1), places = _mm512_set1_epi64(static_cast<long long>(wanted));
-  for (std::size_t first = 0; first < count; first += 8) {
-    const __mmask8 in_block = count - first >= 8 ? __mmask8(0xFF) : __mmask8((1u << (count - first)) - 1);
-    const __m512i block = _mm512_maskz_loadu_epi64(in_block, keys + first);
-    __m512i rank = _mm512_setzero_si512();
-    for (std::size_t j = 0; j < count; ++j) {
-      const __mmask8 below = _mm512_cmplt_epu64_mask(_mm512_set1_epi64(static_cast<long long>(keys[j])), block);
-      rank = _mm512_mask_add_epi64(rank, below, rank, one);
-    }
-    const __mmask8 placed = _mm512_mask_cmplt_epu64_mask(in_block, rank, places);
-    _mm512_mask_i64scatter_epi64(out, placed, rank, block, 8);
-  }
-}
-
 // GCC 12 reads the "undefined" registers of its own AVX-512 intrinsics as uninitialised.
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+
+// rankSmallest with AVX-512, on the whole keys (distinct: no ties to fall back on): the ranks of
+// up to 4 blocks of 8 keys in registers side by side while every key is compared with them, then
+// each block's wanted keys scattered to their places without branches.
+template <int kBlocks>
+__attribute__((target("avx512f"))) inline void rankBlocksAvx512(const std::uint64_t* keys, std::size_t count,
+                                                                std::size_t first, std::size_t wanted,
+                                                                std::uint64_t* out) {
+  const __m512i one = _mm512_set1_epi64(1);
+  __m512i block[kBlocks], rank[kBlocks];
+  __mmask8 in_block[kBlocks];
+  for (int b = 0; b < kBlocks; ++b) {
+    const std::size_t start = first + 8 * std::size_t(b);
+    const std::size_t left = start < count ? count - start : 0;
+    in_block[b] = left >= 8 ? __mmask8(0xFF) : __mmask8((1u << left) - 1);
+    block[b] = _mm512_maskz_loadu_epi64(in_block[b], keys + start);
+    rank[b] = _mm512_setzero_si512();
+  }
+  for (std::size_t j = 0; j < count; ++j) {
+    const __m512i other = _mm512_set1_epi64(static_cast<long long>(keys[j]));
+    for (int b = 0; b < kBlocks; ++b)
+      rank[b] = _mm512_mask_add_epi64(rank[b], _mm512_cmplt_epu64_mask(other, block[b]), rank[b], one);
+  }
+  const __m512i places = _mm512_set1_epi64(static_cast<long long>(wanted));
+  for (int b = 0; b < kBlocks; ++b)
+    _mm512_mask_i64scatter_epi64(out, _mm512_mask_cmplt_epu64_mask(in_block[b], rank[b], places), rank[b], block[b], 8);
+}
+
+__attribute__((target("avx512f"))) void rankSmallestWithAvx512(const std::uint64_t* keys, std::size_t count,
+                                                               std::size_t wanted, std::uint64_t* out) {
+  for (std::size_t first = 0; first < count; first += 32) {
+    const std::size_t left = count - first;
+    if (left > 24)
+      rankBlocksAvx512<4>(keys, count, first, wanted, out);
+    else if (left > 16)
+      rankBlocksAvx512<3>(keys, count, first, wanted, out);
+    else if (left > 8)
+      rankBlocksAvx512<2>(keys, count, first, wanted, out);
+    else
+      rankBlocksAvx512<1>(keys, count, first, wanted, out);
+  }
+}
+
 // Eight keys from eight distances' bits (high) and eight indices (low).
 __attribute__((target("avx512f"))) inline __m512i widenToKeys(__m256i high, __m256i low) {
   return _mm512_or_si512(_mm512_slli_epi64(_mm512_cvtepu32_epi64(high), 32), _mm512_cvtepu32_epi64(low));
