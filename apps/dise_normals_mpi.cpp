@@ -10,6 +10,7 @@
 #include <CLI/CLI.hpp>
 
 #include "normals_command.h"
+#include "pcl_dise/core/tiled_forward.h"
 
 namespace {
 
@@ -45,7 +46,9 @@ int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   CLI::App app{
       "dise_normals over MPI ranks: the options of dise_normals; the cloud always goes tile by tile\n"
-      "(tiles of --tile-points, or sized by --max-memory per rank; default 1,000,000 points), the\n"
+      "(tiles of --tile-points, or sized by --max-memory per rank; default " +
+      std::to_string(pcl_dise::TiledForwardOptions{}.tile_points) +
+      " points), the\n"
       "input and the scratch folder (--scratch, default the output's) must be seen by every rank."};
   pcl_dise::tools::Options o;
   pcl_dise::tools::addNormalsOptions(app, o);

@@ -10,6 +10,7 @@
 #include <pcl/visualization/pcl_visualizer.h>
 #include <CLI/CLI.hpp>
 
+#include "estimator_options.h"
 #include "normals_command.h"
 #include "orientation_command.h"
 #include "pcl_dise/feature/normal_pipeline.h"
@@ -25,9 +26,9 @@ using namespace pcl_dise::tools;
 using Clock = std::chrono::steady_clock;
 
 struct Arguments {
-  std::string input, output, model, compare_pca, viewpoint, reference, report;
+  EstimatorOptions estimator;
+  std::string input, output, compare_pca, viewpoint, reference, report;
   bool quiet = false;
-  int k = 64, iterations = 4;
   bool closed = false;
   pcl_dise::surface::PoissonOptions poisson;
   int width = 1200, height = 600;
@@ -38,10 +39,8 @@ double secondsSince(Clock::time_point start) { return std::chrono::duration<doub
 // The normals' settings: DISE (iterations 0: PCA) oriented consistently.
 pcl_dise::NormalSettings normalSettings(const Arguments& a, int iterations) {
   pcl_dise::NormalSettings settings;
-  settings.k = a.k;
+  a.estimator.applyTo(settings);
   settings.iterations = iterations;
-  settings.model = a.model;
-  settings.threads = a.poisson.threads;
   settings.orientation = a.closed ? pcl_dise::Orientation::kClosed : pcl_dise::Orientation::kTree;
   if (!a.viewpoint.empty()) settings.viewpoint = parseViewpoint(a.viewpoint);
   return settings;
@@ -151,7 +150,7 @@ int run(const Arguments& a) {
                              offsetText(reference.offset) + " against " + offsetText(local.offset) + ")");
   pcl::PolygonMesh mesh;
   try {
-    mesh = reconstruct(local, *reference.cloud, a, a.iterations, "DISE", display, report);
+    mesh = reconstruct(local, *reference.cloud, a, a.estimator.iterations, "DISE", display, report);
     writeMesh(a.output, mesh);
     if (!a.compare_pca.empty())
       renderSideBySide(reconstruct(local, *reference.cloud, a, 0, "PCA", display, report), mesh, a);
@@ -165,13 +164,11 @@ int run(const Arguments& a) {
   report["input"] = a.input;
   report["output"] = a.output;
   report["points"] = local.cloud->size();
-  report["settings"] = {{"k", a.k},
-                        {"iterations", a.iterations},
-                        {"closed", a.closed},
-                        {"depth", a.poisson.depth},
-                        {"trim", a.poisson.trim},
+  const pcl_dise::NormalSettings settings = normalSettings(a, a.estimator.iterations);
+  report["settings"] = {{"k", settings.neighbors()}, {"radius", settings.radius}, {"iterations", settings.iterations},
+                        {"closed", a.closed},        {"depth", a.poisson.depth},  {"trim", a.poisson.trim},
                         {"viewpoint", a.viewpoint}};
-  report["model"] = a.iterations > 0 ? normalSettings(a, a.iterations).modelPath() : "";
+  report["model"] = settings.iterations > 0 ? settings.modelPath() : "";
   report["seconds"] = {{"total", secondsSince(start)}};
   pcl_dise::tools::writeRunReport(a.report, "dise_reconstruct", report);
   return 0;
@@ -187,9 +184,7 @@ int main(int argc, char** argv) {
   Arguments a;
   app.add_option("input", a.input, "cloud (.pcd, .ply, .las, .laz, .xyz)")->required();
   app.add_option("output", a.output, "mesh (.ply, .obj)")->required();
-  app.add_option("--k", a.k, "DISE neighbours (+ the point itself)")->capture_default_str();
-  app.add_option("--iterations", a.iterations, "DISE iterations (0: PCA)")->capture_default_str();
-  app.add_option("--model", a.model, "DISE model (default: the shipped model for --k)");
+  addEstimatorOptions(app, a.estimator);
   app.add_option("--viewpoint", a.viewpoint, "seed the orientation at the points nearest X,Y,Z");
   app.add_flag("--closed", a.closed,
                "the cloud samples closed shapes: after the orientation's tree, each point takes the side an "
@@ -208,14 +203,13 @@ int main(int argc, char** argv) {
                  "measure the mesh against this cloud (the true surface, e.g. a clean sample) instead of the input");
   app.add_option("--width", a.width, "picture width")->capture_default_str();
   app.add_option("--height", a.height, "picture height")->capture_default_str();
-  app.add_option("--threads", a.poisson.threads, "threads (0: all)")->capture_default_str();
   app.add_flag("--quiet", a.quiet, "no progress lines (stderr)");
   app.add_option("--report", a.report, "also write the summary as JSON to this file");
   CLI11_PARSE(app, argc, argv);
   std::signal(SIGXFSZ, SIG_IGN);
   try {
-    if (a.k < 3) throw pcl_dise::OptionsError("--k must be at least 3");
-    normalSettings(a, a.iterations).validate();
+    a.poisson.threads = a.estimator.threads;  // the normals' threads, and Poisson's and the fit's
+    normalSettings(a, a.estimator.iterations).validate();
     return run(a);
   } catch (const std::exception& e) {
     std::cerr << "dise_reconstruct: error: " << e.what() << "\n";

@@ -9,6 +9,7 @@
 #include <vtkObject.h>
 #include <CLI/CLI.hpp>
 
+#include "estimator_options.h"
 #include "pcl_dise/io/extension.h"
 #include "run_report.h"
 #include "viewer/framing.h"
@@ -20,29 +21,26 @@ namespace {
 namespace v = pcl_dise::viewer;
 
 struct Options {
-  std::string input, ground_truth, model, color_by = "normal", screenshot, orient, report;
-  int k = 64, iterations = 4, iteration = -1, every = 0, width = 1024, height = 768;
+  pcl_dise::tools::EstimatorOptions estimator;
+  std::string input, ground_truth, color_by = "normal", screenshot, orient, report;
+  int iteration = -1, every = 0, width = 1024, height = 768;
   long pick = -1;
   double scale = 0, max_error = 30;
   bool side_by_side = false, pca = false, no_normals = false;
-  unsigned threads = 0;
 };
 
 int run(const Options& o) {
-  if (o.k < 2 || o.iterations < 0 || o.every < 0 || o.width < 16 || o.height < 16 || o.max_error <= 0)
-    throw std::runtime_error(
-        "need --k >= 2, --iterations >= 0, --every >= 0, a window of at least 16x16 and --max-error > 0");
-  if (o.iteration > o.iterations)
+  const int iterations = o.estimator.iterations;
+  if (iterations < 0 || o.every < 0 || o.width < 16 || o.height < 16 || o.max_error <= 0)
+    throw std::runtime_error("need --iterations >= 0, --every >= 0, a window of at least 16x16 and --max-error > 0");
+  if (o.iteration > iterations)
     throw std::runtime_error("--iteration " + std::to_string(o.iteration) + " is beyond --iterations " +
-                             std::to_string(o.iterations));
+                             std::to_string(iterations));
   if (o.color_by == "error" && o.ground_truth.empty())
     throw std::runtime_error("--color-by error needs --normals FILE");
   v::SceneOptions scene_options{o.input, o.ground_truth, {}};
   pcl_dise::NormalSettings& settings = scene_options.settings;
-  settings.k = o.k;
-  settings.iterations = o.iterations;
-  settings.model = o.model;
-  settings.threads = o.threads;
+  o.estimator.applyTo(settings);
   settings.orientation =
       o.orient.empty() ? pcl_dise::io::defaultOrientationFor(o.input, false) : pcl_dise::orientationFromName(o.orient);
   v::Scene scene(scene_options);
@@ -53,10 +51,10 @@ int run(const Options& o) {
   if (scene.truth())
     std::cout << "dise_viewer: angle error (RMSE, degrees) against " << o.ground_truth << ": PCA " << std::fixed
               << std::setprecision(2) << v::rmseDegrees(scene, scene.estimate(0)) << ", DISE "
-              << v::rmseDegrees(scene, scene.estimate(o.iterations)) << " (" << scene.finitePoints().size()
+              << v::rmseDegrees(scene, scene.estimate(iterations)) << " (" << scene.finitePoints().size()
               << " points)\n";
   const v::WindowOptions window_options{v::colorModes().at(o.color_by),
-                                        o.iterations,
+                                        iterations,
                                         o.iteration,
                                         o.pca,
                                         o.side_by_side,
@@ -98,9 +96,7 @@ int main(int argc, char** argv) {
   Options o;
   app.add_option("input", o.input, ".pcd, .ply or .xyz cloud")->required();
   app.add_option("--normals", o.ground_truth, "ground-truth .normals file (for --color-by error)");
-  app.add_option("--model", o.model, "DISE model (default: the shipped model for --k)");
-  app.add_option("--k", o.k, "neighbours (+ the point itself)")->capture_default_str();
-  app.add_option("--iterations", o.iterations, "DISE iterations L")->capture_default_str();
+  pcl_dise::tools::addEstimatorOptions(app, o.estimator);
   app.add_option("--iteration", o.iteration, "iteration shown first, 0 (PCA) .. L (default L)");
   app.add_option("--color-by", o.color_by, "normal, error, weights or curvature")
       ->check(CLI::IsMember({"normal", "error", "weights", "curvature"}))
@@ -118,7 +114,6 @@ int main(int argc, char** argv) {
                  "side an outside grid shows it; none: the plane fit's sign (PCA: PCL's, facing the viewpoint). "
                  "Default: up for .las and .laz, else viewpoint");
   app.add_flag("--side-by-side", o.side_by_side, "PCA on the left, DISE on the right");
-  app.add_option("--threads", o.threads, "threads (0: all)");
   app.add_option("--screenshot", o.screenshot, "render to this .png and exit (headless: run under xvfb-run -a)");
   app.add_option("--width", o.width, "window width")->capture_default_str();
   app.add_option("--height", o.height, "window height")->capture_default_str();

@@ -21,15 +21,7 @@ using namespace io;  // the files, tiles and their options these tools run
 
 NormalSettings Options::settings() const {
   NormalSettings s;
-  s.k = k;
-  s.radius = radius;
-  s.max_neighbors = max_neighbors;
-  s.iterations = iterations;
-  s.model = model;
-  s.backend = backendFromString(backend);
-  s.threads = threads;
-  s.settle_degrees = settle;
-  s.precision = precisionFromString(precision);
+  applyTo(s);
   if (!viewpoint.empty()) s.viewpoint = parseViewpoint(viewpoint);
   s.orientation = orient.empty() ? defaultOrientationFor(input, s.viewpoint.has_value()) : orientationFromName(orient);
   return s;
@@ -65,21 +57,7 @@ std::vector<std::int64_t> readIndices(const std::string& path) {
 void addNormalsOptions(CLI::App& app, Options& o) {
   app.add_option("input", o.input, "input cloud (" + formatExtensions(false) + ")")->required();
   app.add_option("output", o.output, "output file (" + formatExtensions(true) + ")")->required();
-  app.add_option("--model", o.model,
-                 "model file (.safetensors; default: the shipped model for --k, k = 64 for --radius)");
-  auto* k = app.add_option("--k", o.k, "neighbours per point, the point itself not counted (default 64)");
-  auto* r = app.add_option("--radius", o.radius, "radius neighbourhoods instead of k nearest");
-  k->excludes(r);
-  app.add_option("--max-neighbors", o.max_neighbors, "with --radius: keep at most the nearest N points");
-  app.add_option("--iterations", o.iterations, "DISE iterations after the PCA (0: plain PCA)")->capture_default_str();
-  app.add_option("--settle", o.settle,
-                 "adaptive mode: a point stops iterating once its normal turns by less than this (degrees; 0: exact)")
-      ->capture_default_str();
-  app.add_option("--precision", o.precision,
-                 "float, or bf16: the network's products in bfloat16 where the processor has AVX512_BF16 (faster; "
-                 "accuracy in docs/benchmarks.md; native backend; elsewhere it runs in float and says so)")
-      ->capture_default_str();
-  app.add_option("--threads", o.threads, "threads (0: all)")->capture_default_str();
+  addEstimatorOptions(app, o);
   app.add_option("--viewpoint", o.viewpoint, "flip normals towards X,Y,Z (default: the cloud's sensor origin)");
   app.add_option("--orient", o.orient,
                  "viewpoint: flip each normal towards the viewpoint; up: make each normal face +z (aerial "
@@ -89,7 +67,6 @@ void addNormalsOptions(CLI::App& app, Options& o) {
                  "each point takes the side an outside grid shows it (holds under heavy noise; ray parity where "
                  "walls are too thin for the grid; not for scans); none: the plane fit's own sign. Default: up "
                  "for .las and .laz input without --viewpoint, else viewpoint");
-  app.add_option("--backend", o.backend, backendNames())->capture_default_str();
   app.add_option("--max-memory", o.max_memory,
                  "memory budget in MB: a cloud that does not fit is read, computed and written tile by tile, "
                  "with the same normals (0: in memory)");

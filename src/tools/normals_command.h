@@ -10,6 +10,7 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include "estimator_options.h"
 #include "normals_file.h"
 #include "pcl_dise/core/normal_settings.h"
 #include "pcl_dise/io/out_of_core_normals.h"
@@ -17,13 +18,12 @@
 namespace pcl_dise {
 namespace tools {
 
-struct Options {
-  std::string input, output, model, backend = "native", precision = "float", viewpoint, scratch;
+/** The options of dise_normals and dise_normals_mpi: the estimator's and the files'. */
+struct Options : EstimatorOptions {
+  std::string input, output, viewpoint, scratch;
   std::string orient;  ///< --orient: viewpoint, up, mst, closed or none ("": by the input, defaultOrientationFor)
-  int k = 0, iterations = 4, max_neighbors = 0;
-  double radius = 0.0, settle = 0.0, max_memory = 0.0;
+  double max_memory = 0.0;
   std::size_t tile_points = 0;
-  unsigned threads = 0;
   bool quiet = false;
   std::string report;  ///< --report: the summary as JSON to this file
   /// --indices: a text file of the points (0-based, whitespace-separated) whose normals are wanted;
@@ -39,7 +39,8 @@ struct Options {
   jobs::NormalsFileJob job(const ProgressCallback& progress) const;
 };
 
-/** Adds the options (input, output, --k, ..., --max-memory, --quiet, --report) to `app`. */
+/** Adds the options (input, output, the estimator's, --viewpoint, --orient, --max-memory, ...,
+ *  --quiet, --report) to `app`. */
 void addNormalsOptions(CLI::App& app, Options& o);
 
 /** "x, y, z" with 15 digits. */
