@@ -5,8 +5,6 @@
 #include <iostream>
 
 #include <pcl/common/io.h>
-#include <pcl/io/obj_io.h>
-#include <pcl/io/ply_io.h>
 #include <pcl/visualization/pcl_visualizer.h>
 #include <CLI/CLI.hpp>
 
@@ -17,6 +15,7 @@
 #include "pcl_dise/io/cloud_io.h"
 #include "progress_display.h"
 #include "run_report.h"
+#include "surface/mesh_files.h"
 #include "surface/poisson_mesh.h"
 
 namespace {
@@ -63,15 +62,7 @@ pcl::PointCloud<pcl::PointNormal>::Ptr orientedNormals(const LocalCloud& local, 
   if (outcome.cancelled) throw pcl_dise::Cancelled();
   display.finish();
   std::cout << orientationText(settings, outcome);
-  auto points = pcl::make_shared<pcl::PointCloud<pcl::PointNormal>>();
-  for (std::size_t i = 0; i < normals.size(); ++i) {
-    if (!pcl::isFinite(normals[i]) || !pcl::isFinite((*local.cloud)[i])) continue;
-    pcl::PointNormal p;
-    p.getVector3fMap() = (*local.cloud)[i].getVector3fMap();
-    p.getNormalVector3fMap() = normals[i].getNormalVector3fMap();
-    points->push_back(p);
-  }
-  return points;
+  return pcl_dise::surface::pointsWithNormals(*local.cloud, normals);
 }
 
 // `surface`: the points the mesh is measured against (the input, or --reference).
@@ -103,18 +94,6 @@ pcl::PolygonMesh reconstruct(const LocalCloud& local, const pcl::PointCloud<pcl:
   return mesh;
 }
 
-void checkMeshPath(const std::string& path) {
-  const std::string ext = extension(path);
-  if (ext != ".ply" && ext != ".obj")
-    throw std::runtime_error("'" + path + "': unknown mesh extension '" + ext + "' (expected .ply or .obj)");
-}
-
-void writeMesh(const std::string& path, const pcl::PolygonMesh& mesh) {
-  const int status =
-      extension(path) == ".ply" ? pcl::io::savePLYFileBinary(path, mesh) : pcl::io::saveOBJFile(path, mesh);
-  if (status != 0) throw std::runtime_error("'" + path + "' cannot be written");
-}
-
 // PCA's mesh on the left, DISE's on the right, one picture (headless: under xvfb-run -a).
 void renderSideBySide(const pcl::PolygonMesh& pca, const pcl::PolygonMesh& dise, const Arguments& a) {
   pcl::visualization::PCLVisualizer viewer("dise_reconstruct");
@@ -137,7 +116,7 @@ void renderSideBySide(const pcl::PolygonMesh& pca, const pcl::PolygonMesh& dise,
 }
 
 int run(const Arguments& a) {
-  checkMeshPath(a.output);
+  pcl_dise::surface::checkMeshPath(a.output);
   const auto start = Clock::now();
   const LocalCloud local = readCloud(a.input);
   if (local.cloud->empty()) throw std::runtime_error("'" + a.input + "' holds no points");
@@ -151,7 +130,7 @@ int run(const Arguments& a) {
   pcl::PolygonMesh mesh;
   try {
     mesh = reconstruct(local, *reference.cloud, a, a.estimator.iterations, "DISE", display, report);
-    writeMesh(a.output, mesh);
+    pcl_dise::surface::writeMesh(a.output, mesh);
     if (!a.compare_pca.empty())
       renderSideBySide(reconstruct(local, *reference.cloud, a, 0, "PCA", display, report), mesh, a);
   } catch (const pcl_dise::Cancelled&) {

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <pcl/common/io.h>
+#include <pcl/common/point_tests.h>
 #include <pcl/conversions.h>
 #include <pcl/surface/poisson.h>
 
@@ -18,6 +19,20 @@
 
 namespace pcl_dise {
 namespace surface {
+
+pcl::PointCloud<pcl::PointNormal>::Ptr pointsWithNormals(const pcl::PointCloud<pcl::PointXYZ>& cloud,
+                                                         const pcl::PointCloud<pcl::Normal>& normals) {
+  if (normals.size() != cloud.size()) throw std::invalid_argument("pointsWithNormals: one normal per point");
+  auto points = pcl::make_shared<pcl::PointCloud<pcl::PointNormal>>();
+  for (std::size_t i = 0; i < normals.size(); ++i) {
+    if (!pcl::isFinite(normals[i]) || !pcl::isFinite(cloud[i])) continue;
+    pcl::PointNormal p;
+    p.getVector3fMap() = cloud[i].getVector3fMap();
+    p.getNormalVector3fMap() = normals[i].getNormalVector3fMap();
+    points->push_back(p);
+  }
+  return points;
+}
 namespace {
 
 // Keeps what the process prints to stdout (printf and std::cout alike) in a temporary file while

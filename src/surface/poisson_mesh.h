@@ -24,7 +24,12 @@ struct MeshFit {
   std::size_t vertices = 0, faces = 0;
 };
 
-/** Points with oriented normals (N×6, NaN normals left out by the caller) to a triangle mesh:
+/** The points of `cloud` whose point and normal (normals: one per point) are finite, with their
+ *  normals: what reconstructPoisson reads. */
+pcl::PointCloud<pcl::PointNormal>::Ptr pointsWithNormals(const pcl::PointCloud<pcl::PointXYZ>& cloud,
+                                                         const pcl::PointCloud<pcl::Normal>& normals);
+
+/** Points with oriented normals (N×6, NaN normals left out: pointsWithNormals) to a triangle mesh:
  *  pcl::Poisson at `depth`, then every vertex farther than `trim` × diagonal from the points
  *  removed with its faces. PCL's Poisson prints diagnostics to stdout ("Vertex pair not in list",
  *  on noisy clouds); they are kept off the console and counted in `diagnostics` where given.
