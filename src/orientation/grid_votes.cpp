@@ -32,12 +32,12 @@ float quantile(std::vector<float> values, float q) {
 
 namespace {
 
-// The first of kGridSteps half-cell steps from p along n (or -n: ahead false) that lands where
+// The first of kRules.grid_steps half-cell steps from p along n (or -n: ahead false) that lands where
 // `lands` says; 0 where none does.
 template <class Lands>
 int firstStep(const OutsideGrid& grid, const float* p, const float* n, bool ahead, const Lands& lands) {
   const float step = (ahead ? 0.5f : -0.5f) * grid.cell();
-  for (int s = 1; s <= kGridSteps; ++s) {
+  for (int s = 1; s <= kRules.grid_steps; ++s) {
     const float q[3] = {p[0] + s * step * n[0], p[1] + s * step * n[1], p[2] + s * step * n[2]};
     if (lands(q)) return s;
   }
@@ -49,7 +49,7 @@ int earlier(int first, int second) {
   return (first && (!second || first < second)) - (second && (!first || second < first));
 }
 
-// A point's vote, from two walks along n and -n from p, kGridSteps half-cell steps each: +-2 where
+// A point's vote, from two walks along n and -n from p, kRules.grid_steps half-cell steps each: +-2 where
 // one walk reaches the outside and the other does not; where both do (a wall thinner than the walks,
 // a part the noise blurs, a band that leaks), +-1 for the side whose walk gets out first: the nearer
 // exit is the likelier side, but weaker evidence (judged on the tuning set: oriented RMSE 9.36 ->
@@ -76,9 +76,10 @@ int outsideVote(const OutsideGrid& grid, const float* p, const float* n, bool ne
 
 GridVotes outsideVotes(const FinitePoints& finite, const LocalScale& scale, bool nearer_inside, int threads) {
   const std::size_t m = finite.size();
-  const std::size_t stride = std::max<std::size_t>(1, (m + kGridSample - 1) / kGridSample);
+  const std::size_t stride = std::max<std::size_t>(1, (m + kRules.grid_sample - 1) / kRules.grid_sample);
   const auto sampled = static_cast<std::int64_t>((m + stride - 1) / stride);
-  const float finest = std::max(quantile(scale.spacing, kGridQuantile), kGridNoise * quantile(scale.noise, 0.5f));
+  const float finest =
+      std::max(quantile(scale.spacing, kRules.grid_quantile), kRules.grid_noise * quantile(scale.noise, 0.5f));
   auto voteOf = [&](const OutsideGrid& grid, std::size_t i, bool inside) {
     return static_cast<signed char>(outsideVote(grid, &finite.xyz[3 * i], &finite.normal[3 * i], inside));
   };
@@ -90,14 +91,14 @@ GridVotes outsideVotes(const FinitePoints& finite, const LocalScale& scale, bool
   GridVotes best;
   float last_cell = 0.f;
   int last_dilation = -1;
-  for (const GridTry& tried : kGridTries) {
+  for (const GridTry& tried : kRules.grid_tries) {
     if (!(finest > 0.f)) break;  // all points in one place
     // Where the cell limit grew the last grid's cell past this one's, this grid would be the same.
     if (tried.dilation == last_dilation && finest * tried.cell <= last_cell) continue;
-    OutsideGrid grid(finite.xyz.data(), m, finest * tried.cell, tried.dilation, kGridCells);
+    OutsideGrid grid(finite.xyz.data(), m, finest * tried.cell, tried.dilation, kRules.grid_cells);
     last_cell = grid.cell();
     last_dilation = tried.dilation;
-    if (double(grid.enclosedCells()) < kGridEnclosed * double(grid.bandCells())) continue;
+    if (double(grid.enclosedCells()) < kRules.grid_enclosed * double(grid.bandCells())) continue;
     std::int64_t voting = 0;
 #pragma omp parallel for schedule(static) num_threads(threads) reduction(+ : voting)
     for (std::int64_t s = 0; s < sampled; ++s) {
@@ -106,12 +107,12 @@ GridVotes outsideVotes(const FinitePoints& finite, const LocalScale& scale, bool
       voting += std::abs(vote[i]) == 2;  // a leaking band lets walks out both ways: count the clear votes
     }
     const double share = double(voting) / double(sampled);
-    if (share < kGridFewest || share <= best.voting) continue;
+    if (share < kRules.grid_fewest || share <= best.voting) continue;
     if (stride == 1) best.vote = vote;
     best.cell = grid.cell();
     best.voting = share;
     chosen.emplace(std::move(grid));
-    if (share >= kGridEnough) break;
+    if (share >= kRules.grid_enough) break;
   }
   if (chosen && stride > 1) {
     best.vote.resize(m);

@@ -118,7 +118,7 @@ LocalScale localScale(const FinitePoints& finite, const Neighborhoods& graph, st
       std::nth_element(offsets.begin(), offsets.begin() + middle, offsets.end());
       std::nth_element(distances.begin(), distances.begin() + middle, distances.end());
       scale.noise[i] = offsets[middle];
-      const auto low = static_cast<std::size_t>(kOwnLayerQuantile * (offsets.size() - 1));
+      const auto low = static_cast<std::size_t>(kRules.own_layer_quantile * (offsets.size() - 1));
       std::nth_element(offsets.begin(), offsets.begin() + low, offsets.begin() + middle);
       scale.own_noise[i] = offsets[low];
       scale.spacing[i] = distances[middle];
@@ -130,7 +130,7 @@ LocalScale localScale(const FinitePoints& finite, const Neighborhoods& graph, st
 std::vector<float> layerTolerance(const LocalScale& scale) {
   std::vector<float> tolerance(scale.noise.size());
   for (std::size_t i = 0; i < tolerance.size(); ++i)
-    tolerance[i] = kLayerMargin * scale.noise[i] + kLayerSpacing * scale.spacing[i];
+    tolerance[i] = kRules.layer_margin * scale.noise[i] + kRules.layer_spacing * scale.spacing[i];
   return tolerance;
 }
 
@@ -138,7 +138,7 @@ namespace {
 
 struct Agreement {
   float value;         // > 0: n_j agrees with n_i; < 0: n_j must flip; |value|: how sure
-  bool through_sheet;  // an edge to try last (kSheetChord)
+  bool through_sheet;  // an edge to try last (kRules.sheet_chord)
 };
 
 // How well n_j agrees with n_i carried to p_j. Between two layers: opposite. Otherwise n_i reflected
@@ -155,10 +155,11 @@ Agreement agreement(const FinitePoints& finite, const std::vector<float>& tolera
   const float parallel = dot(n_i, n_j);
   if (length == 0.f) return {parallel, false};
   const float h_i = dot(n_i, chord), h_j = dot(n_j, chord);
-  const bool near_parallel = std::abs(parallel) > kSheetParallel;
+  const bool near_parallel = std::abs(parallel) > kRules.sheet_parallel;
   if (near_parallel && std::abs(h_i) > tolerance[i] && std::abs(h_j) > tolerance[j]) return {-parallel, false};
   const float a = h_i / length, b = h_j / length;
-  return {parallel - 2.f * a * b, near_parallel && std::abs(a) > kSheetChord && std::abs(b) > kSheetChord};
+  return {parallel - 2.f * a * b,
+          near_parallel && std::abs(a) > kRules.sheet_chord && std::abs(b) > kRules.sheet_chord};
 }
 
 }  // namespace

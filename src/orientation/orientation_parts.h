@@ -206,7 +206,7 @@ void flipPatchesByParity(const VoteContext& context, const LocalScale& scale,
 float quantile(std::vector<float> values, float q);
 
 // Each point's outside-grid vote on the grid where most points vote (none where no grid encloses a
-// volume with at least kGridFewest of the points voting: walls thinner than the walks, or a band
+// volume with at least kRules.grid_fewest of the points voting: walls thinner than the walks, or a band
 // that leaks at every cell tried), its cell and the share of points voting.
 struct GridVotes {
   std::vector<signed char> vote;
@@ -216,7 +216,7 @@ struct GridVotes {
 
 GridVotes outsideVotes(const FinitePoints& finite, const LocalScale& scale, bool nearer_inside, int threads);
 
-// Whether the grid is used: where at least half the points vote; where fewer do (kGridFewest or
+// Whether the grid is used: where at least half the points vote; where fewer do (kRules.grid_fewest or
 // more) only if ray parity cannot run (step 8), which mends thin clean walls better than such a grid.
 // Judged on the tuning set at 100,000 points: the closed shapes unchanged, two thin structures under
 // noise 1e-1 (a bent sheet 62% -> 88% facing out, a perforated plate 52% -> 80%) mended.

@@ -34,13 +34,13 @@ std::vector<std::int32_t> smoothPatches(const FinitePoints& finite, const Neighb
       const std::int32_t j = graph.indices[std::size_t(i) * stride + s];
       const float* n_i = &finite.normal[3 * i];
       const float* n_j = &finite.normal[3 * j];
-      if (j == i || dot(n_i, n_j) < kPatchParallel) continue;
+      if (j == i || dot(n_i, n_j) < kRules.patch_parallel) continue;
       const float* p_i = &finite.xyz[3 * i];
       const float* p_j = &finite.xyz[3 * j];
       const float chord[3] = {p_j[0] - p_i[0], p_j[1] - p_i[1], p_j[2] - p_i[2]};
       const float length = std::sqrt(dot(chord, chord));
-      joins[std::size_t(i) * stride + s] =
-          std::abs(dot(chord, n_i)) <= kPatchChord * length && std::abs(dot(chord, n_j)) <= kPatchChord * length;
+      joins[std::size_t(i) * stride + s] = std::abs(dot(chord, n_i)) <= kRules.patch_chord * length &&
+                                           std::abs(dot(chord, n_j)) <= kRules.patch_chord * length;
     }
   DisjointSets sets(m);
   for (std::size_t e = 0; e < joins.size(); ++e)
@@ -110,7 +110,7 @@ void orientByVotes(const VoteContext& context, const std::vector<signed char>& v
     for (std::size_t s = 0; s < stride; ++s) {
       const std::int32_t j = graph.indices[std::size_t(i) * stride + s];
       const float alignment = dot(&finite.normal[3 * i], &finite.normal[3 * j]);
-      if (std::abs(alignment) < kGridAligned) continue;
+      if (std::abs(alignment) < kRules.grid_aligned) continue;
       says[i] += alignment > 0.f ? vote[j] : -vote[j];
       ++asked[i];
     }

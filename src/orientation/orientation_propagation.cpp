@@ -61,11 +61,11 @@ OrientationReport orientNormals(const float* points, float* normals, std::size_t
   }
   if (options.closed) {
     // Ray parity reads discs in the tangent planes. Where the noise (the median offset of a point's
-    // graph neighbours from its tangent plane) reaches kParityNoise of the spacing (their median
+    // graph neighbours from its tangent plane) reaches kRules.parity_noise of the spacing (their median
     // distance) the discs no longer form sheets and its votes flip patches at random: measured
     // 0.28-0.35 on the validation set's thin walls at noise 1e-2, where parity mends them, and 0.45
     // at noise 5e-2, where it turns them half inside out.
-    const bool parity_runs = quantile(scale.noise, 0.5f) < kParityNoise * quantile(scale.spacing, 0.5f);
+    const bool parity_runs = quantile(scale.noise, 0.5f) < kRules.parity_noise * quantile(scale.spacing, 0.5f);
     const GridVotes grid = outsideVotes(finite, scale, !parity_runs, threads);
     report.outside_grid = usableGrid(grid, parity_runs);
     const VoteContext context{finite,  graph,  stride, forest.part, user_seed, options.has_viewpoint,
@@ -85,7 +85,7 @@ OrientationReport orientNormals(const float* points, float* normals, std::size_t
   }
 
   for (std::size_t i = 0; i < m; ++i) {
-    report.low_confidence += sure[i] < kLowConfidence;
+    report.low_confidence += sure[i] < kRules.low_confidence;
     if (confidence) confidence[finite.index[i]] = sure[i];
     float* n = normals + 3 * finite.index[i];
     if (dot(n, &finite.normal[3 * i]) >= 0.f) continue;

@@ -46,11 +46,11 @@ int parityVote(const FinitePoints& finite, const LocalScale& scale, const SplatR
   float t1[3], t2[3];
   tangentBasis(n, t1, t2);
   int says = 0;
-  for (int r = 0; r < kParityDirections; ++r) {
-    const float azimuth = kParityAzimuth + r * 6.2831853f / kParityDirections;
-    const float c = std::cos(azimuth) * kParitySine, d = std::sin(azimuth) * kParitySine;
+  for (int r = 0; r < kRules.parity_directions; ++r) {
+    const float azimuth = kRules.parity_azimuth + r * 6.2831853f / kRules.parity_directions;
+    const float c = std::cos(azimuth) * kRules.parity_sine, d = std::sin(azimuth) * kRules.parity_sine;
     float ray[3];
-    for (int a = 0; a < 3; ++a) ray[a] = kParityCosine * n[a] + c * t1[a] + d * t2[a];
+    for (int a = 0; a < 3; ++a) ray[a] = kRules.parity_cosine * n[a] + c * t1[a] + d * t2[a];
     const int out = caster.crossings(p, ray, skip, skip, scratch);
     negate(ray);
     const int in = caster.crossings(p, ray, skip, skip, scratch);
@@ -64,7 +64,7 @@ bool unsureOnGrid(const Neighborhoods& members, std::size_t p, const std::vector
   std::int64_t clear = 0;
   for (std::int64_t k = members.offsets[p]; k < members.offsets[p + 1]; ++k)
     clear += std::abs(grid_vote[members.indices[k]]) == 2;
-  return double(clear) < kParityUnsure * double(members.size(p));
+  return double(clear) < kRules.parity_unsure * double(members.size(p));
 }
 
 }  // namespace
@@ -81,8 +81,8 @@ void flipPatchesByParity(const VoteContext& context, const LocalScale& scale,
   std::vector<std::int32_t> voters, voters_patch;  // points sending rays, spread over each patch
   for (std::size_t p = 0; p < m; ++p) {
     const auto size = static_cast<std::int64_t>(members.size(p));
-    if (size < kParityFlips || (grid_vote && !unsureOnGrid(members, p, *grid_vote))) continue;
-    const std::int64_t rays = std::min<std::int64_t>(size, kParityRays);
+    if (size < kRules.parity_flips || (grid_vote && !unsureOnGrid(members, p, *grid_vote))) continue;
+    const std::int64_t rays = std::min<std::int64_t>(size, kRules.parity_rays);
     for (std::int64_t r = 0; r < rays; ++r) {
       voters.push_back(members.indices[members.offsets[p] + (2 * r + 1) * size / (2 * rays)]);
       voters_patch.push_back(static_cast<std::int32_t>(p));
@@ -107,7 +107,8 @@ void flipPatchesByParity(const VoteContext& context, const LocalScale& scale,
   PatchVotes votes{std::move(patch), std::move(members), std::vector<std::int32_t>(m, 0),
                    std::vector<std::int32_t>(m, 0)};
   for (std::int64_t v = 0; v < count; ++v) (vote[v] < 0 ? votes.in : votes.out)[voters_patch[v]] += vote[v] != 0;
-  report.parity_flipped = flipPatchesByVotes(finite, votes, part, user_seed, known_viewpoint, kParityFlips, confidence);
+  report.parity_flipped =
+      flipPatchesByVotes(finite, votes, part, user_seed, known_viewpoint, kRules.parity_flips, confidence);
 }
 
 }  // namespace detail

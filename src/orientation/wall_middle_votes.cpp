@@ -58,8 +58,8 @@ WallMiddle wallMiddle(const FinitePoints& finite, std::size_t i, const std::int3
 std::vector<WallMiddle> wallMiddles(const FinitePoints& finite, const KnownRows& known, const std::size_t* listed,
                                     std::size_t count, std::size_t k, std::optional<GridSearch>& search, int threads) {
   std::vector<WallMiddle> middles(count);
-  for (std::size_t start = 0; start < count; start += kMidChunk) {
-    const std::size_t chunk = std::min(kMidChunk, count - start);
+  for (std::size_t start = 0; start < count; start += kRules.mid_chunk) {
+    const std::size_t chunk = std::min(kRules.mid_chunk, count - start);
     const Neighborhoods rows = nearestRows(finite, known, listed, start, chunk, k, search, threads);
 #pragma omp parallel for schedule(static) num_threads(threads)
     for (std::int64_t r = 0; r < static_cast<std::int64_t>(chunk); ++r) {
@@ -81,17 +81,17 @@ float medianKurtosis(const std::vector<WallMiddle>& middles) {
 
 std::vector<signed char> wallMiddleVotes(const FinitePoints& finite, const KnownRows& known, int threads) {
   const std::size_t m = finite.size();
-  const std::size_t k = std::min(kMidNeighbors, m);
+  const std::size_t k = std::min(kRules.mid_neighbors, m);
   std::optional<GridSearch> search;
-  const std::size_t stride = (m + kMidSample - 1) / kMidSample;
+  const std::size_t stride = (m + kRules.mid_sample - 1) / kRules.mid_sample;
   if (stride > 1) {
     std::vector<std::size_t> sample;
     for (std::size_t i = 0; i < m; i += stride) sample.push_back(i);
     const auto middles = wallMiddles(finite, known, sample.data(), sample.size(), k, search, threads);
-    if (!(medianKurtosis(middles) < kTwoFaces)) return {};
+    if (!(medianKurtosis(middles) < kRules.two_faces)) return {};
   }
   const auto middles = wallMiddles(finite, known, nullptr, m, k, search, threads);
-  if (!(medianKurtosis(middles) < kTwoFaces)) return {};
+  if (!(medianKurtosis(middles) < kRules.two_faces)) return {};
   std::vector<signed char> vote(m);
   for (std::size_t i = 0; i < m; ++i) vote[i] = middles[i].vote;
   return vote;

@@ -33,7 +33,7 @@ double windingDrop(const FinitePoints& finite, const LocalScale& scale, const st
   double drop = 0., weight = 0.;
   for (std::size_t k = 0; k < size; ++k) {
     const auto j = static_cast<std::size_t>(row[k]);
-    if (j == i || sure[j] < kLowConfidence) continue;
+    if (j == i || sure[j] < kRules.low_confidence) continue;
     const float* q = &finite.xyz[3 * j];
     const float* n_j = &finite.normal[3 * j];
     const double area = double(scale.spacing[j]) * double(scale.spacing[j]);
@@ -48,7 +48,7 @@ double windingDrop(const FinitePoints& finite, const LocalScale& scale, const st
       weight += std::abs(term);
     }
   }
-  return std::abs(drop) >= kWindingClear * weight ? drop : 0.;
+  return std::abs(drop) >= kRules.winding_clear * weight ? drop : 0.;
 }
 
 }  // namespace
@@ -58,18 +58,18 @@ std::size_t flipUnsureByWinding(FinitePoints& finite, const LocalScale& scale, c
   const std::size_t m = finite.size();
   std::vector<std::size_t> unsure;
   for (std::size_t i = 0; i < m; ++i)
-    if (sure[i] < kLowConfidence && std::int32_t(i) != user_seed) unsure.push_back(i);
+    if (sure[i] < kRules.low_confidence && std::int32_t(i) != user_seed) unsure.push_back(i);
   if (unsure.empty() || m < 2) return 0;
-  const std::size_t width = std::min(kWindingNeighbors + 1, m);  // itself included
+  const std::size_t width = std::min(kRules.winding_neighbors + 1, m);  // itself included
   std::vector<char> inward(unsure.size(), 0);
   std::optional<GridSearch> search;
-  for (std::size_t start = 0; start < unsure.size(); start += kMidChunk) {
-    const std::size_t chunk = std::min(kMidChunk, unsure.size() - start);
+  for (std::size_t start = 0; start < unsure.size(); start += kRules.mid_chunk) {
+    const std::size_t chunk = std::min(kRules.mid_chunk, unsure.size() - start);
     const Neighborhoods rows = nearestRows(finite, known, unsure.data(), start, chunk, width, search, threads);
 #pragma omp parallel for schedule(static) num_threads(threads)
     for (std::int64_t r = 0; r < static_cast<std::int64_t>(chunk); ++r) {
       const std::size_t i = unsure[start + std::size_t(r)];
-      const float d = kWindingSpacing * scale.spacing[i];
+      const float d = kRules.winding_spacing * scale.spacing[i];
       inward[start + std::size_t(r)] = windingDrop(finite, scale, sure, i, d, rows.begin(std::size_t(r)),
                                                    static_cast<std::size_t>(rows.size(std::size_t(r)))) < 0.;
     }
