@@ -65,6 +65,15 @@ __global__ void sampleEntries(const float* sorted_points, std::int32_t first, st
     out[3 * std::int64_t(j) + a] = sorted_points[3 * (std::int64_t(first) + std::int64_t(j) * stride) + a];
 }
 
+// Each listed cell's first entry and the entry after its last, side by side.
+__global__ void cellBounds(const std::int32_t* cell_start, const std::int64_t* cells, std::int64_t count,
+                           std::int32_t* bounds) {
+  const std::int64_t i = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x;
+  if (i >= count) return;
+  bounds[2 * i] = cell_start[cells[i]];
+  bounds[2 * i + 1] = cell_start[cells[i] + 1];
+}
+
 // Entries first + order[e] to first + e (ids and points), through copies out.
 __global__ void permuteEntries(const std::int32_t* order, std::int32_t count, const std::int32_t* ids,
                                const float* points, std::int32_t* ids_out, float* points_out) {
@@ -170,15 +179,13 @@ void nestCrowdedCells(DeviceGrid& grid, std::int32_t m) {
   if (count == 0) return;
   DeviceArray<std::int64_t> list(static_cast<std::size_t>(count));
   thrust::copy_if(thrust::device, index, index + cells, list.data, crowded);
-  std::vector<std::int64_t> host_list(static_cast<std::size_t>(count));
-  list.download(host_list.data(), host_list.size());
-  std::vector<std::int32_t> starts(2 * host_list.size());
-  for (std::size_t i = 0; i < host_list.size(); ++i)
-    check(cudaMemcpy(&starts[2 * i], grid.cell_start.data + host_list[i], 2 * sizeof(std::int32_t),
-                     cudaMemcpyDeviceToHost),
-          "copying from the device");
+  DeviceArray<std::int32_t> bounds(2 * static_cast<std::size_t>(count));
+  cellBounds<<<blocksFor(std::size_t(count)), kThreadsPerBlock>>>(grid.cell_start.data, list.data, count, bounds.data);
+  checkKernel("the bounds of the crowded cells");
+  std::vector<std::int32_t> starts(2 * static_cast<std::size_t>(count));  // one download for every cell
+  bounds.download(starts.data(), starts.size());
   // The shapes, from each cell's sample, and the pool's layout.
-  std::vector<NestedGrid> nested(host_list.size());
+  std::vector<NestedGrid> nested(static_cast<std::size_t>(count));
   std::int64_t pool = 0;
   for (std::size_t i = 0; i < nested.size(); ++i) {
     const std::int32_t first = starts[2 * i], entries = starts[2 * i + 1] - first;
@@ -224,8 +231,8 @@ void nestCrowdedCells(DeviceGrid& grid, std::int32_t m) {
   }
   grid.nested_of_cell = DeviceArray<std::int32_t>(static_cast<std::size_t>(cells));
   check(cudaMemset(grid.nested_of_cell.data, 0xff, cells * sizeof(std::int32_t)), "clearing the nested grids");  // -1
-  markNested<<<blocksFor(host_list.size()), kThreadsPerBlock>>>(list.data, static_cast<std::int32_t>(count),
-                                                                grid.nested_of_cell.data);
+  markNested<<<blocksFor(std::size_t(count)), kThreadsPerBlock>>>(list.data, static_cast<std::int32_t>(count),
+                                                                  grid.nested_of_cell.data);
   checkKernel("the cells with nested grids");
   grid.nested = DeviceArray<NestedGrid>(nested.size(), nested.data());
 }
