@@ -125,7 +125,11 @@ __attribute__((target("avx512f"))) std::size_t keysBelowWithAvx512(const float* 
 }
 #pragma GCC diagnostic pop
 
-bool runsAvx512() { return __builtin_cpu_supports("avx512f"); }
+// These run as the library's static data is initialised: the processor is read first.
+bool runsAvx512() {
+  __builtin_cpu_init();
+  return __builtin_cpu_supports("avx512f");
+}
 
 // Lane t of row `mask`: the lane of the t-th set bit of mask (compressing 8 lanes, AVX2 has no
 // instruction for it).
@@ -174,7 +178,10 @@ __attribute__((target("avx2"))) std::size_t keysBelowWithAvx2(const float* dist2
   return count;
 }
 
-bool runsAvx2() { return __builtin_cpu_supports("avx2"); }
+bool runsAvx2() {
+  __builtin_cpu_init();
+  return __builtin_cpu_supports("avx2");
+}
 #endif
 
 }  // namespace

@@ -25,14 +25,14 @@ struct EvaluatedMethod {
   ProtocolScores scores;  ///< filled by evaluatePcpnet
 };
 
-/** What is evaluated: the lists DIR/PREFIX_<category>.txt, and what the report says of the run. */
+/** What is evaluated: the lists DIR/PREFIX_\<category\>.txt, and what the report says of the run. */
 struct PcpnetEvaluationSetup {
-  std::string dir;
-  std::string prefix = "testset";
-  std::string model;          ///< the first method's model (the report's "model")
-  std::string compare_model;  ///< a second model's file, or empty
-  int k = 64;
-  int iterations = 4;  ///< the first method's stages are iterations 0..iterations
+  std::string dir;                 ///< the folder that holds the category lists and their clouds
+  std::string prefix = "testset";  ///< the lists' prefix: PREFIX_no_noise.txt, ... (pcpnetCategories)
+  std::string model;               ///< the first method's model (the report's "model")
+  std::string compare_model;       ///< a second model's file, or empty
+  int k = 64;                      ///< the neighbourhood size the report records
+  int iterations = 4;              ///< the first method's stages are iterations 0..iterations
   /// The method compared with the first shape by shape (its index in methods), 0: none.
   std::size_t compared = 0;
 };
