@@ -1,6 +1,7 @@
 #include "grid_kernels.h"
 
 #include <algorithm>
+#include <limits>
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
@@ -21,9 +22,10 @@ namespace {
 
 // The `wanted` smallest of keys[0, count) (distinct, count <= kRankSortLimit), in order, into
 // out: each key's rank is the number of keys below it, counted on `values` (the keys themselves,
-// or a part of them that orders them as they do; padded with kBlock largest values). The ranks of
-// a block of kBlock values stay in registers while every value is compared with them (no sums
-// across lanes). Two equal values would claim the same place: false, and out is incomplete.
+// or a part of them that orders them as they do; padded to whole blocks). The ranks of a block of
+// kBlock values stay in registers while every value is compared with them (no sums across lanes).
+// Each key then goes to its place without a branch, those ranked `wanted` or later to one spare
+// place. Two equal values would claim the same place: false, and out is incomplete.
 #if defined(__GNUC__)
 #define PCL_DISE_ALWAYS_INLINE inline __attribute__((always_inline))
 #else
@@ -32,7 +34,9 @@ namespace {
 template <std::size_t kBlock, typename Value>
 PCL_DISE_ALWAYS_INLINE bool rankInBlocks(const Value* values, const std::uint64_t* keys, std::size_t count,
                                          std::size_t wanted, std::uint64_t* out) {
-  bool taken[kRankSortLimit] = {};
+  std::uint64_t placed[kRankSortLimit + 1];
+  std::uint16_t claims[kRankSortLimit + 1];
+  std::fill(claims, claims + wanted + 1, std::uint16_t{0});
   for (std::size_t first = 0; first < count; first += kBlock) {
     const Value* block = values + first;
     Value rank[kBlock] = {};
@@ -41,13 +45,15 @@ PCL_DISE_ALWAYS_INLINE bool rankInBlocks(const Value* values, const std::uint64_
       for (std::size_t t = 0; t < kBlock; ++t) rank[t] += v < block[t];
     }
     for (std::size_t t = 0; t < kBlock && first + t < count; ++t) {
-      if (rank[t] >= wanted) continue;
-      if (taken[rank[t]]) return false;
-      taken[rank[t]] = true;
-      out[rank[t]] = keys[first + t];
+      const std::size_t place = std::min(static_cast<std::size_t>(rank[t]), wanted);
+      ++claims[place];
+      placed[place] = keys[first + t];
     }
   }
-  return true;
+  bool complete = true;
+  for (std::size_t p = 0; p < wanted; ++p) complete &= claims[p] == 1;
+  if (complete) std::copy(placed, placed + wanted, out);
+  return complete;
 }
 
 #if PCL_DISE_HAVE_X86_KERNELS
@@ -188,22 +194,23 @@ bool runsAvx2() {
 
 // Portable: first by the squared distances alone (the keys' high 32 bits: twice the values per register),
 // which ranks every key unless two of the same distance fall among the wanted; then by the whole
-// keys, which are distinct.
+// keys, which are distinct. Both compare as signed integers, which AVX2 compares in one
+// instruction: a non-negative float's bits are below 2^31, so a key is below 2^63.
 // Blocks no wider than the keys need: a query's 17 nearest rank among about 25 keys.
 PCL_DISE_VECTOR_CLONES void rankSmallestPortable(const std::uint64_t* keys, std::size_t count, std::size_t wanted,
                                                  std::uint64_t* out) {
   constexpr std::size_t kDistanceBlock = 64, kKeyBlock = 32;
-  std::uint32_t distances[kRankSortLimit + kDistanceBlock];
-  for (std::size_t j = 0; j < count; ++j) distances[j] = static_cast<std::uint32_t>(keys[j] >> 32);
-  std::fill(distances + count, distances + count + kDistanceBlock, ~std::uint32_t{0});
+  std::int32_t distances[kRankSortLimit + kDistanceBlock];
+  for (std::size_t j = 0; j < count; ++j) distances[j] = static_cast<std::int32_t>(keys[j] >> 32);
+  std::fill(distances + count, distances + count + kDistanceBlock, std::numeric_limits<std::int32_t>::max());
   const bool ranked = count <= 16   ? rankInBlocks<16>(distances, keys, count, wanted, out)
                       : count <= 32 ? rankInBlocks<32>(distances, keys, count, wanted, out)
                                     : rankInBlocks<kDistanceBlock>(distances, keys, count, wanted, out);
   if (ranked) return;
-  std::uint64_t padded[kRankSortLimit + kKeyBlock];
-  std::copy(keys, keys + count, padded);
-  std::fill(padded + count, padded + count + kKeyBlock, ~std::uint64_t{0});
-  rankInBlocks<kKeyBlock>(padded, keys, count, wanted, out);
+  std::int64_t whole[kRankSortLimit + kKeyBlock];
+  for (std::size_t j = 0; j < count; ++j) whole[j] = static_cast<std::int64_t>(keys[j]);
+  std::fill(whole + count, whole + count + kKeyBlock, std::numeric_limits<std::int64_t>::max());
+  rankInBlocks<kKeyBlock>(whole, keys, count, wanted, out);
 }
 
 #if PCL_DISE_HAVE_X86_KERNELS
