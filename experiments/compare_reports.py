@@ -10,7 +10,7 @@ import json
 import math
 import sys
 
-CATEGORIES = ["no_noise", "low_noise", "med_noise", "high_noise", "vardensity_striped", "vardensity_gradient"]
+from judge_candidate import CATEGORIES
 
 
 def per_cloud(report):
