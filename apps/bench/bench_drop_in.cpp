@@ -6,7 +6,7 @@
 //   - 1M points of which 1%, 10% or 90% coincide (stacked at one position) or lie within 1e-5 of
 //     one position (near-coincident), against 1M distinct.
 // Each figure is the median of --repeats whole compute() calls on a fresh estimator (the search
-// structure and the edge scale included). Prints one line per case, the targets of
+// structure and the edge scale included), PCL's and ours in turns. Prints one line per case, the targets of
 // docs/benchmarks.md ("Drop-in costs") and writes --json.
 // Usage: bench_drop_in [--bunny data/clouds/bun0.pcd] [--repeats 3] [--json out.json] [--quick]
 //                      [--cases surface,indices,coincident]  (the groups of cases to run; all by default)
@@ -115,15 +115,13 @@ double timeDise(int repeats, const Cloud::ConstPtr& input, Configure configure, 
 }
 
 template <typename Configure>
-double timePcl(int repeats, const Cloud::ConstPtr& input, Configure configure) {
-  return medianSeconds(repeats, [&] {
-    pcl::NormalEstimation<pcl::PointXYZ, pcl::Normal> pca;
-    pca.setKSearch(65);  // the same 65 points
-    pca.setInputCloud(input);
-    configure(pca);
-    Normals out;
-    pca.compute(out);
-  });
+void runPcl(const Cloud::ConstPtr& input, Configure configure) {
+  pcl::NormalEstimation<pcl::PointXYZ, pcl::Normal> pca;
+  pca.setKSearch(65);  // the same 65 points
+  pca.setInputCloud(input);
+  configure(pca);
+  Normals out;
+  pca.compute(out);
 }
 
 std::size_t finiteCount(const Normals& normals) {
@@ -131,14 +129,24 @@ std::size_t finiteCount(const Normals& normals) {
       std::count_if(normals.begin(), normals.end(), [](const pcl::Normal& n) { return std::isfinite(n.normal_x); }));
 }
 
-// One case timed side by side with PCL, the same configuration on both, against 3 times PCL.
+// One case timed side by side with PCL, the same configuration on both, against 3 times PCL. The
+// two run in turns, so that a change in the machine's load falls on both alike.
 template <typename Configure>
 Row sideBySide(const std::string& name, int repeats, const Cloud::ConstPtr& input, Configure configure) {
   Normals out;
+  std::vector<double> pcl_seconds, dise_seconds;
+  for (int r = 0; r < repeats; ++r) {
+    pcl_seconds.push_back(medianSeconds(1, [&] { runPcl(input, configure); }));
+    dise_seconds.push_back(timeDise(1, input, configure, out));
+  }
+  auto median = [](std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+  };
   Row row;
   row.name = name;
-  row.pcl_seconds = timePcl(repeats, input, configure);
-  row.dise_seconds = timeDise(repeats, input, configure, out);
+  row.pcl_seconds = median(pcl_seconds);
+  row.dise_seconds = median(dise_seconds);
   row.reference_seconds = row.pcl_seconds;
   row.target = 3;
   row.with_normal = finiteCount(out);

@@ -1,6 +1,7 @@
 #include "pcl_dise/core/edge_scale.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 #include <vector>
@@ -78,17 +79,31 @@ float edgeScale(const float* points, std::size_t num_points, const GridSearch& g
     ExactSum sum;
   };
   std::vector<ThreadSum> sums(static_cast<std::size_t>(detail::resolveThreads(threads)));
-  grid.visitNearest(
-      points, num_points, kEdgeScaleNeighbors,
-      [&](std::int32_t q, const std::int32_t* ids, std::size_t count) {
-        std::int32_t in_points[kEdgeScaleNeighbors];
-        if (grid_order)
-          for (std::size_t j = 0; j < count; ++j) in_points[j] = grid_order[ids[j]];
-        const double term = edgeScaleTerm(points, points + 3 * std::size_t(q), grid_order ? in_points : ids,
-                                          static_cast<std::int64_t>(count));
-        sums[static_cast<std::size_t>(omp_get_thread_num())].sum.add(term);
+  // The neighbours' positions as the grid holds them (the same floats): rows 0 .. 16 of `rows`.
+  static constexpr std::array<std::int32_t, kEdgeScaleNeighbors> kRows = [] {
+    std::array<std::int32_t, kEdgeScaleNeighbors> rows{};
+    for (std::size_t j = 0; j < rows.size(); ++j) rows[j] = static_cast<std::int32_t>(j);
+    return rows;
+  }();
+  const bool visited = grid.visitOwnNearestPositions(
+      kEdgeScaleNeighbors,
+      [&](const float* p, const float* rows, std::size_t count) {
+        sums[static_cast<std::size_t>(omp_get_thread_num())].sum.add(
+            edgeScaleTerm(rows, p, kRows.data(), static_cast<std::int64_t>(count)));
       },
       threads);
+  if (!visited)
+    grid.visitNearest(
+        points, num_points, kEdgeScaleNeighbors,
+        [&](std::int32_t q, const std::int32_t* ids, std::size_t count) {
+          std::int32_t in_points[kEdgeScaleNeighbors];
+          if (grid_order)
+            for (std::size_t j = 0; j < count; ++j) in_points[j] = grid_order[ids[j]];
+          const double term = edgeScaleTerm(points, points + 3 * std::size_t(q), grid_order ? in_points : ids,
+                                            static_cast<std::int64_t>(count));
+          sums[static_cast<std::size_t>(omp_get_thread_num())].sum.add(term);
+        },
+        threads);
   ExactSum total;
   for (const ThreadSum& s : sums) total.add(s.sum);
   return edgeScaleFromSum(total, num_points * std::min(kEdgeScaleNeighbors, grid.size()));

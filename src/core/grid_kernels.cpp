@@ -192,21 +192,27 @@ bool runsAvx2() {
 
 }  // namespace
 
-// Portable: first by the squared distances alone (the keys' high 32 bits: twice the values per register),
-// which ranks every key unless two of the same distance fall among the wanted; then by the whole
-// keys, which are distinct. Both compare as signed integers, which AVX2 compares in one
-// instruction: a non-negative float's bits are below 2^31, so a key is below 2^63.
-// Blocks no wider than the keys need: a query's 17 nearest rank among about 25 keys.
-PCL_DISE_VECTOR_CLONES void rankSmallestPortable(const std::uint64_t* keys, std::size_t count, std::size_t wanted,
-                                                 std::uint64_t* out) {
-  constexpr std::size_t kDistanceBlock = 64, kKeyBlock = 32;
+// By the squared distances alone (the keys' high 32 bits: twice the values per register),
+// compared as signed integers, which AVX2 compares in one instruction (a non-negative float's
+// bits are below 2^31). Blocks no wider than the keys need: a query's 17 nearest rank among about
+// 25 keys.
+PCL_DISE_VECTOR_CLONES bool rankByDistance(const std::uint64_t* keys, std::size_t count, std::size_t wanted,
+                                           std::uint64_t* out) {
+  constexpr std::size_t kDistanceBlock = 64;
   std::int32_t distances[kRankSortLimit + kDistanceBlock];
   for (std::size_t j = 0; j < count; ++j) distances[j] = static_cast<std::int32_t>(keys[j] >> 32);
   std::fill(distances + count, distances + count + kDistanceBlock, std::numeric_limits<std::int32_t>::max());
-  const bool ranked = count <= 16   ? rankInBlocks<16>(distances, keys, count, wanted, out)
-                      : count <= 32 ? rankInBlocks<32>(distances, keys, count, wanted, out)
-                                    : rankInBlocks<kDistanceBlock>(distances, keys, count, wanted, out);
-  if (ranked) return;
+  return count <= 16   ? rankInBlocks<16>(distances, keys, count, wanted, out)
+         : count <= 32 ? rankInBlocks<32>(distances, keys, count, wanted, out)
+                       : rankInBlocks<kDistanceBlock>(distances, keys, count, wanted, out);
+}
+
+// Portable: by distance, which ranks every key unless two of the same distance fall among the
+// wanted; then by the whole keys (distinct; below 2^63 as signed integers).
+PCL_DISE_VECTOR_CLONES void rankSmallestPortable(const std::uint64_t* keys, std::size_t count, std::size_t wanted,
+                                                 std::uint64_t* out) {
+  if (rankByDistance(keys, count, wanted, out)) return;
+  constexpr std::size_t kKeyBlock = 32;
   std::int64_t whole[kRankSortLimit + kKeyBlock];
   for (std::size_t j = 0; j < count; ++j) whole[j] = static_cast<std::int64_t>(keys[j]);
   std::fill(whole + count, whole + count + kKeyBlock, std::numeric_limits<std::int64_t>::max());

@@ -58,6 +58,13 @@ void rankSmallestPortable(const std::uint64_t* keys, std::size_t count, std::siz
 extern const RankSmallest rankSmallestAvx512;  ///< nullptr where the processor (or the build) lacks AVX-512
 extern const RankSmallest rankSmallest;        ///< the wider of the two
 
+/** \brief The `wanted` smallest of keys[0, count) by squared distance alone, in order, where no
+ *  two of them, nor the wanted-th and the next, share a distance: then every tie rule agrees.
+ *  \param[in] keys wanted <= count <= kRankSortLimit
+ *  \param[out] out wanted keys, nearest first (incomplete where false is returned)
+ *  \return false where distances tie among the wanted or at the wanted-th */
+bool rankByDistance(const std::uint64_t* keys, std::size_t count, std::size_t wanted, std::uint64_t* out);
+
 /** The `wanted` smallest of keys[0, count) (distinct, any count; keys is reordered) in order, into
  *  out (wanted entries). */
 void sortSmallest(std::uint64_t* keys, std::size_t count, std::size_t wanted, std::uint64_t* out);

@@ -141,8 +141,10 @@ struct GridSearch::Scratch {
   std::vector<float> nested_dist2;
   std::size_t wanted_k = 0;  // what the nested grids are asked: k nearest, or within wanted_radius
   float wanted_radius = 0;
-  std::int32_t last_query = -1;     // the last query answered from this block (batched queries)
-  std::unique_ptr<Scratch> nested;  // a nested grid's, kept from query to query
+  std::int32_t last_query = -1;  // the last query answered from this block (batched queries)
+  bool grid_places = false;      // candidates named by their place in the grid's arrays, not their index
+  std::vector<std::pair<std::uint64_t, std::int32_t>> by_index;  // grid_places: (distance and index, place)
+  std::unique_ptr<Scratch> nested;                               // a nested grid's, kept from query to query
   Scratch& inner() {
     if (!nested) nested = std::make_unique<Scratch>();
     return *nested;
@@ -490,7 +492,10 @@ void GridSearch::gather(const int cell[3], int reach, Scratch& s) const {
         s.x.insert(s.x.end(), x_.begin() + b, x_.begin() + e);
         s.y.insert(s.y.end(), y_.begin() + b, y_.begin() + e);
         s.z.insert(s.z.end(), z_.begin() + b, z_.begin() + e);
-        s.ids.insert(s.ids.end(), ids_.begin() + b, ids_.begin() + e);
+        if (s.grid_places)
+          for (std::int32_t g = b; g < e; ++g) s.ids.push_back(g);
+        else
+          s.ids.insert(s.ids.end(), ids_.begin() + b, ids_.begin() + e);
       };
       if (nested_of_cell_.empty()) {
         take(cell_start_[cellIndex(x0, y, z)], cell_start_[cellIndex(x1, y, z) + 1]);
@@ -571,14 +576,31 @@ bool GridSearch::selectNearest(const float* query, std::size_t k, float covered,
     count = keysBelow(covered2, s);  // covered2 infinite: the block holds every point
     if (count < k) return false;
   }
-  s.sorted.resize(k);
-  sortSmallest(s.keys.data(), count, k, s.sorted.data());
+  sortAnswer(count, k, s);
   for (std::size_t j = 0; j < k; ++j) {
     out_ids[j] = keyId(s.sorted[j]);
     out_dist2[j] = keyDist2(s.sorted[j]);
   }
   s.hint2 = kHintGrowth * out_dist2[k - 1];
   return true;
+}
+
+void GridSearch::sortAnswer(std::size_t count, std::size_t k, Scratch& s) const {
+  s.sorted.resize(k);
+  if (!s.grid_places) {
+    sortSmallest(s.keys.data(), count, k, s.sorted.data());
+    return;
+  }
+  // Keys that name places order ties by place: they give the answer where no distances tie
+  // among it or at its k-th, else the keys are ordered by distance and index.
+  if (count <= detail::kRankSortLimit && detail::rankByDistance(s.keys.data(), count, k, s.sorted.data())) return;
+  s.by_index.clear();
+  for (std::size_t j = 0; j < count; ++j) {
+    const std::int32_t place = keyId(s.keys[j]);
+    s.by_index.emplace_back(distanceKey(keyDist2(s.keys[j]), ids_[place]), place);
+  }
+  std::partial_sort(s.by_index.begin(), s.by_index.begin() + std::ptrdiff_t(k), s.by_index.end());
+  for (std::size_t j = 0; j < k; ++j) s.sorted[j] = distanceKey(keyDist2(s.by_index[j].first), s.by_index[j].second);
 }
 
 bool GridSearch::selectAmongSlots(std::size_t k, float covered2, Scratch& s) const {
@@ -830,6 +852,55 @@ void GridSearch::visitNearest(const float* queries, std::size_t num_queries, std
     visit(q, s.answer_ids.data(), per_query);
     s.last_query = q;
   });
+}
+
+bool GridSearch::visitOwnNearestPositions(std::size_t k, const PositionVisitor& visit, int threads) const {
+  if (!member_ids_.empty() || !nested_.empty()) return false;
+  const std::size_t per_query = std::min(k, size());
+  if (per_query == 0) return true;
+  const int reach = nearestReach(per_query);
+  // The queries are the grid's points in cell order: each cell's (in runs, as forEachQueryCell's)
+  // share one gathered block, with no grouping of queries first.
+  constexpr std::int32_t kQueriesPerTask = 256;
+  std::vector<std::int64_t> task_cell;
+  std::vector<std::int32_t> task_first;
+  for (std::size_t c = 0; c + 1 < cell_start_.size(); ++c)
+    for (std::int32_t b = cell_start_[c]; b < cell_start_[c + 1]; b += kQueriesPerTask) {
+      task_cell.push_back(static_cast<std::int64_t>(c));
+      task_first.push_back(b);
+    }
+  const std::int64_t tasks = static_cast<std::int64_t>(task_cell.size());
+#pragma omp parallel num_threads(detail::resolveThreads(threads))
+  {
+    Scratch s, own;
+    s.grid_places = own.grid_places = true;
+    std::vector<std::int32_t> places(per_query);
+    std::vector<float> dist2(per_query), rows(3 * per_query);
+#pragma omp for schedule(dynamic, 16)
+    for (std::int64_t t = 0; t < tasks; ++t) {
+      const std::int64_t c = task_cell[t];
+      const int cell[3] = {int(c % dims_[0]), int((c / dims_[0]) % dims_[1]),
+                           int(c / (std::int64_t(dims_[0]) * dims_[1]))};
+      // The cells come in order, side by side: the last cell's k-th distance is a fair first
+      // limit for the next (a hint only: any limit gives the same answer).
+      const float hint2 = s.hint2;
+      gather(cell, reach, s);
+      s.hint2 = hint2;
+      const std::int32_t last = std::min(cell_start_[c + 1], task_first[t] + kQueriesPerTask);
+      for (std::int32_t g = task_first[t]; g < last; ++g) {
+        const float p[3] = {x_[g], y_[g], z_[g]};
+        if (!selectNearest(p, per_query, coveredRadius(p, cell, reach), s, places.data(), dist2.data()))
+          nearestGrowing(p, per_query, reach + 1, own, places.data(), dist2.data());
+        for (std::size_t j = 0; j < per_query; ++j) {
+          rows[3 * j] = x_[places[j]];
+          rows[3 * j + 1] = y_[places[j]];
+          rows[3 * j + 2] = z_[places[j]];
+        }
+        visit(p, rows.data(), per_query);
+      }
+    }
+  }
+  return true;
 }
 
 Neighborhoods GridSearch::withinRadius(const float* queries, std::size_t num_queries, float radius,

@@ -62,10 +62,8 @@ TEST(EdgeScale, FromTermsIsTheSameValue) {
 
 // Summed as the search finds the 17 nearest (no rows kept), from a grid of the search's own k and
 // with the grid's points in another order: the bits of the sum over the rows of a brute force.
-TEST(EdgeScale, SummedWhileSearchingIsTheSameValue) {
-  const auto cloud = test::boxCloud(6000);
-  const std::vector<float> points = flatten(*cloud);
-  const std::size_t m = cloud->size();
+void expectTheSameEdgeScaleWhileSearching(const std::vector<float>& points) {
+  const std::size_t m = points.size() / 3;
   const float expected = edgeScale(points.data(), bruteForceKnn(points, kEdgeScaleNeighbors));
   EXPECT_EQ(edgeScale(points.data(), m, 2), expected);
   NeighborSearch search;
@@ -77,9 +75,26 @@ TEST(EdgeScale, SummedWhileSearchingIsTheSameValue) {
   const NeighborSearchIndex in_reverse(points.data(), m, search);
   const Neighborhoods rows = in_reverse.rowsOf(nullptr, 0, 1, kEdgeScaleNeighbors);
   EXPECT_EQ(in_reverse.edgeScale(1), edgeScale(points.data(), m, &rows, 1));
-  search.k = 0;
+}
+
+TEST(EdgeScale, SummedWhileSearchingIsTheSameValue) {
+  std::vector<float> lattice;  // distances tie everywhere: ties by index (or by tie order) decide
+  for (int i = 0; i < 3600; ++i) lattice.insert(lattice.end(), {0.5f * float(i % 60), 0.5f * float(i / 60), 0.f});
+  for (const std::vector<float>& points : {flatten(*test::boxCloud(6000)), lattice})
+    expectTheSameEdgeScaleWhileSearching(points);
+}
+
+TEST(EdgeScale, SummedWhileSearchingWhereTheGridCollapsesCoincidentPoints) {
+  std::vector<float> points = flatten(*test::boxCloud(3000));
+  points.insert(points.end(), points.begin(), points.begin() + 3 * 200);  // 200 points twice
+  expectTheSameEdgeScaleWhileSearching(points);
+}
+
+TEST(EdgeScale, SummedWhileSearchingRefusesARadiusIndex) {
+  const std::vector<float> points = flatten(*test::boxCloud(600));
+  NeighborSearch search;
   search.radius = 0.1f;
-  EXPECT_THROW(NeighborSearchIndex(points.data(), m, search).edgeScale(), std::invalid_argument);
+  EXPECT_THROW(NeighborSearchIndex(points.data(), points.size() / 3, search).edgeScale(), std::invalid_argument);
 }
 
 TEST(Forward, BackendsAgreeWithRandomWeights) {

@@ -80,6 +80,35 @@ TEST(GridKernels, RankSmallestIsTheSortedPrefix) {
   }
 }
 
+// rankByDistance answers exactly where no distances tie among the wanted or at the wanted-th,
+// whatever the keys' low bits, and says so; elsewhere it says it cannot.
+TEST(GridKernels, RankByDistanceAnswersWhereNoDistancesTie) {
+  std::mt19937 rng(9);
+  std::uniform_real_distribution<float> spread(0.f, 4.f);
+  for (std::size_t count = 1; count <= pcl_dise::detail::kRankSortLimit; count += (count < 40 ? 1 : 23))
+    for (const bool ties : {false, true}) {
+      std::vector<float> dist2 = ties ? latticeDistances(count, rng) : std::vector<float>(count);
+      if (!ties)
+        for (float& d : dist2) d = spread(rng);
+      std::vector<std::uint64_t> keys(count);
+      for (std::size_t j = 0; j < count; ++j) keys[j] = distanceKey(dist2[j], std::int32_t(rng() % 1000));
+      std::vector<float> by_distance = dist2;
+      std::sort(by_distance.begin(), by_distance.end());
+      for (const std::size_t wanted : {std::size_t{1}, std::min<std::size_t>(count, 17), count}) {
+        bool distinct = true;  // among the wanted and the next
+        for (std::size_t j = 1; j < std::min(wanted + 1, count); ++j) distinct &= by_distance[j - 1] < by_distance[j];
+        std::vector<std::uint64_t> out(wanted);
+        ASSERT_EQ(pcl_dise::detail::rankByDistance(keys.data(), count, wanted, out.data()), distinct)
+            << "count " << count << ", wanted " << wanted;
+        if (!distinct) continue;
+        for (std::size_t j = 0; j < wanted; ++j) {
+          EXPECT_EQ(pcl_dise::detail::keyDist2(out[j]), by_distance[j]);
+          EXPECT_NE(std::find(keys.begin(), keys.end(), out[j]), keys.end());
+        }
+      }
+    }
+}
+
 TEST(GridKernels, SortSmallestBeyondTheRankLimit) {
   std::mt19937 rng(7);
   const std::size_t count = 3 * pcl_dise::detail::kRankSortLimit;

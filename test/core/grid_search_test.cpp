@@ -3,8 +3,10 @@
 // clusters among sparse points, coincident points, flat clouds, fewer points than k, queries far
 // outside the cloud.
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
+#include <map>
 #include <random>
 #include <stdexcept>
 #include <vector>
@@ -154,6 +156,48 @@ TEST(GridSearch, VisitedListsAreNearestsLists) {
       ASSERT_EQ(visited[q], row(rows, q)) << "query " << q << ", k " << k;
     }
   }
+}
+
+// visitOwnNearestPositions hands over, for every indexed point, the positions of nearest()'s
+// list: on a regular lattice (ties everywhere, broken by index), a sphere, and clouds too small for
+// k; it declines grids with coincident points or crowded cells.
+TEST(GridSearch, OwnPointsVisitedAsTheirNeighboursPositions) {
+  std::vector<float> lattice = flatSquare(40);
+  for (std::size_t i = 0; i < 400; ++i) lattice.insert(lattice.end(), {0.25f * (i % 20), 0.25f * (i / 20), 9.f});
+  for (const std::vector<float>& points : {lattice, sphereSurface(2500, 31), flatSquare(3)}) {
+    const std::size_t n = points.size() / 3;
+    for (std::size_t k : {1, 17, 65}) {
+      const GridSearch grid = GridSearch::forNearest(points.data(), n, k);
+      const std::size_t per_point = std::min(k, n);
+      std::map<std::array<float, 3>, std::size_t> index_of;  // a point by its position (each one point's)
+      for (std::size_t i = 0; i < n; ++i) index_of[{points[3 * i], points[3 * i + 1], points[3 * i + 2]}] = i;
+      auto indexOf = [&](const float* p) {
+        const auto found = index_of.find({p[0], p[1], p[2]});
+        return found == index_of.end() ? n : found->second;
+      };
+      std::vector<std::vector<float>> visited(n);
+      std::vector<int> visits(n, 0);
+      auto visit = [&](const float* p, const float* rows, std::size_t count) {
+        const std::size_t i = indexOf(p);
+        ASSERT_LT(i, n);
+        visited[i].assign(rows, rows + 3 * count);
+#pragma omp atomic
+        ++visits[i];
+      };
+      ASSERT_TRUE(grid.visitOwnNearestPositions(k, visit, 2));
+      for (std::size_t i = 0; i < n; ++i) {
+        ASSERT_EQ(visits[i], 1) << "point " << i;
+        std::vector<float> expected;
+        for (const std::int32_t j : bruteForce(points, points.data() + 3 * i, per_point))
+          expected.insert(expected.end(), points.begin() + 3 * j, points.begin() + 3 * j + 3);
+        ASSERT_EQ(visited[i], expected) << "point " << i << ", k " << k;
+      }
+    }
+  }
+  std::vector<float> coincident = sphereSurface(500, 32);
+  coincident.insert(coincident.end(), coincident.begin(), coincident.begin() + 3);
+  const GridSearch with_slots = GridSearch::forNearest(coincident.data(), coincident.size() / 3, 17);
+  EXPECT_FALSE(with_slots.visitOwnNearestPositions(17, [](const float*, const float*, std::size_t) { FAIL(); }));
 }
 
 TEST(GridSearch, FewerPointsThanKAndEmptyClouds) {

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "pcl_dise/core/neighborhoods.h"
@@ -51,6 +52,21 @@ class GridSearch {
    *  \param[in] threads OpenMP threads (<= 0: all) */
   void visitNearest(const float* queries, std::size_t num_queries, std::size_t k, const NearestVisitor& visit,
                     int threads = 0) const;
+  /** One indexed point's neighbours as positions: the point (3 floats), its neighbours' rows
+   *  (count x 3 row-major, nearest first; valid during the call only) and their number. */
+  using PositionVisitor = std::function<void(const float* point, const float* neighbors, std::size_t count)>;
+  /** \brief Every indexed point's min(k, size()) nearest (itself included, the lists of
+   *  nearest()) handed to `visit` as positions read from the grid's own copy: for a statistic over
+   *  every point's neighbours that reads only positions (the edge scale). The queries are the
+   *  grid's points in cell order, so no grouping precedes the search and the positions read lie
+   *  in the block just searched.
+   *  \param[in] k neighbours per point (min(k, size()) given)
+   *  \param[in] visit called once per indexed point, in no particular order, from up to
+   *    detail::resolveThreads(threads) OpenMP threads at once (omp_get_thread_num() tells them apart)
+   *  \param[in] threads OpenMP threads (<= 0: all)
+   *  \return false, visiting nothing, where points coincide or crowd a cell (their slots and
+   *    nested grids answer by index only): visitNearest answers those grids */
+  bool visitOwnNearestPositions(std::size_t k, const PositionVisitor& visit, int threads = 0) const;
   /** For each query, the points closer than `radius` (squared distance < radius^2, as
    *  pcl::search::KdTree), ordered as nearest(), cut to the first max_neighbors (0: all). */
   Neighborhoods withinRadius(const float* queries, std::size_t num_queries, float radius, std::size_t max_neighbors = 0,
@@ -115,6 +131,9 @@ class GridSearch {
   /// The k-th point's squared distance over slot keys sorted nearest first: where they hold k points.
   float kthPointDistance2(const std::uint64_t* slot_keys, std::size_t count,
                           std::size_t k) const;  ///< points of the slot whose smallest index this is
+  /// The k nearest of s.keys[0, count) into s.sorted, by distance then index (keys naming
+  /// places too).
+  void sortAnswer(std::size_t count, std::size_t k, Scratch& scratch) const;
   template <typename Answer>
   void forEachQueryCell(const float* queries, std::size_t num_queries, int threads, int reach, Answer answer) const;
 
