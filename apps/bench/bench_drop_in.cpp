@@ -32,15 +32,21 @@ namespace {
 using Cloud = pcl::PointCloud<pcl::PointXYZ>;
 using Normals = pcl::PointCloud<pcl::Normal>;
 
+double seconds(const std::function<void()>& run) {
+  const auto start = std::chrono::steady_clock::now();
+  run();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+double median(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  return values[values.size() / 2];
+}
+
 double medianSeconds(int repeats, const std::function<void()>& run) {
-  std::vector<double> seconds;
-  for (int r = 0; r < repeats; ++r) {
-    const auto start = std::chrono::steady_clock::now();
-    run();
-    seconds.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
-  }
-  std::sort(seconds.begin(), seconds.end());
-  return seconds[seconds.size() / 2];
+  std::vector<double> times;
+  for (int r = 0; r < repeats; ++r) times.push_back(seconds(run));
+  return median(times);
 }
 
 // A depth image's surface behind the bunny (a gently curved wall), 640 x 480 pixels, with the
@@ -136,13 +142,9 @@ Row sideBySide(const std::string& name, int repeats, const Cloud::ConstPtr& inpu
   Normals out;
   std::vector<double> pcl_seconds, dise_seconds;
   for (int r = 0; r < repeats; ++r) {
-    pcl_seconds.push_back(medianSeconds(1, [&] { runPcl(input, configure); }));
+    pcl_seconds.push_back(seconds([&] { runPcl(input, configure); }));
     dise_seconds.push_back(timeDise(1, input, configure, out));
   }
-  auto median = [](std::vector<double> v) {
-    std::sort(v.begin(), v.end());
-    return v[v.size() / 2];
-  };
   Row row;
   row.name = name;
   row.pcl_seconds = median(pcl_seconds);

@@ -92,6 +92,10 @@ float finestCellSize(const double extent[3], std::size_t num_points) {
   return allowedCellSize(extent, num_points, static_cast<float>(cellSizeForCells(extent, maxCells(num_points))));
 }
 
+// Batched queries of one cell are answered in runs of at most this many, each run a task that
+// gathers the cell's block once: a crowded cell is shared among the threads.
+constexpr std::size_t kQueriesPerTask = 256;
+
 // Passes over the points run on threads from this many points on.
 constexpr std::int64_t kParallelPoints = 1 << 15;
 
@@ -407,8 +411,8 @@ void GridSearch::nestCrowdedCells(std::size_t k, float radius, int depth, int th
     int lo[3] = {dims_[0], dims_[1], dims_[2]}, hi[3] = {-1, -1, -1};
     for (std::size_t g = 0; g < group.size(); ++g) {
       const std::int64_t c = group[g];
-      const int at[3] = {int(c % dims_[0]), int((c / dims_[0]) % dims_[1]),
-                         int(c / (std::int64_t(dims_[0]) * dims_[1]))};
+      int at[3];
+      cellCoordinates(c, at);
       for (int a = 0; a < 3; ++a) {
         lo[a] = std::min(lo[a], at[a]);
         hi[a] = std::max(hi[a], at[a]);
@@ -474,6 +478,12 @@ float GridSearch::nestedCovered(const float* query, std::size_t n) const {
 
 std::int64_t GridSearch::cellIndex(int x, int y, int z) const {
   return x + std::int64_t(dims_[0]) * (y + std::int64_t(dims_[1]) * z);
+}
+
+void GridSearch::cellCoordinates(std::int64_t c, int cell[3]) const {
+  cell[0] = int(c % dims_[0]);
+  cell[1] = int((c / dims_[0]) % dims_[1]);
+  cell[2] = int(c / (std::int64_t(dims_[0]) * dims_[1]));
 }
 
 int GridSearch::coordinate(float v, int axis) const {
@@ -736,7 +746,6 @@ void GridSearch::forEachQueryCell(const float* queries, std::size_t num_queries,
   }
   // A cell's queries in runs of at most kQueriesPerTask, so that a crowded cell (coincident
   // points) is answered by every thread, each run gathering the block once.
-  constexpr std::size_t kQueriesPerTask = 256;
   std::vector<std::size_t> task_first;
   for (std::size_t b = 0; b < by_cell.size(); ++b)
     if (b == 0 || by_cell[b].first != by_cell[b - 1].first || b - task_first.back() == kQueriesPerTask)
@@ -749,8 +758,8 @@ void GridSearch::forEachQueryCell(const float* queries, std::size_t num_queries,
 #pragma omp for schedule(dynamic, 16)
     for (std::int64_t o = 0; o < tasks; ++o) {
       const std::int64_t c = by_cell[task_first[o]].first;
-      const int cell[3] = {int(c % dims_[0]), int((c / dims_[0]) % dims_[1]),
-                           int(c / (std::int64_t(dims_[0]) * dims_[1]))};
+      int cell[3];
+      cellCoordinates(c, cell);
       gather(cell, reach, s);
       for (std::size_t b = task_first[o]; b < task_first[o + 1]; ++b) answer(by_cell[b].second, cell, s);
     }
@@ -861,11 +870,10 @@ bool GridSearch::visitOwnNearestPositions(std::size_t k, const PositionVisitor& 
   const int reach = nearestReach(per_query);
   // The queries are the grid's points in cell order: each cell's (in runs, as forEachQueryCell's)
   // share one gathered block, with no grouping of queries first.
-  constexpr std::int32_t kQueriesPerTask = 256;
   std::vector<std::int64_t> task_cell;
   std::vector<std::int32_t> task_first;
   for (std::size_t c = 0; c + 1 < cell_start_.size(); ++c)
-    for (std::int32_t b = cell_start_[c]; b < cell_start_[c + 1]; b += kQueriesPerTask) {
+    for (std::int32_t b = cell_start_[c]; b < cell_start_[c + 1]; b += std::int32_t(kQueriesPerTask)) {
       task_cell.push_back(static_cast<std::int64_t>(c));
       task_first.push_back(b);
     }
@@ -879,14 +887,14 @@ bool GridSearch::visitOwnNearestPositions(std::size_t k, const PositionVisitor& 
 #pragma omp for schedule(dynamic, 16)
     for (std::int64_t t = 0; t < tasks; ++t) {
       const std::int64_t c = task_cell[t];
-      const int cell[3] = {int(c % dims_[0]), int((c / dims_[0]) % dims_[1]),
-                           int(c / (std::int64_t(dims_[0]) * dims_[1]))};
+      int cell[3];
+      cellCoordinates(c, cell);
       // The cells come in order, side by side: the last cell's k-th distance is a fair first
       // limit for the next (a hint only: any limit gives the same answer).
       const float hint2 = s.hint2;
       gather(cell, reach, s);
       s.hint2 = hint2;
-      const std::int32_t last = std::min(cell_start_[c + 1], task_first[t] + kQueriesPerTask);
+      const std::int32_t last = std::min(cell_start_[c + 1], task_first[t] + std::int32_t(kQueriesPerTask));
       for (std::int32_t g = task_first[t]; g < last; ++g) {
         const float p[3] = {x_[g], y_[g], z_[g]};
         if (!selectNearest(p, per_query, coveredRadius(p, cell, reach), s, places.data(), dist2.data()))

@@ -82,6 +82,7 @@ class GridSearch {
   struct Scratch;
   GridSearch(const float* points, std::size_t num_points, float cell_size, int threads);
   std::int64_t cellIndex(int x, int y, int z) const;
+  void cellCoordinates(std::int64_t c, int cell[3]) const;  ///< cellIndex's inverse
   int coordinate(float x, int axis) const;
   /// The points of the cells within `reach` cells of `cell` on each axis, into scratch.
   void gather(const int cell[3], int reach, Scratch& scratch) const;
