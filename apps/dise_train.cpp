@@ -132,6 +132,13 @@ int main(int argc, char** argv) {
   app.add_flag("--fresh-noise", o.run.fresh_noise,
                "train a listed NAME_noise_white_<level> cloud as NAME (which must exist) with new noise of that "
                "level for each patch, instead of the one noisy sample on disk");
+  std::string edge_scale = "global";
+  app.add_option("--edge-scale", edge_scale,
+                 "how the network's edges are normalised: global (one scale for the whole cloud, the published "
+                 "recipe) or local (each point's own, from its surroundings' spacing: docs/algorithm.md); written "
+                 "in the model")
+      ->check(CLI::IsMember({"global", "local"}))
+      ->capture_default_str();
   app.add_option("--kernel-weight-loss", o.run.loss.kernel_weights,
                  "lambda > 0: also pull each iteration's kernel weights towards weights that favour the neighbours "
                  "near the true tangent plane (lambda times KL(w* || w), docs/models.md); native engine")
@@ -151,6 +158,7 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   CLI11_PARSE(app, argc, argv);
   o.run.loss.normal = pcl_dise::train::parseNormalLoss(normal_loss);
+  o.run.edge_scale = edge_scale == "local" ? pcl_dise::EdgeScaleRule::Local : pcl_dise::EdgeScaleRule::Global;
   std::signal(SIGINT, requestStop);
   std::signal(SIGTERM, requestStop);
   try {

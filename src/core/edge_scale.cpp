@@ -114,4 +114,36 @@ float edgeScale(const float* points, std::size_t num_points, const Neighborhoods
   return edgeScaleOfRows(points, *nearest, num_points, kEdgeScaleNeighbors);
 }
 
+std::vector<float> localEdgeScales(const float* points, const Neighborhoods& nearest, float fallback, int threads) {
+  const std::int64_t m = static_cast<std::int64_t>(nearest.numNodes());
+  auto used = [&](std::int64_t i) { return std::min<std::int64_t>(nearest.size(i), kEdgeScaleNeighbors); };
+  std::vector<double> terms(static_cast<std::size_t>(m));
+#pragma omp parallel for schedule(static) num_threads(detail::resolveThreads(threads)) if (m > 4096)
+  for (std::int64_t i = 0; i < m; ++i) terms[i] = edgeScaleTerm(points, points + 3 * i, nearest.begin(i), used(i));
+  if (std::isnan(fallback)) {
+    std::size_t entries = 0;
+    for (std::int64_t i = 0; i < m; ++i) entries += static_cast<std::size_t>(used(i));
+    fallback =
+        edgeScaleFromSum(sumInThreads(static_cast<std::size_t>(m), [&](std::size_t i) { return terms[i]; }), entries);
+  }
+  std::vector<float> scales(static_cast<std::size_t>(m));
+#pragma omp parallel for schedule(static) num_threads(detail::resolveThreads(threads)) if (m > 4096)
+  for (std::int64_t i = 0; i < m; ++i) {
+    double sum = 0, entries = 0;
+    const std::int32_t* row = nearest.begin(i);
+    for (std::int64_t e = 0; e < used(i); ++e) {
+      sum += terms[row[e]];
+      entries += static_cast<double>(used(row[e]));
+    }
+    const double stddev = entries > 0 ? std::sqrt(sum / (3.0 * entries)) : 0.0;
+    scales[i] = stddev > 0 && std::isfinite(stddev) ? static_cast<float>(0.2 / stddev) : fallback;
+  }
+  return scales;
+}
+
+std::vector<float> localEdgeScales(const float* points, std::size_t num_points, float fallback, int threads) {
+  const GridSearch grid = GridSearch::forNearest(points, num_points, kEdgeScaleNeighbors, threads);
+  return localEdgeScales(points, grid.nearest(points, num_points, kEdgeScaleNeighbors, threads), fallback, threads);
+}
+
 }  // namespace pcl_dise

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <iterator>
+#include <limits>
 #include <stdexcept>
 #include <utility>
 #include <vector>
@@ -55,14 +56,25 @@ std::string backendUnavailableMessage(Backend backend) {
 
 namespace {
 
+// Whether the iterations read a scale per point (the model's rule is local).
+bool readsLocalScales(const Model& model, const ForwardOptions& options) {
+  return options.iterations > 0 && edgeScaleRule(model) == EdgeScaleRule::Local;
+}
+
 // The forward pass on neighbourhoods at hand: iteration 0 on the CPU, the iterations on the plugin.
 // owned: the lists input.neighborhoods points to where they are the pass's own (its search's),
 // which iteration 0 may take over; nullptr for a caller's.
 ForwardResult runOnNeighborhoods(const Model& model, const ForwardInput& input, const ForwardOptions& options,
                                  const detail::BackendPlugin* plugin, Neighborhoods* owned) {
   ForwardInput measured = input;
-  if (std::isnan(input.edge_scale))  // iteration 0 does not read it
+  std::vector<float> local_scales;
+  if (!readsLocalScales(model, options)) measured.edge_scales = nullptr;  // the global rule reads one s
+  if (readsLocalScales(model, options) && !input.edge_scales) {
+    local_scales = localEdgeScales(input.points, input.num_points, input.edge_scale, options.threads);
+    measured.edge_scales = local_scales.data();
+  } else if (std::isnan(input.edge_scale) && !measured.edge_scales) {  // iteration 0 does not read it
     measured.edge_scale = options.iterations > 0 ? edgeScale(input.points, input.num_points, options.threads) : 1.f;
+  }
   detail::PreparedGraph graph = detail::prepareGraph(measured, options.threads, owned);
   const double stages = options.iterations + 1.0;
   if (options.progress && !options.progress({1.0 / stages, "iterations", 0, std::uint64_t(options.iterations)}))
@@ -99,6 +111,15 @@ float searchEdgeScale(const float* points, std::size_t num_points, const Neighbo
   nearest.k = kEdgeScaleNeighbors;
   nearest.tie_order = search.tie_order;
   return NeighborSearchIndex(points, searched, nearest, threads).edgeScale(threads);
+}
+
+// The local rule's scales of a search: a k-nearest search of 17 or more has found every point's
+// 17 nearest already.
+std::vector<float> searchLocalScales(const float* points, std::size_t num_points, const NeighborSearch& search,
+                                     const Neighborhoods& found, int threads) {
+  if (nearestHoldEdgeScale(search.k) && !search.queried)
+    return localEdgeScales(points, found, std::numeric_limits<float>::quiet_NaN(), threads);
+  return searchLocalEdgeScales(points, num_points, search, threads);
 }
 
 ForwardResult runForwardKeepingAll(const Model& model, const ForwardInput& input, const ForwardOptions& options,
@@ -148,8 +169,13 @@ ForwardResult runForwardKeepingAll(const Model& model, const ForwardInput& input
   Neighborhoods found = searchNeighborhoods(input.points, input.num_points, search, options.threads);
   ForwardInput searched = input;
   searched.neighborhoods = &found;
-  if (std::isnan(input.edge_scale) && options.iterations > 0)
+  std::vector<float> local_scales;
+  if (readsLocalScales(model, options) && !input.edge_scales) {
+    local_scales = searchLocalScales(input.points, input.num_points, search, found, options.threads);
+    searched.edge_scales = local_scales.data();
+  } else if (std::isnan(input.edge_scale) && options.iterations > 0) {
     searched.edge_scale = searchEdgeScale(input.points, input.num_points, search, found, options.threads);
+  }
   return onNeighborhoods(searched, &found);
 }
 

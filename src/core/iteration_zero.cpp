@@ -30,6 +30,11 @@ void checkForwardInput(const ForwardInput& input) {
       throw std::invalid_argument("forward pass: neighbour index " + std::to_string(j) + " out of range [0, " +
                                   std::to_string(m) + ")");
   checkEdgeScale(input.edge_scale);
+  if (input.edge_scales)
+    for (std::size_t i = 0; i < m; ++i)
+      if (!std::isfinite(input.edge_scales[i]) || !(input.edge_scales[i] > 0))
+        throw std::invalid_argument("forward pass: the edge scale of point " + std::to_string(i) +
+                                    " is not finite and positive");
 }
 
 void checkEdgeScale(float edge_scale) {
@@ -38,7 +43,8 @@ void checkEdgeScale(float edge_scale) {
 }
 
 PreparedGraph prepareGraph(const ForwardInput& input, int threads, Neighborhoods* owned) {
-  if (std::isnan(input.edge_scale)) throw std::invalid_argument("forward pass: edge scale must be finite and positive");
+  if (std::isnan(input.edge_scale) && !input.edge_scales)
+    throw std::invalid_argument("forward pass: edge scale must be finite and positive");
   checkForwardInput(input);
   const Neighborhoods& full = *input.neighborhoods;
   const std::size_t m = input.num_points;
@@ -47,6 +53,7 @@ PreparedGraph prepareGraph(const ForwardInput& input, int threads, Neighborhoods
   g.last_iteration = input.last_iteration;
   g.num_points = m;
   g.edge_scale = input.edge_scale;
+  g.edge_scales = input.edge_scales;
   const float nan = std::numeric_limits<float>::quiet_NaN();
   g.normals.assign(3 * m, nan);
   g.curvature.assign(m, nan);

@@ -13,7 +13,8 @@ namespace detail {
 struct PreparedGraph {
   const float* points = nullptr;          // M x 3
   std::size_t num_points = 0;             // M
-  float edge_scale = 1.f;                 // s
+  float edge_scale = 1.f;                 // s (the global rule)
+  const float* edge_scales = nullptr;     // M or nullptr: each point's s (the local rule), read instead
   Neighborhoods neighborhoods;            // N(i) of the points with a normal (all of it); empty rows for the others
   std::vector<float> initial_weights;     // per entry of `neighborhoods`: 1 / (K_i - 1)
   std::vector<float> normals;             // M x 3, iteration 0 (PCA), NaN where none
@@ -49,6 +50,11 @@ void withoutNormalAsNaN(const PreparedGraph& graph, ForwardResult& result);
  *  iterations and fill `result` (normals, curvature, kernel weights, iteration_normals[1..L]).
  *  They take over graph.initial_weights' storage for the kernel weights. The optional backends'
  *  versions register themselves (backend_registry.h). */
+/** Point i's s: its own under the local rule, else the whole cloud's. */
+inline float edgeScaleOf(const PreparedGraph& graph, std::size_t i) {
+  return graph.edge_scales ? graph.edge_scales[i] : graph.edge_scale;
+}
+
 void runNativeIterations(const Model& model, PreparedGraph& graph, const ForwardOptions& options,
                          ForwardResult& result);
 

@@ -114,8 +114,29 @@ Model loadModel(const std::string& path) {
   for (const auto& entry : tensors)
     if (!expected.count(entry.first)) fail("unexpected tensor '" + entry.first + "' (not a DISE model?)");
   model.metadata = file.metadata;
+  try {
+    edgeScaleRule(model);
+  } catch (const std::runtime_error& e) {
+    fail(e.what());
+  }
   return model;
 }
+
+namespace {
+constexpr const char* kEdgeScaleKey = "edge_scale";
+}  // namespace
+
+std::string toString(EdgeScaleRule rule) { return rule == EdgeScaleRule::Local ? "local" : "global"; }
+
+EdgeScaleRule edgeScaleRule(const Model& model) {
+  const auto entry = model.metadata.find(kEdgeScaleKey);
+  if (entry == model.metadata.end() || entry->second == "global") return EdgeScaleRule::Global;
+  if (entry->second == "local") return EdgeScaleRule::Local;
+  throw std::runtime_error("unknown edge scale '" + entry->second +
+                           "' in the model's metadata (expected global or local)");
+}
+
+void setEdgeScaleRule(Model& model, EdgeScaleRule rule) { model.metadata[kEdgeScaleKey] = toString(rule); }
 
 void saveModel(const Model& model, const std::string& path) {
   SafetensorsFile file;

@@ -162,7 +162,7 @@ void runNativeIterations(const Model& model, PreparedGraph& g, const ForwardOpti
           PointNeighborhood& member = group[p];
           member.points = points;
           member.normals = normals.data();
-          member.edge_scale = g.edge_scale;
+          member.edge_scale = edgeScaleOf(g, static_cast<std::size_t>(i));
           member.center = t;
           member.neighbors = nb.begin(i);
           member.count = static_cast<int>(nb.offsets[i + 1] - first);

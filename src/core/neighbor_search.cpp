@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include <algorithm>
+#include <limits>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -95,6 +96,17 @@ Neighborhoods searchNeighborhoods(const float* points, std::size_t num_points, c
   for (std::size_t q = 0; q < queried.size(); ++q)
     rows[queried[q]].assign(found.begin(q), found.begin(q) + found.size(q));
   return Neighborhoods::fromRows(rows);
+}
+
+std::vector<float> searchLocalEdgeScales(const float* points, std::size_t num_points, const NeighborSearch& search,
+                                         int threads) {
+  NeighborSearch nearest;
+  nearest.k = kEdgeScaleNeighbors;
+  nearest.tie_order = search.tie_order;
+  nearest.num_searched = search.num_searched;
+  return localEdgeScales(points,
+                         NeighborSearchIndex(points, num_points, nearest, threads).rowsOf(nullptr, num_points, threads),
+                         std::numeric_limits<float>::quiet_NaN(), threads);
 }
 
 }  // namespace pcl_dise

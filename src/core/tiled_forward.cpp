@@ -258,6 +258,13 @@ TiledForwardReport runTiledForward(const Model& model, const TiledCloud& cloud, 
 
   // First pass: the edge scale's per-point terms, each tile's own points with their 16 nearest.
   const NeighborhoodRule scale_rule{std::min(kEdgeScaleNeighbors, n), 0.f, 0};
+  // The local rule reads each point's 17 nearest and theirs: the first 17 of the whole cloud's
+  // k-nearest rows, exact within L hops, where a point that runs an iteration finds them.
+  const bool local_scales = options.iterations > 0 && edgeScaleRule(model) == EdgeScaleRule::Local;
+  if (local_scales && (options.radius > 0 || std::min(options.neighbors, n) < scale_rule.neighbors))
+    throw std::invalid_argument("tiled forward pass: a model of the local edge scale runs in tiles with k >= " +
+                                std::to_string(kEdgeScaleNeighbors - 1) +
+                                " nearest neighbours (a radius search runs it in memory)");
   ExactSum terms;
   HaloDepths scale_depths(0);
   std::size_t our_tiles = 0, done = 0;
@@ -313,6 +320,11 @@ TiledForwardReport runTiledForward(const Model& model, const TiledCloud& cloud, 
                         input.num_points = load.global.size();
                         input.neighborhoods = &g;
                         input.edge_scale = report.edge_scale;
+                        std::vector<float> scales;
+                        if (local_scales) {
+                          scales = localEdgeScales(load.positions.data(), g, report.edge_scale, options.threads);
+                          input.edge_scales = scales.data();
+                        }
                         const std::vector<std::uint8_t> last = lastIterations(load, g, options.iterations);
                         input.last_iteration = last.data();
                         const ForwardResult result = runForward(model, input, forward, backend);

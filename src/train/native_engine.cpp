@@ -21,7 +21,8 @@ class NativeEngine : public TrainingEngine {
 
   std::vector<double> trainPatch(const TrainingPatch& patch, int iterations, double learning_rate, double dropout,
                                  std::uint64_t seed) override {
-    const ForwardInput input{patch.points.data(), patch.points.size() / 3, &patch.graph, patch.edge_scale};
+    ForwardInput input{patch.points.data(), patch.points.size() / 3, &patch.graph, patch.edge_scale};
+    input.edge_scales = patch.edge_scales.empty() ? nullptr : patch.edge_scales.data();
     TrainingState state = initialTrainingState(input, threads_);
     // Late iterations skip the outer points whose state no later loss reads.
     const auto needed = nodesNeededPerIteration(patch.graph, patch.loss_points, iterations);

@@ -130,7 +130,7 @@ TrainingGradient trainingIteration(const Model& model, const ForwardInput& input
         detail::TrainingNeighborhood point;
         point.network = {input.points,
                          previous.normals.data(),
-                         input.edge_scale,
+                         input.edge_scales ? input.edge_scales[i] : input.edge_scale,
                          static_cast<std::int64_t>(i),
                          nb.begin(i),
                          static_cast<int>(nb.size(i)),

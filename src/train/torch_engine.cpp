@@ -29,7 +29,8 @@ class TorchEngine : public TrainingEngine {
     for (auto& group : optimizer_.param_groups())
       static_cast<torch::optim::RMSpropOptions&>(group.options()).lr(learning_rate);
     const auto m = static_cast<int64_t>(patch.points.size() / 3), inner = static_cast<int64_t>(patch.loss_points);
-    const TorchGraph graph = TorchGraph::build(patch.points.data(), m, patch.graph, patch.edge_scale, device_);
+    const TorchGraph graph = TorchGraph::build(patch.points.data(), m, patch.graph, patch.edge_scale, device_,
+                                               patch.edge_scales.empty() ? nullptr : patch.edge_scales.data());
     const torch::Tensor target = fromVector(patch.targets, {m, 3}, device_).slice(0, 0, inner);
     TorchState state;
     {

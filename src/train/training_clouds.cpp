@@ -63,7 +63,7 @@ TrainingCloud loadTrainingCloud(const std::string& base, bool fresh_noise) {
   return c;
 }
 
-TrainingPatch makePatch(const TrainingCloud& c, int size, int k, std::mt19937_64& rng) {
+TrainingPatch makePatch(const TrainingCloud& c, int size, int k, std::mt19937_64& rng, EdgeScaleRule rule) {
   const std::size_t n = c.points.size() / 3;
   const std::size_t centre = std::uniform_int_distribution<std::size_t>(0, n - 1)(rng);
   std::optional<NoisyCopy> noisy;
@@ -79,6 +79,9 @@ TrainingPatch makePatch(const TrainingCloud& c, int size, int k, std::mt19937_64
   }
   p.graph = nearestNeighborGraph(p.points.data(), ids.size(), k + 1);
   p.edge_scale = noisy ? noisy->edge_scale : c.edge_scale;
+  if (rule == EdgeScaleRule::Local)
+    p.edge_scales = k + 1 >= int(kEdgeScaleNeighbors) ? localEdgeScales(p.points.data(), p.graph, p.edge_scale)
+                                                      : localEdgeScales(p.points.data(), ids.size(), p.edge_scale);
   p.loss_points = ids.size() / 2;
   return p;
 }

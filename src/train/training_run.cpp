@@ -107,6 +107,7 @@ std::string TrainingOptions::recipe() const {
          (average_from >= 0 ? ", weights averaged from patch " + std::to_string(average_from) : std::string()) +
          ", dropout " + std::to_string(dropout) + ", k = " + kText() + ", L = " + std::to_string(iterations) +
          " with a loss and step after every iteration" + (fresh_noise ? ", new noise for every noisy patch" : "") +
+         (edge_scale != EdgeScaleRule::Global ? ", " + toString(edge_scale) + " edge scale" : std::string()) +
          (loss.normal != NormalLoss::Chord ? ", loss " + toString(loss.normal) : std::string()) +
          (loss.kernel_weights > 0 ? ", supervised kernel weights (lambda " + std::to_string(loss.kernel_weights) + ")"
                                   : std::string()) +
@@ -199,6 +200,7 @@ TrainingResult runTraining(const TrainingOptions& o, TrainingEngine& engine,
                       {"recipe", recipe}};
     if (!o.k_mix.empty()) model.metadata["k_mix"] = kMixText(o.k_mix);
     if (!history.empty()) model.metadata["history"] = history;
+    if (o.edge_scale != EdgeScaleRule::Global) setEdgeScaleRule(model, o.edge_scale);
     saveModel(model, path);
   };
   long saved_step = o.resume && step > 0 ? step : -1;  // the last checkpoint on disk
@@ -225,7 +227,7 @@ TrainingResult runTraining(const TrainingOptions& o, TrainingEngine& engine,
     std::shuffle(order.begin(), order.end(), epoch_rng);
     std::mt19937_64 rng(o.seed * 104729 + step);
     const TrainingCloud& cloud = clouds[order[step % steps_per_epoch]];
-    const TrainingPatch patch = makePatch(cloud, o.patch, o.patchK(step), rng);
+    const TrainingPatch patch = makePatch(cloud, o.patch, o.patchK(step), rng, o.edge_scale);
     std::vector<double> losses;
     try {
       losses = engine.trainPatch(patch, o.iterations, o.learningRate(step), o.dropout, o.seed * 1000003 + step);

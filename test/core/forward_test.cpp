@@ -1,5 +1,6 @@
 // The PCL-free forward pass: backends against each other, points without a normal, edge scale, bad input.
 #include <cmath>
+#include <limits>
 #include <random>
 #include <thread>
 
@@ -95,6 +96,129 @@ TEST(EdgeScale, SummedWhileSearchingRefusesARadiusIndex) {
   NeighborSearch search;
   search.radius = 0.1f;
   EXPECT_THROW(NeighborSearchIndex(points.data(), points.size() / 3, search).edgeScale(), std::invalid_argument);
+}
+
+// The local rule by brute force: each point's 17 nearest (brute-force rows) and their terms.
+std::vector<float> bruteForceLocalScales(const std::vector<float>& points) {
+  const Neighborhoods nb = bruteForceKnn(points, kEdgeScaleNeighbors);
+  const std::size_t m = points.size() / 3;
+  std::vector<double> terms(m, 0.0);
+  for (std::size_t j = 0; j < m; ++j)
+    for (std::int64_t e = 0; e < nb.size(j); ++e)
+      for (int c = 0; c < 3; ++c) {
+        const double d = double(points[3 * nb.begin(j)[e] + c]) - double(points[3 * j + c]);
+        terms[j] += d * d;
+      }
+  std::vector<float> scales(m);
+  for (std::size_t i = 0; i < m; ++i) {
+    double sum = 0, entries = 0;
+    for (std::int64_t e = 0; e < nb.size(i); ++e) {
+      sum += terms[nb.begin(i)[e]];
+      entries += double(nb.size(nb.begin(i)[e]));
+    }
+    scales[i] = static_cast<float>(0.2 / std::sqrt(sum / (3 * entries)));
+  }
+  return scales;
+}
+
+// Points on the plane z = 0: a grid of spacing 1 for x < 0 and of spacing `far` for x >= 0.
+std::vector<float> twoSpacings(float far) {
+  std::vector<float> points;
+  for (int i = -30; i < 0; ++i)
+    for (int j = 0; j < 30; ++j) points.insert(points.end(), {float(i), float(j), 0.f});
+  for (int i = 0; i < 30; ++i)
+    for (int j = 0; j < 30; ++j) points.insert(points.end(), {far * float(i), far * float(j), 0.f});
+  return points;
+}
+
+TEST(LocalEdgeScale, MatchesABruteForceReference) {
+  const std::vector<float> points = flatten(*test::boxCloud(900));
+  const std::size_t m = points.size() / 3;
+  const std::vector<float> expected = bruteForceLocalScales(points);
+  for (const std::vector<float>& got : {localEdgeScales(points.data(), m, std::numeric_limits<float>::quiet_NaN(), 2),
+                                        localEdgeScales(points.data(), bruteForceKnn(points, 33)),
+                                        searchLocalEdgeScales(points.data(), m, NeighborSearch{}, 1)}) {
+    ASSERT_EQ(got.size(), m);
+    for (std::size_t i = 0; i < m; ++i) ASSERT_NEAR(got[i], expected[i], 1e-5 * expected[i]) << i;
+  }
+}
+
+TEST(LocalEdgeScale, FollowsTheSpacingAndNotTheUnits) {
+  const std::vector<float> points = twoSpacings(3.f);
+  const std::size_t m = points.size() / 3;
+  const std::vector<float> local = localEdgeScales(points.data(), m);
+  const std::size_t near_point = 15 * 30 + 15, far_point = 900 + 15 * 30 + 15;  // (-15, 15), (45, 45)
+  // Inside each half a point's scale is that half's spacing's, 3 times apart; the global scale
+  // lies between.
+  EXPECT_NEAR(local[near_point] / local[far_point], 3.0, 1e-4);
+  const float global = edgeScale(points.data(), m);
+  EXPECT_LT(local[far_point], global);
+  EXPECT_GT(local[near_point], global);
+  // On an even grid, inside it, the local scale is the global one up to the border's share.
+  const std::vector<float> even = twoSpacings(1.f);
+  EXPECT_NEAR(localEdgeScales(even.data(), m)[near_point] / edgeScale(even.data(), m), 1.0, 0.05);
+  // Metres or millimetres: the scales follow the units, the edges c_ij = s d_ij do not.
+  std::vector<float> millimetres = points;
+  for (float& v : millimetres) v *= 1000.f;
+  const std::vector<float> in_mm = localEdgeScales(millimetres.data(), m);
+  for (std::size_t i = 0; i < m; ++i) ASSERT_NEAR(in_mm[i] * 1000.f, local[i], 1e-5 * local[i]) << i;
+  // Coincident points: the fallback.
+  const std::vector<float> same(3 * 40, 2.f);
+  for (float s : localEdgeScales(same.data(), 40)) EXPECT_EQ(s, 1.f);
+  for (float s : localEdgeScales(same.data(), 40, 7.f)) EXPECT_EQ(s, 7.f);
+}
+
+TEST(LocalEdgeScale, ModelsOfTheLocalRuleReadEachPointsScale) {
+  // A box whose spacing grows threefold from one side to the other, as a range scan's does.
+  std::vector<float> points = flatten(*test::boxCloud(1500));
+  const std::size_t m = points.size() / 3;
+  for (std::size_t i = 0; i < m; ++i) {
+    const float stretch = 2.f + points[3 * i];
+    for (int c = 0; c < 3; ++c) points[3 * i + c] *= stretch;
+  }
+  const Neighborhoods nb = bruteForceKnn(points, 33);
+  Model local_model = randomModel(3);
+  setEdgeScaleRule(local_model, EdgeScaleRule::Local);
+  const Model global_model = randomModel(3);
+  ForwardOptions opt;
+  opt.iterations = 3;
+  ForwardInput in{points.data(), m, &nb};
+  // Measured by the pass, or given: the same bytes.
+  const ForwardResult measured = runForward(local_model, in, opt);
+  const std::vector<float> scales = localEdgeScales(points.data(), nb);
+  in.edge_scales = scales.data();
+  EXPECT_EQ(runForward(local_model, in, opt).normals, measured.normals);
+  // A search of its own finds the same 17 nearest.
+  NeighborSearch search;
+  search.k = 33;
+  ForwardInput searched{points.data(), m, nullptr};
+  searched.search = &search;
+  EXPECT_EQ(runForward(local_model, searched, opt).normals, measured.normals);
+  // One scale for every point is the global rule with that scale.
+  const std::vector<float> uniform(m, 0.37f);
+  in.edge_scales = uniform.data();
+  ForwardInput global_in{points.data(), m, &nb, 0.37f};
+  EXPECT_EQ(runForward(local_model, in, opt).normals, runForward(global_model, global_in, opt).normals);
+  // The global rule reads no per-point scales, and the two rules differ on this cloud.
+  EXPECT_EQ(runForward(global_model, in, opt).normals,
+            runForward(global_model, ForwardInput{points.data(), m, &nb}, opt).normals);
+  EXPECT_NE(measured.normals, runForward(global_model, ForwardInput{points.data(), m, &nb}, opt).normals);
+  // LibTorch reads them too.
+  if (backendAvailable(Backend::Torch)) {
+    in.edge_scales = nullptr;
+    const ForwardResult torch = runForward(local_model, in, opt, Backend::Torch);
+    std::vector<double> errors;
+    for (std::size_t i = 0; i < m; ++i)
+      errors.push_back(test::unorientedAngleDeg(&measured.normals[3 * i], &torch.normals[3 * i]));
+    EXPECT_LT(test::percentile(errors, 99), 0.1);
+  }
+  // A scale that is not finite and positive is an error.
+  std::vector<float> bad = scales;
+  bad[7] = std::numeric_limits<float>::quiet_NaN();
+  in.edge_scales = bad.data();
+  EXPECT_THROW(runForward(local_model, in, opt), std::invalid_argument);
+  bad[7] = 0.f;
+  EXPECT_THROW(runForward(local_model, in, opt), std::invalid_argument);
 }
 
 TEST(Forward, BackendsAgreeWithRandomWeights) {

@@ -41,6 +41,13 @@ TEST(Model, SaveLoadRoundTrip) {
   EXPECT_EQ(back.metadata.at("made_by"), "test");
 }
 
+TEST(Model, TheEdgeScaleRuleTravelsInTheFile) {
+  EXPECT_EQ(edgeScaleRule(randomModel(3)), EdgeScaleRule::Global);  // no entry: the published recipe
+  EXPECT_EQ(edgeScaleRule(loadModel(test::randomModelFile(3))), EdgeScaleRule::Global);
+  EXPECT_EQ(edgeScaleRule(loadModel(test::randomModelFile(3, EdgeScaleRule::Local))), EdgeScaleRule::Local);
+  EXPECT_EQ(edgeScaleRule(loadModel(test::randomModelFile(3, EdgeScaleRule::Global))), EdgeScaleRule::Global);
+}
+
 TEST(Model, RandomModelIsSeeded) {
   EXPECT_EQ(randomModel(5).layer1.first.weight, randomModel(5).layer1.first.weight);
   EXPECT_NE(randomModel(5).layer1.first.weight, randomModel(6).layer1.first.weight);
@@ -92,6 +99,12 @@ TEST_F(BrokenModel, WrongShape) {
 TEST_F(BrokenModel, UnexpectedTensor) {
   valid.tensors["extra.weight"] = Float32Tensor{{1}, {0.f}};
   EXPECT_NE(errorOf(write(valid)).find("unexpected tensor 'extra.weight'"), std::string::npos);
+}
+
+TEST_F(BrokenModel, UnknownEdgeScaleRule) {
+  valid.metadata["edge_scale"] = "per-tile";
+  const std::string error = errorOf(write(valid));
+  EXPECT_NE(error.find("unknown edge scale 'per-tile'"), std::string::npos) << error;
 }
 
 TEST_F(BrokenModel, NonFiniteValues) {

@@ -110,6 +110,37 @@ TEST(TiledForward, GivesTheWholeCloudsNormalsBitForBit) {
     }
 }
 
+TEST(TiledForward, GivesTheWholeCloudsNormalsBitForBitWithTheLocalEdgeScale) {
+  const std::vector<float> points = unevenCloud(6000);
+  const std::size_t n = points.size() / 3;
+  Model model = randomModel(6);
+  setEdgeScaleRule(model, EdgeScaleRule::Local);
+  for (std::size_t neighbors : {17u, 33u})
+    for (int iterations : {1, 3}) {
+      SCOPED_TRACE("k + 1 = " + std::to_string(neighbors) + ", L = " + std::to_string(iterations));
+      const ForwardResult whole = wholeCloudForward(model, points, neighbors, iterations);
+      TiledForwardOptions tiled;
+      tiled.neighbors = neighbors;
+      tiled.iterations = iterations;
+      tiled.tile_points = 700;
+      std::vector<float> normals, curvature;
+      const TiledForwardReport report = runTiledForward(model, points.data(), n, tiled, normals, curvature);
+      EXPECT_GE(report.tiles, 6u);
+      EXPECT_TRUE(sameBits(normals, whole.normals));
+      EXPECT_TRUE(sameBits(curvature, whole.curvature));
+    }
+  // A radius search, or fewer than 16 neighbours, does not hold every point's 17 nearest: an error.
+  TiledForwardOptions radius;
+  radius.radius = 0.05f;
+  radius.tile_points = 700;
+  std::vector<float> normals, curvature;
+  EXPECT_THROW(runTiledForward(model, points.data(), n, radius, normals, curvature), std::invalid_argument);
+  TiledForwardOptions few;
+  few.neighbors = 9;
+  few.tile_points = 700;
+  EXPECT_THROW(runTiledForward(model, points.data(), n, few, normals, curvature), std::invalid_argument);
+}
+
 TEST(TiledForward, GivesTheWholeCloudsBfloat16NormalsBitForBit) {
   // bf16 (where the processor has it; float elsewhere, as in memory) in tiles: the bytes of bf16
   // in memory, which are not float's.

@@ -131,43 +131,45 @@ TEST(PclBehaviours, ASearchSurfaceLargerThanTheInputEstimatesWhatTheQueriesRead)
     queries->push_back((*surface)[i]);
     picked->push_back(i);
   }
-  for (bool users_search : {false, true})
-    for (int k : {0, 16}) {
-      auto configure = [&](Dise& dise, pcl::search::Search<pcl::PointXYZ>::Ptr search) {
-        if (k > 0)
-          dise.setKSearch(k);
-        else
-          dise.setRadiusSearch(0.04);
-        dise.setModelPath(randomModelFile(32));
-        if (search) dise.setSearchMethod(search);
-      };
-      auto counting = pcl::make_shared<SizedOutputSearch>();
-      Dise whole;
-      configure(whole, users_search ? pcl::make_shared<pcl::search::KdTree<pcl::PointXYZ>>() : nullptr);
-      const Normals all = computeWith(whole, surface);
+  for (pcl_dise::EdgeScaleRule rule : {pcl_dise::EdgeScaleRule::Global, pcl_dise::EdgeScaleRule::Local})
+    for (bool users_search : {false, true})
+      for (int k : {0, 16}) {
+        auto configure = [&](Dise& dise, pcl::search::Search<pcl::PointXYZ>::Ptr search) {
+          if (k > 0)
+            dise.setKSearch(k);
+          else
+            dise.setRadiusSearch(0.04);
+          dise.setModelPath(randomModelFile(32, rule));
+          if (search) dise.setSearchMethod(search);
+        };
+        auto counting = pcl::make_shared<SizedOutputSearch>();
+        Dise whole;
+        configure(whole, users_search ? pcl::make_shared<pcl::search::KdTree<pcl::PointXYZ>>() : nullptr);
+        const Normals all = computeWith(whole, surface);
 
-      Dise few;
-      configure(few, users_search ? counting : nullptr);
-      few.setSearchSurface(surface);
-      const Normals some = computeWith(few, queries);
+        Dise few;
+        configure(few, users_search ? counting : nullptr);
+        few.setSearchSurface(surface);
+        const Normals some = computeWith(few, queries);
 
-      Dise indexed;
-      configure(indexed, nullptr);
-      indexed.setIndices(picked);
-      const Normals by_indices = computeWith(indexed, surface);
-      ASSERT_EQ(some.size(), picked->size());
-      ASSERT_EQ(by_indices.size(), picked->size());
-      for (std::size_t q = 0; q < picked->size(); ++q) {
-        EXPECT_TRUE(sameBytes(some[q], all[(*picked)[q]])) << "query " << q << ", k " << k;
-        if (!users_search) {
-          EXPECT_TRUE(sameBytes(by_indices[q], all[(*picked)[q]])) << "index " << q << ", k " << k;
+        Dise indexed;
+        configure(indexed, nullptr);
+        indexed.setIndices(picked);
+        const Normals by_indices = computeWith(indexed, surface);
+        ASSERT_EQ(some.size(), picked->size());
+        ASSERT_EQ(by_indices.size(), picked->size());
+        for (std::size_t q = 0; q < picked->size(); ++q) {
+          EXPECT_TRUE(sameBytes(some[q], all[(*picked)[q]])) << "query " << q << ", k " << k << ", " << toString(rule);
+          if (!users_search) {
+            EXPECT_TRUE(sameBytes(by_indices[q], all[(*picked)[q]]))
+                << "index " << q << ", k " << k << ", " << toString(rule);
+          }
+        }
+        if (users_search && k > 0) {
+          EXPECT_GT(counting->calls.load(), static_cast<int>(picked->size()));
+          EXPECT_LT(counting->calls.load(), 30000 / 4) << "the receptive field alone is searched";
         }
       }
-      if (users_search && k > 0) {
-        EXPECT_GT(counting->calls.load(), static_cast<int>(picked->size()));
-        EXPECT_LT(counting->calls.load(), 30000 / 4) << "the receptive field alone is searched";
-      }
-    }
 }
 
 TEST(PclBehaviours, IndicesOverHalfTheCloudAndUnderItGiveTheSameBytes) {

@@ -100,6 +100,14 @@ std::string randomModelFile(unsigned seed) {
   return path;
 }
 
+std::string randomModelFile(unsigned seed, EdgeScaleRule rule) {
+  const std::string path = temporaryDir("model_" + std::to_string(seed) + "_" + toString(rule)) + "/random.safetensors";
+  Model model = randomModel(seed);
+  setEdgeScaleRule(model, rule);
+  saveModel(model, path);
+  return path;
+}
+
 double unorientedAngleDeg(const float* a, const float* b) { return angleErrorDegrees(a, b); }
 
 pcl::PointCloud<pcl::PointXYZ>::Ptr sphereCloud(int n, unsigned seed) {

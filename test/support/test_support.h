@@ -8,6 +8,8 @@
 #include <pcl/point_cloud.h>
 #include <pcl/point_types.h>
 
+#include "pcl_dise/core/model.h"  // EdgeScaleRule
+
 namespace pcl_dise {
 namespace test {
 
@@ -67,6 +69,8 @@ pcl::PointCloud<pcl::PointXYZ>::Ptr readXyz(const std::string& path);
 
 /** A random model (seeded) written to a temporary .safetensors file; returns its path. */
 std::string randomModelFile(unsigned seed);
+/** The same model, marked as trained with `rule` (EdgeScaleRule), in a file of its own. */
+std::string randomModelFile(unsigned seed, EdgeScaleRule rule);
 
 /** Unoriented angle between two directions in degrees; 90 where either is not finite. */
 double unorientedAngleDeg(const float* a, const float* b);

@@ -1,8 +1,11 @@
 #pragma once
-// The edge scale s of docs/algorithm.md: one whole-cloud statistic that makes the edge features
-// independent of the cloud's units. Every backend, the feature and the trainer take it from here.
+// The edge scale s of docs/algorithm.md: the statistic that makes the edge features independent
+// of the cloud's units, over the whole cloud (the global rule) or over each point's neighbourhood
+// (the local rule). Every backend, the feature and the trainer take it from here.
 #include <cstddef>
 #include <cstdint>
+#include <limits>
+#include <vector>
 
 #include "pcl_dise/core/eigen3x3.h"  // PCL_DISE_HOST_DEVICE
 #include "pcl_dise/core/exact_sum.h"
@@ -82,5 +85,30 @@ class GridSearch;
  *  \param[in] threads OpenMP threads (<= 0: all) */
 float edgeScale(const float* points, std::size_t num_points, const GridSearch& grid, const std::int32_t* grid_order,
                 int threads);
+
+/** \brief The local rule (docs/algorithm.md, section 3): each point's own s, the statistic of
+ *  edgeScale over its 17 nearest and theirs. With t_j = edgeScaleTerm over point j's 17 nearest
+ *  (c_j entries), s_i = 0.2 / sqrt(sum_j t_j / (3 sum_j c_j)), the sums over the 17 nearest j
+ *  of point i (itself included): the global statistic restricted to the point's surroundings,
+ *  so that it follows a spacing that grows with range and equals the global s on an even cloud.
+ *  A point's s reads the positions two 17-nearest hops away and nothing else, so a tile or a
+ *  receptive field holding those gets the whole cloud's value.
+ *  \param[in] points the cloud, M x 3 row-major, finite
+ *  \param[in] nearest each point's nearest neighbours, nearest first, itself first (M rows,
+ *    indices into points): the first 17 of each row are read; a row with none gives the fallback
+ *  \param[in] fallback s where a point's statistic is zero or not finite (its 17 nearest at one
+ *    place); NaN: the global s of the same terms (edgeScaleFromSum over every row)
+ *  \param[in] threads OpenMP threads (<= 0: all)
+ *  \return M values, each finite and positive */
+std::vector<float> localEdgeScales(const float* points, const Neighborhoods& nearest,
+                                   float fallback = std::numeric_limits<float>::quiet_NaN(), int threads = 0);
+
+/** \brief The same, searching each point's 17 nearest itself (GridSearch, exact, ties by index).
+ *  \param[in] points num_points x 3 row-major, finite
+ *  \param[in] num_points M
+ *  \param[in] fallback as above
+ *  \param[in] threads OpenMP threads (<= 0: all) */
+std::vector<float> localEdgeScales(const float* points, std::size_t num_points,
+                                   float fallback = std::numeric_limits<float>::quiet_NaN(), int threads = 0);
 
 }  // namespace pcl_dise

@@ -69,6 +69,12 @@ struct ForwardInput {
   /// s of docs/algorithm.md (edge_scale.h). NaN (the default): the forward pass measures it on
   /// these points; a caller that holds part of a larger cloud (a tile) passes the whole cloud's.
   float edge_scale = std::numeric_limits<float>::quiet_NaN();
+  /// A model of the local rule (EdgeScaleRule::Local): each point's s (M values, finite and
+  /// positive; localEdgeScales), read instead of edge_scale. nullptr: the forward pass measures
+  /// them on these points (searching their 17 nearest, or reading them from its own k-nearest
+  /// search); a caller that holds part of a larger cloud (a tile, a receptive field) passes the
+  /// whole cloud's. Models of the global rule do not read it.
+  const float* edge_scales = nullptr;
   /// The order in which to visit the points (num_points indices, a permutation), where the
   /// caller has one already; nullptr: the forward pass sorts them along a Morton curve itself.
   const std::int32_t* visit_order = nullptr;

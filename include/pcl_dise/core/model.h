@@ -42,12 +42,28 @@ struct Model {
   std::array<std::pair<const char*, const Mlp*>, 7> namedMlps() const;  ///< see namedMlps()
 };
 
+/** How a model normalises the edges it reads (docs/algorithm.md, section 3): the file's
+ *  __metadata__ entry "edge_scale". */
+enum class EdgeScaleRule {
+  Global,  ///< one s for the whole cloud ("global", or no entry: the published recipe)
+  Local,   ///< each point's own s, from its neighbourhood's spacing ("local")
+};
+
+/** The rule `model` was trained with: its metadata's "edge_scale" ("global" or "local"; absent:
+ *  Global). Throws std::runtime_error for another value. */
+EdgeScaleRule edgeScaleRule(const Model& model);
+/** Records `rule` in model's metadata ("edge_scale"), as saveModel then writes it. */
+void setEdgeScaleRule(Model& model, EdgeScaleRule rule);
+/** "global" or "local". */
+std::string toString(EdgeScaleRule rule);
+
 /** A model with PyTorch's default initialisation (uniform in +-1/sqrt(fan_in)) from `seed`. */
 Model randomModel(std::uint64_t seed);
 
 /** Loads a .safetensors model (names "layer1.0.weight", ..., optionally prefixed by the published
  *  "stepWeights."). Throws std::runtime_error naming the file and the problem: missing or
- *  unexpected tensors, wrong shapes or dtypes, truncated files, non-finite values. */
+ *  unexpected tensors, wrong shapes or dtypes, truncated files, non-finite values, an unknown
+ *  edge-scale rule. */
 Model loadModel(const std::string& path);
 
 /** All 7,981 parameters in one array, MLP by MLP in forward order, each as first weight, first

@@ -70,6 +70,17 @@ class NeighborSearchIndex {
   GridSearch grid_;
 };
 
+/** \brief The local rule's edge scales (edge_scale.h, localEdgeScales) of every point of a search:
+ *  each point's 17 nearest searched points, ties as search.tie_order says, and theirs.
+ *  \param[in] points M x 3 row-major, finite
+ *  \param[in] num_points M
+ *  \param[in] search the search whose points are searched among (num_searched, tie_order; its k,
+ *    radius and queried are not read)
+ *  \param[in] threads OpenMP threads (<= 0: all)
+ *  \return M scales, the global s of the same terms where a point's statistic is zero */
+std::vector<float> searchLocalEdgeScales(const float* points, std::size_t num_points, const NeighborSearch& search,
+                                         int threads = 0);
+
 /** \brief The number of points searched among: search.num_searched, or num_points where 0. */
 inline std::size_t searchedCount(const NeighborSearch& search, std::size_t num_points) {
   return search.num_searched > 0 ? search.num_searched : num_points;

@@ -285,6 +285,13 @@ class DeepIterativeNormalEstimation : public Feature<PointInT, PointOutT> {
   float surfaceEdgeScale(const Nodes& nodes, const std::vector<float>& positions,
                          const std::vector<std::int32_t>& node_of_former,
                          const pcl_dise::NeighborSearchIndex* grid = nullptr) const;
+  /** Whether the iterations read a scale per node: the model's rule is local (EdgeScaleRule). */
+  bool readsLocalScales() const;
+  /** Every node's own edge scale under the local rule (localEdgeScales): from its 17 nearest
+   *  surface nodes and theirs, ties by surface index, whatever the search method; `fallback`
+   *  where a node's statistic is zero. */
+  std::vector<float> surfaceEdgeScales(const Nodes& nodes, const std::vector<float>& positions,
+                                       const std::vector<std::int32_t>& node_of_former, float fallback) const;
   /** runForward into last_result_; false, with a PCL_ERROR, where it fails. along_curve: the
    *  nodes lie along the curve already (numberAlongCurve), else the forward pass orders them. */
   bool runForwardPass(pcl_dise::ForwardInput input, bool along_curve = true);

@@ -32,8 +32,11 @@ TrainingCloud loadTrainingCloud(const std::string& base, bool fresh_noise);
 
 /** A patch: the `size` points nearest a random centre (drawn from rng), their (k + 1)-NN graph
  *  within the patch, the loss on the inner half (outer points have clipped neighbourhoods); a
- *  fresh-noise cloud's patch is cut from a new noisy copy, with that copy's edge scale. */
-TrainingPatch makePatch(const TrainingCloud& cloud, int size, int k, std::mt19937_64& rng);
+ *  fresh-noise cloud's patch is cut from a new noisy copy, with that copy's edge scale. Under the
+ *  local rule each point's scale too (localEdgeScales over the patch: the loss points' 17
+ *  nearest and theirs lie inside it). */
+TrainingPatch makePatch(const TrainingCloud& cloud, int size, int k, std::mt19937_64& rng,
+                        EdgeScaleRule rule = EdgeScaleRule::Global);
 
 }  // namespace train
 }  // namespace pcl_dise

@@ -17,13 +17,17 @@ namespace train {
 
 /** A training patch: the points nearest a centre and their neighbourhoods within the patch.
  *  points, targets: M x 3 (targets: the true normals), nearest the centre first; graph: each
- *  point's k + 1 nearest patch points, itself first; edge_scale: the whole cloud's s; the loss is
+ *  point's k + 1 nearest patch points, itself first; edge_scale: the whole cloud's s (or
+ *  edge_scales, each point's, under the local rule); the loss is
  *  taken on the first loss_points points (the inner ones, whose neighbourhoods are not clipped). */
 struct TrainingPatch {
-  std::vector<float> points;    ///< M x 3
-  std::vector<float> targets;   ///< M x 3, the true normals
-  Neighborhoods graph;          ///< each point's k + 1 nearest patch points, itself first
-  float edge_scale = 1.f;       ///< the whole cloud's s
+  std::vector<float> points;   ///< M x 3
+  std::vector<float> targets;  ///< M x 3, the true normals
+  Neighborhoods graph;         ///< each point's k + 1 nearest patch points, itself first
+  float edge_scale = 1.f;      ///< the whole cloud's s
+  /// M values: each point's s (a model of the local rule; localEdgeScales over the patch's
+  /// graph, whole for the loss points); empty: edge_scale for every point
+  std::vector<float> edge_scales;
   std::size_t loss_points = 0;  ///< the loss is taken on the first loss_points points
 };
 

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "pcl_dise/core/model.h"             // EdgeScaleRule
 #include "pcl_dise/train/native_training.h"  // RmsProp
 #include "pcl_dise/train/training_engine.h"
 
@@ -40,7 +41,8 @@ struct TrainingOptions {
   std::uint64_t seed = 1;                      ///< the initial weights, the patches and the dropout masks
   bool resume = false;                         ///< continue from checkpoint_dir
   bool fresh_noise = false;                    ///< new noise for every noisy patch (loadTrainingCloud)
-  TrainingLoss loss;                           ///< what the gradient is of (other than the chord: native engine)
+  EdgeScaleRule edge_scale = EdgeScaleRule::Global;  ///< how the edges are normalised (written in the model)
+  TrainingLoss loss;                                 ///< what the gradient is of (other than the chord: native engine)
 
   /** Throws std::runtime_error for a recipe that cannot run. */
   void validate() const;

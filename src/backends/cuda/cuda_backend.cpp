@@ -38,7 +38,15 @@ void runWholeOnCuda(const Model& model, const ForwardInput& input, const Forward
     device.searchWithin(search.radius, static_cast<float>(double(search.radius) * double(search.radius)),
                         static_cast<int>(search.max_neighbors));
   float edge_scale = input.edge_scale;
-  if (std::isnan(edge_scale)) {
+  // The local rule's scales, where not given, from the 17 nearest found on the CPU.
+  std::vector<float> local_scales;
+  const bool local = options.iterations > 0 && edgeScaleRule(model) == EdgeScaleRule::Local;
+  const float* edge_scales = local ? input.edge_scales : nullptr;
+  if (local && !edge_scales) {
+    local_scales = searchLocalEdgeScales(input.points, m, search, options.threads);
+    edge_scales = local_scales.data();
+  }
+  if (std::isnan(edge_scale) && !edge_scales) {
     std::size_t entries = 0;
     const std::vector<double> terms = device.edgeScaleTerms(&entries);
     edge_scale = edgeScaleFromTerms(terms.data(), terms.size(), entries);
@@ -54,7 +62,7 @@ void runWholeOnCuda(const Model& model, const ForwardInput& input, const Forward
     throw Cancelled();
   std::vector<float> per_iteration(options.keep_iterations ? options.iterations * 3 * m : 0);
   const bool finished = device.iterate(
-      packParameters(model).data(), edge_scale, options.iterations, settleCosineOrNaN(options),
+      packParameters(model).data(), edge_scale, edge_scales, options.iterations, settleCosineOrNaN(options),
       options.keep_iterations ? per_iteration.data() : nullptr, [&](int it) {
         return !options.progress || options.progress({(1.0 + it) / stages, "iterations", std::uint64_t(it),
                                                       std::uint64_t(options.iterations)});

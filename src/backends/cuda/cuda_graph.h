@@ -10,6 +10,7 @@ inline cuda::Graph toCudaGraph(const PreparedGraph& graph) {
   return {graph.points,
           graph.num_points,
           graph.edge_scale,
+          graph.edge_scales,
           graph.neighborhoods.offsets.data(),
           graph.neighborhoods.indices.data(),
           graph.active.data()};

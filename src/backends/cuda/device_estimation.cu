@@ -228,8 +228,8 @@ void DeviceEstimation::iterationZero() {
   check(cudaDeviceSynchronize(), "running iteration 0");
 }
 
-bool DeviceEstimation::iterate(const float* parameters, float edge_scale, int iterations, float settle_cos,
-                               float* iteration_normals, const std::function<bool(int)>& after_each) {
+bool DeviceEstimation::iterate(const float* parameters, float edge_scale, const float* edge_scales, int iterations,
+                               float settle_cos, float* iteration_normals, const std::function<bool(int)>& after_each) {
   State& s = *state_;
   if (!s.has_zero) throw std::logic_error("cuda backend: the iterations need iteration 0 first");
   const std::size_t m = static_cast<std::size_t>(s.m);
@@ -237,9 +237,12 @@ bool DeviceEstimation::iterate(const float* parameters, float edge_scale, int it
   const bool adaptive = !std::isnan(settle_cos);
   DeviceArray<std::uint8_t> settled(adaptive ? m : 0);
   if (adaptive) check(cudaMemset(settled.data, 0, std::max<std::size_t>(m, 1)), "clearing the settled flags");
-  const DeviceGraph graph{
-      s.points.data, m, edge_scale, s.zero.offsets.data, s.zero.indices.data, s.zero.indices.count, s.zero.active.data,
-      s.zero.largest};
+  const DeviceArray<float> scales(edge_scales ? m : 0, edge_scales);
+  const DeviceGraph graph{s.points.data,        m,
+                          edge_scale,           edge_scales ? scales.data : nullptr,
+                          s.zero.offsets.data,  s.zero.indices.data,
+                          s.zero.indices.count, s.zero.active.data,
+                          s.zero.largest};
   return iterateOnDevice(d_parameters.data, graph, iterations, s.zero.normals.data, s.zero.weights.data,
                          s.zero.curvature.data, adaptive ? settled.data : nullptr, settle_cos,
                          [&](int it, const float* d_normals) {

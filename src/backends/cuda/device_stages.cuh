@@ -82,6 +82,7 @@ struct DeviceGraph {
   const float* points;  ///< M x 3
   std::size_t num_points;
   float edge_scale;
+  const float* edge_scales;     ///< M or nullptr: each point's s (the local rule), read instead
   const std::int64_t* offsets;  ///< M + 1
   const std::int32_t* indices;
   std::size_t num_edges;       ///< entries of indices

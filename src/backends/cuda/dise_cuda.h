@@ -34,6 +34,7 @@ struct Graph {
   const float* points = nullptr;          // M x 3
   std::size_t num_points = 0;             // M
   float edge_scale = 1.f;                 // s
+  const float* edge_scales = nullptr;     // M or nullptr: each point's s (the local rule), read instead
   const std::int64_t* offsets = nullptr;  // M + 1: neighbourhood of i is indices[offsets[i] .. offsets[i+1])
   const std::int32_t* indices = nullptr;  // E
   const std::uint8_t* active = nullptr;   // M: 1 where the DISE iterations compute a normal
@@ -119,12 +120,13 @@ class DeviceEstimation {
   std::vector<double> edgeScaleTerms(std::size_t* entries);
   /** Iteration 0: PCA per point and the neighbourhoods of the iterations, by the rules of iterationZero. */
   void iterationZero();
-  /** The DISE iterations. parameters: kParameterCount floats (packed as above); settle_cos: the
+  /** The DISE iterations. parameters: kParameterCount floats (packed as above); edge_scales: M
+   *  host values, each point's s (the local rule), or nullptr for edge_scale; settle_cos: the
    *  adaptive mode's cosine (adaptive_mode.h), NaN for every point every iteration;
    *  iteration_normals: iterations x M x 3 or nullptr; after_each(it) after iteration it (1 .. L):
    *  false stops (returns false). */
-  bool iterate(const float* parameters, float edge_scale, int iterations, float settle_cos, float* iteration_normals,
-               const std::function<bool(int)>& after_each);
+  bool iterate(const float* parameters, float edge_scale, const float* edge_scales, int iterations, float settle_cos,
+               float* iteration_normals, const std::function<bool(int)>& after_each);
 
   /** The normals (M x 3, NaN where none) and curvature (M) as the last stage left them. */
   void results(float* normals, float* curvature) const;

@@ -112,7 +112,7 @@ __device__ void foldPointInput(const Mlp<In, Hidden, Out>& m, int first, const f
 template <int R, bool Tail>
 __global__ void __launch_bounds__(kWarpsPerBlock * 32)
     iterationKernel(const float* __restrict__ parameters, const float* __restrict__ points, std::size_t num_points,
-                    float edge_scale, const std::int64_t* __restrict__ offsets,
+                    float edge_scale, const float* __restrict__ edge_scales, const std::int64_t* __restrict__ offsets,
                     const std::int32_t* __restrict__ indices, const std::uint8_t* __restrict__ active,
                     const float* __restrict__ prev_normals, float* __restrict__ weights,
                     float* __restrict__ next_normals, float* __restrict__ curvature, std::uint8_t* __restrict__ settled,
@@ -141,6 +141,7 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32)
       continue;
     }
     const float* pi = points + 3 * i;
+    const float s_i = edge_scales ? edge_scales[i] : edge_scale;
     const float ni[3] = {prev_normals[3 * i], prev_normals[3 * i + 1], prev_normals[3 * i + 2]};
     const float inv_k = 1.f / static_cast<float>(k);
 
@@ -155,8 +156,8 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32)
       const std::int32_t j = indices[first + edge];
       // A neighbour without a normal reads as the zero vector (iteration_zero.h, startingState).
       const float no_normal[3] = {0.f, 0.f, 0.f};
-      edgeFeatures(pi, points + 3 * std::size_t(j), ni, active[j] ? prev_normals + 3 * std::size_t(j) : no_normal,
-                   edge_scale, weights[first + edge], x[r]);
+      edgeFeatures(pi, points + 3 * std::size_t(j), ni, active[j] ? prev_normals + 3 * std::size_t(j) : no_normal, s_i,
+                   weights[first + edge], x[r]);
       edgeMlp<8>(layer1, layer1.b1, x[r], e[r]);
 #pragma unroll
       for (int c = 0; c < 16; ++c) mean[c] += e[r][c];
@@ -168,8 +169,8 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32)
     if (tail) {
       const std::int32_t j = indices[first + tail_edge];
       const float no_normal[3] = {0.f, 0.f, 0.f};
-      edgeFeatures(pi, points + 3 * std::size_t(j), ni, active[j] ? prev_normals + 3 * std::size_t(j) : no_normal,
-                   edge_scale, weights[first + tail_edge], tail_x);
+      edgeFeatures(pi, points + 3 * std::size_t(j), ni, active[j] ? prev_normals + 3 * std::size_t(j) : no_normal, s_i,
+                   weights[first + tail_edge], tail_x);
       warpMlp<8>(layer1, layer1.b1, tail_x, tail_e, lane);
       if (lane == 0)
         for (int c = 0; c < 16; ++c) mean[c] += tail_e[c];
@@ -363,8 +364,8 @@ bool iterateOnDevice(const float* d_parameters, const DeviceGraph& graph, int it
     // (k nearest and the point itself) done by the warp together.
     auto run = [&](auto rounds, auto tail) {
       iterationKernel<decltype(rounds)::value, decltype(tail)::value><<<blocks, kWarpsPerBlock * 32>>>(
-          d_parameters, graph.points, m, graph.edge_scale, graph.offsets, graph.indices, graph.active, prev_n,
-          d_weights, next_n, d_curvature, d_settled, settle_cos);
+          d_parameters, graph.points, m, graph.edge_scale, graph.edge_scales, graph.offsets, graph.indices,
+          graph.active, prev_n, d_weights, next_n, d_curvature, d_settled, settle_cos);
     };
     auto runRounds = [&](auto rounds) {
       if (graph.largest == 32 * decltype(rounds)::value + 1)
@@ -410,8 +411,16 @@ void runIterations(const float* parameters, const Graph& graph, int iterations, 
   DeviceArray<float> normals(3 * m, state.normals), weights(edges, state.weights), curvature(m, state.curvature);
   DeviceArray<std::uint8_t> settled(std::isnan(settle_cos) ? 0 : m);
   if (!std::isnan(settle_cos)) check(cudaMemset(settled.data, 0, m), "clearing the settled flags");
-  const DeviceGraph device_graph{d_points.data,  m,     graph.edge_scale, d_offsets.data,
-                                 d_indices.data, edges, d_active.data,    largest};
+  const DeviceArray<float> d_scales(graph.edge_scales ? m : 0, graph.edge_scales);
+  const DeviceGraph device_graph{d_points.data,
+                                 m,
+                                 graph.edge_scale,
+                                 graph.edge_scales ? d_scales.data : nullptr,
+                                 d_offsets.data,
+                                 d_indices.data,
+                                 edges,
+                                 d_active.data,
+                                 largest};
   iterateOnDevice(d_parameters.data, device_graph, iterations, normals.data, weights.data, curvature.data,
                   std::isnan(settle_cos) ? nullptr : settled.data, settle_cos, [&](int it, const float* d_normals) {
                     if (iteration_normals)

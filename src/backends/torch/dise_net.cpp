@@ -112,7 +112,7 @@ torch::Tensor rotationFromQuaternion(torch::Tensor q) {
 }  // namespace
 
 TorchGraph TorchGraph::build(const float* points, std::size_t num_points, const Neighborhoods& neighborhoods,
-                             float edge_scale, const torch::Device& device) {
+                             float edge_scale, const torch::Device& device, const float* point_scales) {
   TorchGraph g;
   const auto m = static_cast<int64_t>(num_points);
   g.points = torch::from_blob(const_cast<float*>(points), {m, 3}, torch::kFloat32).clone();
@@ -125,6 +125,9 @@ TorchGraph TorchGraph::build(const float* points, std::size_t num_points, const 
   g.counts = sizes.to(torch::kFloat32).clamp_min(1.f);
   const int64_t first_size = m > 0 ? sizes[0].item<int64_t>() : 0;
   if (first_size > 0 && (sizes == first_size).all().item<bool>()) g.degree = first_size;
+  if (point_scales)
+    g.entry_scales =
+        torch::from_blob(const_cast<float*>(point_scales), {m}, torch::kFloat32).index_select(0, g.center).to(device);
   g.points = g.points.to(device);
   g.center = g.center.to(device);
   g.neighbor = g.neighbor.to(device);
@@ -215,7 +218,7 @@ TorchState DiseNetImpl::iterate(const TorchGraph& graph, const TorchState& previ
                                 const torch::Tensor& dropout_scale) {
   const torch::Tensor& n = previous.normals;
   const torch::Tensor d = graph.points.index_select(0, graph.neighbor) - toEntries(graph.points, graph);
-  const torch::Tensor c = graph.edge_scale * d;
+  const torch::Tensor c = graph.entry_scales.defined() ? graph.entry_scales.unsqueeze(1) * d : graph.edge_scale * d;
   const torch::Tensor n_i = toEntries(n, graph);
   const torch::Tensor n_j = n.index_select(0, graph.neighbor);
   const torch::Tensor edge_in =

@@ -80,8 +80,12 @@ void runTorchIterations(const Model& model, PreparedGraph& g, const ForwardOptio
     std::vector<float> next_normals = normals, next_curvature = curvature, next_weights = weights;
     for (std::size_t first = 0; first < active.size(); first += chunk_points) {
       const Chunk chunk = makeChunk(g, active.data() + first, std::min(chunk_points, active.size() - first), local_of);
+      std::vector<float> chunk_scales;
+      if (g.edge_scales)
+        for (const std::int32_t node : chunk.nodes) chunk_scales.push_back(g.edge_scales[node]);
       const TorchGraph graph =
-          TorchGraph::build(chunk.points.data(), chunk.nodes.size(), chunk.neighborhoods, g.edge_scale);
+          TorchGraph::build(chunk.points.data(), chunk.nodes.size(), chunk.neighborhoods, g.edge_scale, torch::kCPU,
+                            chunk_scales.empty() ? nullptr : chunk_scales.data());
       // The chunk's weights: its points' entries, in order (the other nodes have none).
       std::vector<float> chunk_weights;
       chunk_weights.reserve(chunk.neighborhoods.numEdges());

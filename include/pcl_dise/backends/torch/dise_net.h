@@ -13,17 +13,20 @@ namespace pcl_dise {
  *  counts: M float, K_i (clamped to >= 1 so that empty rows divide safely); degree: K where
  *  every point has K >= 1 entries (the entries then form an M x K block), else 0. */
 struct TorchGraph {
-  torch::Tensor points;                                 ///< M x 3 float
-  torch::Tensor center;                                 ///< E int64: the point i of each entry
-  torch::Tensor neighbor;                               ///< E int64: its neighbour j
-  torch::Tensor counts;                                 ///< M float: K_i, clamped to >= 1
-  int64_t degree = 0;                                   ///< K where every point has K entries (an M x K block), else 0
-  float edge_scale = 1.f;                               ///< s of docs/algorithm.md
+  torch::Tensor points;        ///< M x 3 float
+  torch::Tensor center;        ///< E int64: the point i of each entry
+  torch::Tensor neighbor;      ///< E int64: its neighbour j
+  torch::Tensor counts;        ///< M float: K_i, clamped to >= 1
+  int64_t degree = 0;          ///< K where every point has K entries (an M x K block), else 0
+  float edge_scale = 1.f;      ///< s of docs/algorithm.md
+  torch::Tensor entry_scales;  ///< E float: s of each entry's point i (the local rule), or undefined
   int64_t numPoints() const { return points.size(0); }  ///< M
 
-  /** points: M x 3 row-major (copied). */
+  /** points: M x 3 row-major (copied); point_scales: M values, each point's s under the local
+   *  rule (read instead of edge_scale), or nullptr. */
   static TorchGraph build(const float* points, std::size_t num_points, const Neighborhoods& neighborhoods,
-                          float edge_scale, const torch::Device& device = torch::kCPU);
+                          float edge_scale, const torch::Device& device = torch::kCPU,
+                          const float* point_scales = nullptr);
 };
 
 /** State entering / leaving an iteration. normals: M x 3 (sign rule applied); weights: E. */

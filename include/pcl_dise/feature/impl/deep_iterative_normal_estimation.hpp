@@ -190,13 +190,18 @@ bool DeepIterativeNormalEstimation<PointInT, PointOutT>::runOnWholeSurface(
   input.num_points = nodes.size();
   pcl_dise::NeighborSearch search;
   pcl_dise::Neighborhoods neighborhoods;
+  std::vector<float> scales;
   if (usesGridSearch()) {
     search = gridSearch(nodes, node_of_former);
-    input.search = &search;  // the forward pass searches: on the device with Backend::Cuda
+    input.search = &search;  // the forward pass searches (and measures the scales): on the device with Backend::Cuda
   } else {
     neighborhoods = userNeighborhoods(nodes, nullptr);
     input.neighborhoods = &neighborhoods;
     input.edge_scale = surfaceEdgeScale(nodes, positions, node_of_former);
+    if (readsLocalScales()) {
+      scales = surfaceEdgeScales(nodes, positions, node_of_former, input.edge_scale);
+      input.edge_scales = scales.data();
+    }
   }
   return runForwardPass(input);
 }
@@ -241,6 +246,18 @@ bool DeepIterativeNormalEstimation<PointInT, PointOutT>::runOnReceptiveField(con
   input.neighborhoods = &field.neighborhoods;
   input.last_iteration = field.last_iteration.data();
   input.edge_scale = edge_scale;
+  // The local rule's scales of the field: a k-nearest grid's rows hold every node's 17 nearest
+  // up to the hop that the iterations read; another search's do not, so the surface's are taken.
+  std::vector<float> scales;
+  if (readsLocalScales() && !field.nodes.empty()) {
+    if (grid && k_ + 1 >= static_cast<int>(pcl_dise::kEdgeScaleNeighbors)) {
+      scales = pcl_dise::localEdgeScales(field.points.data(), field.neighborhoods, edge_scale, threads);
+    } else {
+      const std::vector<float> surface = surfaceEdgeScales(nodes, positions, in_surface_order, edge_scale);
+      for (const std::int32_t node : field.nodes) scales.push_back(surface[node]);
+    }
+    input.edge_scales = scales.data();
+  }
   return runForwardPass(input, false);
 }
 
@@ -374,6 +391,26 @@ float DeepIterativeNormalEstimation<PointInT, PointOutT>::surfaceEdgeScale(
   nearest.k = pcl_dise::kEdgeScaleNeighbors;
   nearest.tie_order = node_of_former.empty() ? nullptr : node_of_former.data();
   return pcl_dise::NeighborSearchIndex(positions.data(), nodes.surface_count, nearest, threads).edgeScale(threads);
+}
+
+template <typename PointInT, typename PointOutT>
+bool DeepIterativeNormalEstimation<PointInT, PointOutT>::readsLocalScales() const {
+  return iterations_ > 0 && model_ && pcl_dise::edgeScaleRule(*model_) == pcl_dise::EdgeScaleRule::Local;
+}
+
+template <typename PointInT, typename PointOutT>
+std::vector<float> DeepIterativeNormalEstimation<PointInT, PointOutT>::surfaceEdgeScales(
+    const Nodes& nodes, const std::vector<float>& positions, const std::vector<std::int32_t>& node_of_former,
+    float fallback) const {
+  if (nodes.surface_count == 0) return std::vector<float>(nodes.size(), fallback);
+  const int threads = pcl_dise::detail::resolveThreads(static_cast<int>(threads_));
+  pcl_dise::NeighborSearch nearest;
+  nearest.k = pcl_dise::kEdgeScaleNeighbors;
+  nearest.num_searched = nodes.surface_count;
+  nearest.tie_order = node_of_former.empty() ? nullptr : node_of_former.data();
+  const pcl_dise::Neighborhoods rows = pcl_dise::NeighborSearchIndex(positions.data(), nodes.size(), nearest, threads)
+                                           .rowsOf(nullptr, nodes.size(), threads);
+  return pcl_dise::localEdgeScales(positions.data(), rows, fallback, threads);
 }
 
 template <typename PointInT, typename PointOutT>

@@ -80,7 +80,7 @@ int run(int argc, char** argv) {
     device.iterationZero();
     stage[2] = secondsSince(t);
     t = Clock::now();
-    device.iterate(parameters.data(), edge_scale, iterations, NAN, nullptr, nullptr);
+    device.iterate(parameters.data(), edge_scale, nullptr, iterations, NAN, nullptr, nullptr);
     stage[3] = secondsSince(t);
     t = Clock::now();
     device.results(normals.data(), curvature.data());
