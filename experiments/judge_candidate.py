@@ -7,11 +7,18 @@
   (2) its mean there at most --dense-limit (the shipped model's + 0.05);
   (3) on the 15,000-point set its mean at most --sparse-limit (the shipped model's + 0.1) and no
       category more than 0.2 degrees above the published weights';
-  (4) test_shipped_model's checks hold with the candidate as dise_k64 (beside the shipped dise_k32).
+  (4) test_shipped_model's checks hold with the candidate as dise_k64 (beside the shipped dise_k32);
+  (5) where users are (since run L1): inside the planes of the real scans of ../shared
+      (scripts/bench_real_planes.py) its RMSE on average at most PCA's, and on the sensor
+      benchmark (scripts/bench_sensors.py) at most PCA's over all points on every sensor. The
+      real-sensor issue's targets (every scan at most PCA's, 0.9 times on average; per sensor 0.9
+      times PCA over all points and 0.8 times on the objects) are printed beside the verdict.
 
-Runs dise_eval on both sets (about 10 and 2 minutes on two cores) unless --dense-json and
---sparse-json name earlier `dise_eval --report` outputs, then prints every check and the verdict;
-exits 0 when every check holds, 1 when one fails, 2 on bad input. Usage:
+Runs dise_eval on both sets (about 10 and 2 minutes on two cores) and the two benchmarks (about 10
+minutes each) unless --dense-json, --sparse-json, --real-planes-json and --sensors-json name
+earlier outputs (the benchmarks' with the candidate as a --model named "candidate"), then prints
+every check and the verdict; exits 0 when every check holds, 1 when one fails, 2 on bad input.
+Usage:
 
   /usr/bin/python3 experiments/judge_candidate.py experiments/runs/T/dise_k64.safetensors \\
       --dense-limit 8.64 --sparse-limit 10.97
@@ -44,6 +51,48 @@ def against_published(result):
     return per_category, result["average"]["DISE"], result["average"]["published_k64"]
 
 
+def where_users_are(model, work, real_json, sensors_json):
+    """The real-planes and sensor benchmarks' outputs with the candidate as "candidate"."""
+    out = {}
+    for name, script, given in [("real", "bench_real_planes.py", real_json), ("sensors", "bench_sensors.py", sensors_json)]:
+        path = given or os.path.join(work, name + ".json")
+        if not given:
+            command = [sys.executable, os.path.join(ROOT, "scripts", script), "--model", "candidate=" + model,
+                       "--no-published", "--out", path]
+            print("$ " + " ".join(command), flush=True)
+            subprocess.run(command, check=True, stdout=subprocess.DEVNULL)
+        with open(path) as f:
+            out[name] = json.load(f)
+    return out
+
+
+def sensor_checks(measured):
+    """Checks (text, holds) and the issue's targets (text, met) from the two benchmarks' outputs."""
+    real = {n: r for n, r in measured["real"]["scans"].items() if "pca" in r}
+    ratios = {n: r["candidate"]["rmse"] / r["pca"]["rmse"] for n, r in real.items()}
+    mean_ratio = sum(ratios.values()) / len(ratios)
+    worst = max(ratios, key=ratios.get)
+    sensors = measured["sensors"]["sensors"]
+    all_ratio = {s: r["candidate"]["all"] / r["pca"]["all"] for s, r in sensors.items()}
+    object_ratio = {s: r["candidate"]["objects"] / r["pca"]["objects"] for s, r in sensors.items()}
+    worst_sensor = max(all_ratio, key=all_ratio.get)
+    checks = [
+        ("real planes: on average at most PCA's RMSE (%.2f times over %d scans)" % (mean_ratio, len(ratios)),
+         mean_ratio <= 1.0),
+        ("sensors: at most PCA's RMSE over all points on every sensor (worst %s, %.2f times)" %
+         (worst_sensor, all_ratio[worst_sensor]), all_ratio[worst_sensor] <= 1.0),
+    ]
+    targets = [
+        ("real planes: every scan at most PCA's (worst %s, %.2f times)" % (worst, ratios[worst]), ratios[worst] <= 1.0),
+        ("real planes: on average at most 0.9 times PCA's (%.2f)" % mean_ratio, mean_ratio <= 0.9),
+        ("sensors: every sensor at most 0.9 times PCA over all points (%s)" %
+         ", ".join("%s %.2f" % kv for kv in all_ratio.items()), max(all_ratio.values()) <= 0.9),
+        ("sensors: every sensor at most 0.8 times PCA on the objects (%s)" %
+         ", ".join("%s %.2f" % kv for kv in object_ratio.items()), max(object_ratio.values()) <= 0.8),
+    ]
+    return checks, targets
+
+
 def guard_holds(model):
     """test_shipped_model with the candidate as dise_k64 beside the shipped dise_k32."""
     with tempfile.TemporaryDirectory() as folder:
@@ -63,12 +112,15 @@ def main():
     parser.add_argument("--sparse-set", default="/tmp/val15k")
     parser.add_argument("--dense-json", help="an earlier dise_eval --report of the model on the dense set")
     parser.add_argument("--sparse-json", help="the same on the sparse set")
+    parser.add_argument("--real-planes-json", help="an earlier bench_real_planes.py --out with --model candidate=MODEL")
+    parser.add_argument("--sensors-json", help="an earlier bench_sensors.py --out with --model candidate=MODEL")
     args = parser.parse_args()
-    for path in [args.model, PUBLISHED, args.dense_json, args.sparse_json]:
+    for path in [args.model, PUBLISHED, args.dense_json, args.sparse_json, args.real_planes_json, args.sensors_json]:
         if path and not os.path.exists(path):
             sys.exit(print("judge_candidate: no such file: " + path, file=sys.stderr) or 2)
 
-    work = None if args.dense_json and args.sparse_json else tempfile.mkdtemp(prefix="judge_")
+    given = [args.dense_json, args.sparse_json, args.real_planes_json, args.sensors_json]
+    work = None if all(given) else tempfile.mkdtemp(prefix="judge_")
     results = {}
     for name, dataset, given in [("dense", args.dense_set, args.dense_json), ("sparse", args.sparse_set, args.sparse_json)]:
         path = given or os.path.join(work, name + ".json")
@@ -101,12 +153,16 @@ def main():
          sparse[worst_sparse][0] - sparse[worst_sparse][1] <= 0.2),
         ("test_shipped_model holds with it as dise_k64", guard_holds(args.model)),
     ]
+    sensor_rule, targets = sensor_checks(where_users_are(args.model, work, args.real_planes_json, args.sensors_json))
+    checks += sensor_rule
     print("\n| category | 100k candidate | 100k published | 15k candidate | 15k published |\n|---|---|---|---|---|")
     for c in CATEGORIES:
         print("| %s | %.3f | %.3f | %.3f | %.3f |" % (c, dense[c][0], dense[c][1], sparse[c][0], sparse[c][1]))
     print()
     for text, holds in checks:
         print(("PASS  " if holds else "FAIL  ") + text)
+    for text, met in targets:
+        print(("target met      " if met else "target missed   ") + text)
     verdict = all(holds for _, holds in checks)
     print("\nverdict: " + ("every check holds: it ships" if verdict else "a check fails: it does not ship"))
     if work:

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <optional>
 #include <ostream>
 #include <random>
@@ -31,8 +32,19 @@ std::string kMixText(const std::vector<int>& k_mix) {
 
 // The clouds of the list, loaded in parallel (text parsing and searches), in the list's order;
 // those that cannot be read are skipped with a warning.
-std::vector<TrainingCloud> loadClouds(const TrainingOptions& o, std::ostream& messages) {
-  const std::vector<std::string> bases = train::readList(o.list);
+// The list's clouds, each loaded once however often the list names it (a repeat weighs it), and
+// for each usable line of the list the cloud it names.
+struct ListedClouds {
+  std::vector<TrainingCloud> clouds;
+  std::vector<std::size_t> lines;  // a cloud index per usable line, in the list's order
+};
+
+ListedClouds loadClouds(const TrainingOptions& o, std::ostream& messages) {
+  const std::vector<std::string> lines = train::readList(o.list);
+  std::vector<std::string> bases;
+  std::map<std::string, std::size_t> base_index;
+  for (const std::string& line : lines)
+    if (base_index.emplace(line, bases.size()).second) bases.push_back(line);
   std::vector<std::optional<TrainingCloud>> loaded(bases.size());
 #pragma omp parallel for schedule(dynamic)
   for (std::size_t i = 0; i < bases.size(); ++i) {
@@ -43,11 +55,17 @@ std::vector<TrainingCloud> loadClouds(const TrainingOptions& o, std::ostream& me
       messages << "dise_train: warning: skipping " << e.what() << "\n";
     }
   }
-  std::vector<TrainingCloud> clouds;
-  for (auto& c : loaded)
-    if (c) clouds.push_back(std::move(*c));
-  if (clouds.empty()) throw std::runtime_error("no usable cloud in " + o.list);
-  return clouds;
+  ListedClouds listed;
+  std::vector<std::size_t> cloud_of_base(bases.size(), bases.size());
+  for (std::size_t b = 0; b < bases.size(); ++b)
+    if (loaded[b]) {
+      cloud_of_base[b] = listed.clouds.size();
+      listed.clouds.push_back(std::move(*loaded[b]));
+    }
+  for (const std::string& line : lines)
+    if (const std::size_t c = cloud_of_base[base_index.at(line)]; c < bases.size()) listed.lines.push_back(c);
+  if (listed.lines.empty()) throw std::runtime_error("no usable cloud in " + o.list);
+  return listed;
 }
 
 // RMSprop's state from a checkpoint folder: optimizer.safetensors, or an earlier LibTorch run's
@@ -144,9 +162,12 @@ TrainingResult runTraining(const TrainingOptions& o, TrainingEngine& engine,
                            const std::function<bool(const TrainingProgress&)>& after_patch, std::ostream& messages,
                            const std::function<RmsProp(const std::string&)>& read_torch_optimizer) {
   o.validate();
-  const std::vector<TrainingCloud> clouds = loadClouds(o, messages);
-  messages << "dise_train: " << clouds.size() << " clouds, k = " << o.kText() << ", L = " << o.iterations << ", "
-           << o.patches_per_cloud << " patches of " << o.patch << " points per cloud and epoch" << std::endl;
+  const ListedClouds listed = loadClouds(o, messages);
+  const std::vector<TrainingCloud>& clouds = listed.clouds;
+  messages << "dise_train: " << listed.lines.size() << " clouds"
+           << (clouds.size() < listed.lines.size() ? " (" + std::to_string(clouds.size()) + " distinct)" : "")
+           << ", k = " << o.kText() << ", L = " << o.iterations << ", " << o.patches_per_cloud << " patches of "
+           << o.patch << " points per cloud and epoch" << std::endl;
 
   // Both engines start from the same weights for a seed.
   engine.setParameters(packParameters(randomModel(o.seed)));
@@ -179,7 +200,7 @@ TrainingResult runTraining(const TrainingOptions& o, TrainingEngine& engine,
     if (average.count > 0) average.values = packParameters(loadModel(ckpt_average));
     messages << "dise_train: resumed at patch " << step << std::endl;
   }
-  const long steps_per_epoch = static_cast<long>(clouds.size()) * o.patches_per_cloud;
+  const long steps_per_epoch = static_cast<long>(listed.lines.size()) * o.patches_per_cloud;
   const long total_steps = o.stop_at > 0 ? std::min(o.stop_at, steps_per_epoch * o.epochs) : steps_per_epoch * o.epochs;
   std::ofstream log(o.log, step > 0 ? std::ios::app : std::ios::trunc);
   if (step == 0) log << "epoch,patch,cloud,iteration,loss\n";
@@ -223,10 +244,10 @@ TrainingResult runTraining(const TrainingOptions& o, TrainingEngine& engine,
     // masks depend on (seed, epoch, patch) alone, so a resumed run continues exactly where it stopped.
     std::mt19937_64 epoch_rng(o.seed * 7919 + epoch);
     std::vector<std::size_t> order(steps_per_epoch);
-    for (long i = 0; i < steps_per_epoch; ++i) order[i] = i % clouds.size();
+    for (long i = 0; i < steps_per_epoch; ++i) order[i] = listed.lines[i % listed.lines.size()];
     std::shuffle(order.begin(), order.end(), epoch_rng);
     std::mt19937_64 rng(o.seed * 104729 + step);
-    const TrainingCloud& cloud = clouds[order[step % steps_per_epoch]];
+    const TrainingCloud& cloud = clouds[order[step % steps_per_epoch]];  // order holds cloud indices
     const TrainingPatch patch = makePatch(cloud, o.patch, o.patchK(step), rng, o.edge_scale);
     std::vector<double> losses;
     try {

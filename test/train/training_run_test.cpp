@@ -9,6 +9,8 @@
 
 #include <gtest/gtest.h>
 
+#include "pcl_dise/core/edge_scale.h"
+
 #include "pcl_dise/core/model.h"
 #include "pcl_dise/train/pcpnet_data.h"
 #include "pcl_dise/train/training_clouds.h"
@@ -109,6 +111,40 @@ TEST(TrainingRun, APatchIsTheNearestPointsWithTheirGraph) {
   EXPECT_EQ(patch.loss_points, 100u);
   EXPECT_EQ(patch.graph.numEdges(), 200u * 13u);
   EXPECT_EQ(patch.edge_scale, cloud.edge_scale);
+}
+
+TEST(TrainingRun, APatchUnderTheLocalRuleCarriesEachPointsScale) {
+  const std::string dir = pcl_dise::test::temporaryDir("training_patch_local");
+  writeList(dir);
+  const pcl_dise::train::TrainingCloud cloud = pcl_dise::train::loadTrainingCloud(dir + "/sphere0", false);
+  for (int k : {8, 16}) {
+    std::mt19937_64 rng(1), same(1);
+    const pcl_dise::train::TrainingPatch global = pcl_dise::train::makePatch(cloud, 200, k, rng);
+    const pcl_dise::train::TrainingPatch local =
+        pcl_dise::train::makePatch(cloud, 200, k, same, pcl_dise::EdgeScaleRule::Local);
+    EXPECT_TRUE(global.edge_scales.empty());
+    EXPECT_EQ(local.points, global.points);  // the same patch, with its scales
+    EXPECT_EQ(local.edge_scales, pcl_dise::localEdgeScales(local.points.data(), 200, local.edge_scale)) << k;
+  }
+}
+
+TEST(TrainingRun, AListThatNamesACloudTwiceWeighsItAndLoadsItOnce) {
+  const std::string dir = pcl_dise::test::temporaryDir("training_run_repeats");
+  TrainingOptions o;
+  o.list = writeList(dir);
+  std::ofstream(o.list, std::ios::app) << "sphere0\n";
+  o.out = dir + "/model.safetensors";
+  o.checkpoint_dir = dir + "/ckpt";
+  o.log = dir + "/log.csv";
+  o.k = 16, o.iterations = 2, o.epochs = 1, o.patch = 100, o.patches_per_cloud = 1;
+  o.edge_scale = pcl_dise::EdgeScaleRule::Local;
+  const auto engine = pcl_dise::train::makeNativeEngine(1);
+  std::ostringstream messages;
+  const pcl_dise::train::TrainingResult result = pcl_dise::train::runTraining(
+      o, *engine, [](const pcl_dise::train::TrainingProgress&) { return true; }, messages);
+  EXPECT_EQ(result.patches, 3);  // one per line
+  EXPECT_NE(messages.str().find("3 clouds (2 distinct), k = 16"), std::string::npos) << messages.str();
+  EXPECT_EQ(pcl_dise::edgeScaleRule(pcl_dise::loadModel(o.out)), pcl_dise::EdgeScaleRule::Local);
 }
 
 TEST(TrainingRun, AShortRunCheckpointsStopsWhenAskedAndResumes) {

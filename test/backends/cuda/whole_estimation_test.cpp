@@ -2,7 +2,7 @@
 // scale, iteration 0 and iterations on the device) against the native backend on the CPU: k
 // nearest (k + 1 >= 17 and < 17), radius with and without a cap, a searched subset in a tie order
 // with extra query points, neighbourhoods given instead of a search, the adaptive mode, kept
-// iterations; the edge scale to the bit; running
+// iterations, a model of the local edge scale; the edge scale to the bit; running
 // out of device memory is an exception that leaves the device usable. Plain C++ (no PCL, no
 // GoogleTest), so that it runs where the GPU is; exit code 77 (skipped) without a GPU.
 #include <cuda_runtime.h>
@@ -106,6 +106,11 @@ int main(int argc, char** argv) {
   within.radius = 0.02f;
   compareBackends("radius, uncapped", model, points, within);
   compareBackends("k = 64, adaptive (settle 1 deg)", model, points, knn, 1.0);
+  // The same model read with the local edge scale (each point's own s, docs/algorithm.md).
+  pcl_dise::Model local_model = model;
+  pcl_dise::setEdgeScaleRule(local_model, pcl_dise::EdgeScaleRule::Local);
+  compareBackends("k = 64, local edge scale", local_model, points, knn);
+  compareBackends("radius, at most 48, local edge scale", local_model, points, capped);
 
   // A searched subset in a tie order of its own, and query points beyond it.
   std::vector<float> with_queries = points;
