@@ -10,7 +10,8 @@ their inliers); a point counts where all of its 65 nearest neighbours lie on the
 its truth is that plane's normal. Per scan and method: the RMSE, median and 90th percentile of the
 unoriented angle (degrees), k = 64. Methods: PCA (iterations 0), the shipped model, the paper's
 published weights where ../shared/reference holds them, and every --model. Each scan runs in a
-process of its own. --kinect-plane adds a plane 1.2-5.2 m before a simulated Kinect v1 (axial
+process of its own, Open3D on one thread (its RANSAC draws differently on several, so the planes
+and every figure would change from run to run). --kinect-plane adds a plane 1.2-5.2 m before a simulated Kinect v1 (axial
 noise, then integer disparity): the whole frame, and each metre of depth as a cloud of its own.
 Prints a Markdown table: each method's RMSE and its ratio to PCA's, and the mean ratio.
 """
@@ -23,9 +24,8 @@ import sys
 
 import numpy as np
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-SHARED = os.path.join(os.path.dirname(ROOT), "shared")
-PUBLISHED = os.path.join(SHARED, "reference", "published_k64.safetensors")
+import bench_methods
+from bench_methods import SHARED
 
 
 def angles(normals, truth):
@@ -90,7 +90,7 @@ def one_scan(path, methods):
     if len(inside) == 0:
         return row
     for name, options in methods.items():
-        normals = pcl_dise.estimate_normals(p, k=64, **options)
+        normals = pcl_dise.estimate_normals(p, k=64, threads=os.cpu_count(), **options)
         row[name] = summary(angles(normals[inside], truth))
     return row
 
@@ -120,21 +120,13 @@ def kinect_plane(methods):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--build", default=os.path.join(ROOT, "build"))
-    parser.add_argument("--out", default=None)
-    parser.add_argument("--model", action="append", default=[], help="NAME=PATH, another model to measure")
+    bench_methods.add_options(parser)
     parser.add_argument("--scans", nargs="*", default=None)
     parser.add_argument("--kinect-plane", action="store_true")
-    parser.add_argument("--no-published", action="store_true", help="leave the published weights out")
     parser.add_argument("--one", help=argparse.SUPPRESS)  # internal: one scan, JSON on stdout
     args = parser.parse_args()
     sys.path.insert(0, os.path.join(args.build, "python"))
-    methods = {"pca": {"iterations": 0}, "shipped": {}}
-    if os.path.exists(PUBLISHED) and not args.no_published:
-        methods["published"] = {"model": PUBLISHED}
-    for entry in args.model:
-        name, path = entry.split("=", 1)
-        methods[name] = {"model": path}
+    methods = bench_methods.methods(args)
     if args.one:
         print(json.dumps(one_scan(args.one, methods)))
         return
@@ -145,7 +137,7 @@ def main():
     for scan in scans:
         command = [sys.executable, __file__, "--build", args.build, "--one", scan]
         command += [a for m in args.model for a in ("--model", m)] + (["--no-published"] if args.no_published else [])
-        run = subprocess.run(command, capture_output=True, text=True)
+        run = subprocess.run(command, capture_output=True, text=True, env=dict(os.environ, OMP_NUM_THREADS="1"))
         name = os.path.basename(scan)
         if run.returncode != 0:
             print(f"{name}: failed ({run.returncode}): {run.stderr.strip().splitlines()[-1:]}", file=sys.stderr)
@@ -159,6 +151,9 @@ def main():
     if args.kinect_plane:
         results["kinect_plane"] = kinect_plane(methods)
     measured = {n: r for n, r in results["scans"].items() if "pca" in r}
+    if not measured:
+        bench_methods.write(args.out, results)
+        sys.exit("bench_real_planes: no scan has a plane interior to measure")
     ratios = {m: [r[m]["rmse"] / r["pca"]["rmse"] for r in measured.values()] for m in methods}
     results["mean_ratio_to_pca"] = {m: float(np.mean(v)) for m, v in ratios.items() if v}
     results["worst_ratio_to_pca"] = {m: float(np.max(v)) for m, v in ratios.items() if v}
@@ -172,10 +167,7 @@ def main():
         for case, row in results["kinect_plane"].items():
             print(f"kinect plane, {case}: " + "; ".join(
                 f"{m} {r['whole']:.2f} (slices {' / '.join(f'{s:.1f}' for s in r['slices'])})" for m, r in row.items()))
-    if args.out:
-        os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
-        with open(args.out, "w") as f:
-            json.dump(results, f, indent=1)
+    bench_methods.write(args.out, results)
 
 
 if __name__ == "__main__":

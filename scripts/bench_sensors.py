@@ -18,9 +18,8 @@ import sys
 
 import numpy as np
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-SHARED = os.path.join(os.path.dirname(ROOT), "shared")
-PUBLISHED = os.path.join(SHARED, "reference", "published_k64.safetensors")
+import bench_methods
+from bench_methods import SHARED
 # The validation set's meshes (docs/models.md): never in a training list.
 VALIDATION_MESHES = ("bunny00.off", "fandisk_large.off", "cow.off", "triceratops.off", "knot1.off",
                      "refined_elephant.off")
@@ -36,24 +35,15 @@ def rmse(normals, truth):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--build", default=os.path.join(ROOT, "build"))
-    parser.add_argument("--out", default=None)
-    parser.add_argument("--model", action="append", default=[], help="NAME=PATH, another model to measure")
+    bench_methods.add_options(parser)
     parser.add_argument("--sensors", nargs="*", default=None)
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--no-published", action="store_true")
     args = parser.parse_args()
     sys.path.insert(0, os.path.join(args.build, "python"))
-    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     import pcl_dise
     import sensor_sim
 
-    methods = {"pca": {"iterations": 0}, "shipped": {}}
-    if os.path.exists(PUBLISHED) and not args.no_published:
-        methods["published"] = {"model": PUBLISHED}
-    for entry in args.model:
-        name, path = entry.split("=", 1)
-        methods[name] = {"model": path}
+    methods = bench_methods.methods(args)
     meshes = sensor_sim.load_meshes([os.path.join(SHARED, "data", "meshes", m) for m in VALIDATION_MESHES])
     results = {"methods": list(methods), "sensors": {}}
     for sensor in args.sensors or sensor_sim.SENSORS:
@@ -77,10 +67,7 @@ def main():
             cells.append(f"{r['all']:.2f} / {r['objects']:.2f}" + (
                 "" if m == "pca" else f" ({r['all'] / p['all']:.2f}x / {r['objects'] / p['objects']:.2f}x)"))
         print(f"| {sensor} ({row['points']:,}, {row['object_points']:,}) | " + " | ".join(cells) + " |")
-    if args.out:
-        os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
-        with open(args.out, "w") as f:
-            json.dump(results, f, indent=1)
+    bench_methods.write(args.out, results)
 
 
 if __name__ == "__main__":

@@ -87,58 +87,52 @@ ForwardResult wholeCloudForward(const Model& model, const std::vector<float>& po
 TEST(TiledForward, GivesTheWholeCloudsNormalsBitForBit) {
   const std::vector<float> points = unevenCloud(6000);
   const std::size_t n = points.size() / 3;
-  const Model model = randomModel(5);
-  for (std::size_t neighbors : {17u, 33u})
-    for (int iterations : {0, 2, 4}) {
-      SCOPED_TRACE("k + 1 = " + std::to_string(neighbors) + ", L = " + std::to_string(iterations));
-      const ForwardResult whole = wholeCloudForward(model, points, neighbors, iterations);
+  for (EdgeScaleRule rule : {EdgeScaleRule::Global, EdgeScaleRule::Local}) {
+    Model model = randomModel(5);
+    setEdgeScaleRule(model, rule);
+    for (std::size_t neighbors : {17u, 33u})
+      for (int iterations : {0, 2, 4}) {
+        SCOPED_TRACE("k + 1 = " + std::to_string(neighbors) + ", L = " + std::to_string(iterations) + ", " +
+                     toString(rule) + " edge scale");
+        const ForwardResult whole = wholeCloudForward(model, points, neighbors, iterations);
 
-      TiledForwardOptions tiled;
-      tiled.neighbors = neighbors;
-      tiled.iterations = iterations;
-      tiled.tile_points = 700;
-      std::vector<float> normals, curvature;
-      const TiledForwardReport report = runTiledForward(model, points.data(), n, tiled, normals, curvature);
-      EXPECT_GE(report.tiles, 6u);
-      // Small neighbourhoods and few iterations reach a few hops: no tile needs the whole cloud.
-      if (neighbors == 17 && iterations <= 2) {
-        EXPECT_LT(report.largest_load, n);
+        TiledForwardOptions tiled;
+        tiled.neighbors = neighbors;
+        tiled.iterations = iterations;
+        tiled.tile_points = 700;
+        std::vector<float> normals, curvature;
+        const TiledForwardReport report = runTiledForward(model, points.data(), n, tiled, normals, curvature);
+        EXPECT_GE(report.tiles, 6u);
+        // Small neighbourhoods and few iterations reach a few hops: no tile needs the whole cloud.
+        if (neighbors == 17 && iterations <= 2) {
+          EXPECT_LT(report.largest_load, n);
+        }
+        EXPECT_EQ(report.edge_scale, edgeScale(points.data(), n));
+        EXPECT_TRUE(sameBits(normals, whole.normals));
+        EXPECT_TRUE(sameBits(curvature, whole.curvature));
       }
-      EXPECT_EQ(report.edge_scale, edgeScale(points.data(), n));
-      EXPECT_TRUE(sameBits(normals, whole.normals));
-      EXPECT_TRUE(sameBits(curvature, whole.curvature));
-    }
+  }
 }
 
-TEST(TiledForward, GivesTheWholeCloudsNormalsBitForBitWithTheLocalEdgeScale) {
-  const std::vector<float> points = unevenCloud(6000);
-  const std::size_t n = points.size() / 3;
+// A point's local edge scale reads its 17 nearest and theirs: a radius search, or fewer than 16
+// neighbours, does not hold them within a tile's halo.
+TEST(TiledForward, TheLocalEdgeScaleNeedsSixteenNearestNeighbours) {
+  const std::vector<float> points = unevenCloud(2000);
   Model model = randomModel(6);
   setEdgeScaleRule(model, EdgeScaleRule::Local);
-  for (std::size_t neighbors : {17u, 33u})
-    for (int iterations : {1, 3}) {
-      SCOPED_TRACE("k + 1 = " + std::to_string(neighbors) + ", L = " + std::to_string(iterations));
-      const ForwardResult whole = wholeCloudForward(model, points, neighbors, iterations);
-      TiledForwardOptions tiled;
-      tiled.neighbors = neighbors;
-      tiled.iterations = iterations;
-      tiled.tile_points = 700;
-      std::vector<float> normals, curvature;
-      const TiledForwardReport report = runTiledForward(model, points.data(), n, tiled, normals, curvature);
-      EXPECT_GE(report.tiles, 6u);
-      EXPECT_TRUE(sameBits(normals, whole.normals));
-      EXPECT_TRUE(sameBits(curvature, whole.curvature));
-    }
-  // A radius search, or fewer than 16 neighbours, does not hold every point's 17 nearest: an error.
+  std::vector<float> normals, curvature;
   TiledForwardOptions radius;
   radius.radius = 0.05f;
   radius.tile_points = 700;
-  std::vector<float> normals, curvature;
-  EXPECT_THROW(runTiledForward(model, points.data(), n, radius, normals, curvature), std::invalid_argument);
+  EXPECT_THROW(runTiledForward(model, points.data(), points.size() / 3, radius, normals, curvature),
+               std::invalid_argument);
   TiledForwardOptions few;
   few.neighbors = 9;
   few.tile_points = 700;
-  EXPECT_THROW(runTiledForward(model, points.data(), n, few, normals, curvature), std::invalid_argument);
+  EXPECT_THROW(runTiledForward(model, points.data(), points.size() / 3, few, normals, curvature),
+               std::invalid_argument);
+  few.iterations = 0;  // iteration 0 reads no scale
+  EXPECT_NO_THROW(runTiledForward(model, points.data(), points.size() / 3, few, normals, curvature));
 }
 
 TEST(TiledForward, GivesTheWholeCloudsBfloat16NormalsBitForBit) {
