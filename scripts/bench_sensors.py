@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""The sensor benchmark (docs/models.md#sensor-benchmark): the validation meshes, never trained
+"""The sensor benchmark (docs/models.md#real-scans-and-simulated-sensors): the validation meshes, never trained
 on, set in scenes and scanned by simulated sensors (scripts/sensor_sim.py: structured light, time
 of flight, stereo, a terrestrial, a mobile and an airborne laser scanner), the hit triangle's
 normal as the truth.

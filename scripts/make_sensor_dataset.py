@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Training clouds from simulated sensors (docs/models.md#training-on-sensor-scans): scenes of the
+"""Training clouds from simulated sensors (docs/models.md#training): scenes of the
 training meshes of ../shared/data/meshes (never the validation ones) and generated shapes, each
 scanned by one sensor of scripts/sensor_sim.py, written as PCPNet clouds (NAME.xyz, NAME.normals:
 the hit triangle's normal) with a list naming each once.

@@ -15,8 +15,6 @@ import argparse
 import os
 import sys
 
-os.environ["OMP_NUM_THREADS"] = "1"  # before Open3D starts: its RANSAC draws the same planes as bench_real_planes.py
-
 import numpy as np
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -48,7 +46,7 @@ def main():
     methods = {"PCA": {"iterations": 0}, "DISE": {} if args.model is None else {"model": args.model}}
     figure, axes = plt.subplots(1, 2, figsize=(12.8, 5.2))
     for axis, (name, options) in zip(axes, methods.items()):
-        normals = pcl_dise.estimate_normals(p, k=64, threads=os.cpu_count(), **options)
+        normals = pcl_dise.estimate_normals(p, k=64, **options)
         rmse = float(np.sqrt(np.nanmean(angles(normals[inside], truth) ** 2)))
         image = np.full((len(points), 3), 1.0)
         facing = np.abs(normals[:, 2]) / np.linalg.norm(normals, axis=1)

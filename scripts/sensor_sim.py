@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """Simulated range sensors scanning mesh scenes, with the hit triangle's normal as the truth
-(docs/models.md#sensor-benchmark). The sensor benchmark (bench_sensors.py) scans scenes of the
+(docs/models.md#real-scans-and-simulated-sensors). The sensor benchmark (bench_sensors.py) scans scenes of the
 validation meshes; make_sensor_dataset.py scans scenes of the training meshes and generated shapes.
 
 Scenes (metres): `indoor` is a room corner (floor, two walls, a table) with objects on the table
