@@ -68,11 +68,14 @@ ForwardResult runOnNeighborhoods(const Model& model, const ForwardInput& input, 
                                  const detail::BackendPlugin* plugin, Neighborhoods* owned) {
   ForwardInput measured = input;
   std::vector<float> local_scales;
-  if (!readsLocalScales(model, options)) measured.edge_scales = nullptr;  // the global rule reads one s
-  if (readsLocalScales(model, options) && !input.edge_scales) {
+  const bool local = readsLocalScales(model, options);
+  if (!local) {
+    measured.edge_scales = nullptr;  // the global rule reads one s
+  } else if (!input.edge_scales) {
     local_scales = localEdgeScales(input.points, input.num_points, input.edge_scale, options.threads);
     measured.edge_scales = local_scales.data();
-  } else if (std::isnan(input.edge_scale) && !measured.edge_scales) {  // iteration 0 does not read it
+  }
+  if (std::isnan(input.edge_scale) && !measured.edge_scales) {  // iteration 0 does not read it
     measured.edge_scale = options.iterations > 0 ? edgeScale(input.points, input.num_points, options.threads) : 1.f;
   }
   detail::PreparedGraph graph = detail::prepareGraph(measured, options.threads, owned);
