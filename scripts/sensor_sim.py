@@ -19,6 +19,11 @@ Sensors and their noise (published models; z the depth, r the range):
                degrees, 0.2 degree azimuth steps, range noise 1 cm: scan lines
 - airborne:    a line scanner 300 m up, lines 0.15 m apart, +-15 degrees across track in 0.05
                degree steps; range noise 3 cm
+- survey:      an airborne survey as it reaches a user: two overlapping strips 50 m apart, lines
+               0.6 m apart, 0.12 degree steps (0.63 m at nadir), range noise 5 cm, the second strip
+               misaligned in height by N(0, 5 cm); the coordinates stored as float32 at a
+               georeferenced (UTM-sized) offset, as a PCD of the survey keeps them: steps of up to
+               0.5 m across the flight lines
 Every sensor drops returns whose incidence is more than 80 degrees from the surface normal. The
 rays are cast exactly (Moller-Trumbore on the triangles inside each cell's projected box; large
 triangles are split first), with no ray-tracing library: Debian's Open3D casts no rays.
@@ -26,10 +31,11 @@ triangles are split first), with no ray-tracing library: Debian's Open3D casts n
 import numpy as np
 import open3d as o3d
 
-SENSORS = ("kinect", "tof", "stereo", "terrestrial", "mobile", "airborne")
+SENSORS = ("kinect", "tof", "stereo", "terrestrial", "mobile", "airborne", "survey")
 # The scene each sensor scans.
 SCENE_OF = {"kinect": "indoor", "tof": "indoor", "stereo": "indoor", "terrestrial": "indoor",
-            "mobile": "indoor", "airborne": "outdoor"}
+            "mobile": "indoor", "airborne": "outdoor", "survey": "outdoor"}
+RANGE_NOISE = {"terrestrial": 2e-3, "mobile": 1e-2, "airborne": 3e-2, "survey": 5e-2}
 
 
 def _box(size, centre):
@@ -152,18 +158,19 @@ def _spherical(origin, az_step, el_from, el_rows, el_step):
     return _Raster((el_rows, cols), project, ray, wraps=True)
 
 
-def _pushbroom(x0, dx, lines, height, angle_from, angle_step, samples):
-    """An airborne line scanner flying along x at `height`: line i at x0 + i dx, its rays in the
-    y-z plane, angle_from + j angle_step from the nadir."""
+def _pushbroom(x0, dx, lines, height, angle_from, angle_step, samples, y0=0.0):
+    """An airborne line scanner flying along x at `height` over y = y0: line i at x0 + i dx, its
+    rays in the y-z plane, angle_from + j angle_step from the nadir."""
 
     def project(p):
-        return np.stack([(p[..., 0] - x0) / dx, (np.arctan2(p[..., 1], height - p[..., 2]) - angle_from) / angle_step],
+        return np.stack([(p[..., 0] - x0) / dx,
+                         (np.arctan2(p[..., 1] - y0, height - p[..., 2]) - angle_from) / angle_step],
                         -1), p[..., 2] < height - 1
 
     def ray(rows, cols):
         a = angle_from + cols * angle_step
         d = np.stack([np.zeros_like(a), np.sin(a), -np.cos(a)], -1)
-        o = np.stack([x0 + rows * dx, np.zeros_like(a), np.full_like(a, height)], -1)
+        o = np.stack([x0 + rows * dx, np.full_like(a, y0), np.full_like(a, height)], -1)
         return o, d
 
     return _Raster((lines, samples), project, ray)
@@ -285,13 +292,16 @@ def scan(sensor, structure, objects, rng):
         rasters = [_spherical(np.array([x, -1.8, 1.9]), np.radians(0.2), np.radians(-25), 32, np.radians(40 / 31))
                    for x in np.linspace(-2.5, 1.5, 6)]
         edge = 0.05
-    else:  # airborne
+    elif sensor == "airborne":
         step = np.radians(0.05)
         rasters, edge = [_pushbroom(-60, 0.15, 800, 300.0, np.radians(-15), step, 600)], 2.0
+    else:  # survey
+        step = np.radians(0.12)
+        rasters, edge = [_pushbroom(-60, 0.6, 200, 300.0, np.radians(-15), step, 250, y0) for y0 in (-25, 25)], 2.0
     vertices, triangles, ids = _scene_arrays(structure, objects, edge)
     object_ids = np.arange(len(structure), len(structure) + len(objects))
     points, normals, on_object = [], [], []
-    for raster in rasters:
+    for strip, raster in enumerate(rasters):
         t, n, g = _cast(raster, vertices, triangles, ids)
         rows, cols = np.meshgrid(np.arange(raster.shape[0], dtype=float), np.arange(raster.shape[1], dtype=float),
                                  indexing="ij")
@@ -302,13 +312,25 @@ def scan(sensor, structure, objects, rng):
         if sensor in ("kinect", "tof", "stereo"):
             t = _depth_noise(sensor, np.where((t > 0.5) & (t < 6.0), t, np.nan), fx, rng)
         else:
-            t = t + rng.normal(0, {"terrestrial": 2e-3, "mobile": 1e-2, "airborne": 3e-2}[sensor], t.shape)
+            t = t + rng.normal(0, RANGE_NOISE[sensor], t.shape)
         p = o + d * t[..., None]
+        if sensor == "survey" and strip == 1:
+            p = p + [0, 0, rng.normal(0, 0.05)]
         keep = np.isfinite(p).all(-1)
         points.append(p[keep])
         normals.append(n[keep])
         on_object.append(np.isin(g[keep], object_ids))
-    return Scan(np.concatenate(points), np.concatenate(normals), np.concatenate(on_object))
+    points = np.concatenate(points)
+    if sensor == "survey":
+        points = stored_as_float32(points, rng)
+    return Scan(points, np.concatenate(normals), np.concatenate(on_object))
+
+
+def stored_as_float32(points, rng):
+    """points (N x 3, metres) as a float32 file keeps them at a georeferenced offset (UTM easting
+    170-830 km, northing 1,000-8,000 km, height 0-500 m), the offset then taken off in double."""
+    offset = np.array([rng.uniform(1.7e5, 8.3e5), rng.uniform(1e6, 8e6), rng.uniform(0, 500)]).round()
+    return (points + offset).astype(np.float32).astype(np.float64) - offset
 
 
 def _depth_noise(sensor, z, fx, rng):

@@ -24,12 +24,12 @@ sim = load("sensor_sim")
 planes = load("bench_real_planes")
 
 
-def box_hits(raster, lo, hi):
-    """The raster's exact hits on the box lo..hi: points, normals, ray parameters."""
+def box_hits(raster, lo, hi, edge=0.05):
+    """The raster's exact hits on the box lo..hi (its triangles split to `edge`): points, normals, ray parameters."""
     import open3d as o3d
     box = o3d.geometry.TriangleMesh.create_box(*(np.subtract(hi, lo)))
     box.translate(lo)
-    vertices, triangles, ids = sim._scene_arrays([box], [], 0.05)
+    vertices, triangles, ids = sim._scene_arrays([box], [], edge)
     t, n, g = sim._cast(raster, vertices, triangles, ids)
     rows, cols = np.meshgrid(np.arange(raster.shape[0], dtype=float), np.arange(raster.shape[1], dtype=float),
                              indexing="ij")
@@ -71,6 +71,27 @@ def test_the_kinect_measures_depth_on_its_disparity_levels():
     disparity = (3.3309495161 - 1.0 / measured) / 0.0030711016
     assert np.allclose(disparity, np.round(disparity), atol=1e-6)
     assert np.abs(measured - z).max() < 0.5 * 0.0030711016 * 5.0 ** 2 * 4  # within a few levels
+
+
+def test_a_survey_strip_off_the_flight_line_hits_the_ground_across_its_swath():
+    step = np.radians(0.5)
+    raster = sim._pushbroom(-10, 1.0, 20, 300.0, np.radians(-15), step, 60, y0=25.0)
+    points, normals, _ = box_hits(raster, (-20, -100, -1), (20, 120, 0), edge=5.0)
+    assert len(points) == 20 * 60 and np.allclose(points[:, 2], 0.0)
+    across = np.degrees(np.arctan2(points[:, 1] - 25.0, 300.0))
+    assert across.min() == pytest.approx(-15, abs=1e-6) and across.max() == pytest.approx(-15 + 59 * 0.5, abs=1e-6)
+
+
+def test_stored_coordinates_lie_on_the_float32_grid_of_their_offset():
+    points = np.random.default_rng(1).uniform(-60, 60, (5000, 3))
+    stored = sim.stored_as_float32(points, np.random.default_rng(2))
+    rng = np.random.default_rng(2)
+    offset = np.array([rng.uniform(1.7e5, 8.3e5), rng.uniform(1e6, 8e6), rng.uniform(0, 500)]).round()
+    on_file = stored + offset
+    assert np.array_equal(on_file, on_file.astype(np.float32).astype(np.float64))
+    step = np.spacing(offset.astype(np.float32)).astype(np.float64)
+    assert (np.abs(stored - points) <= step / 2 + 1e-9).all()  # rounded to the nearest float32
+    assert step[1] >= 0.0625  # northing: steps a user sees
 
 
 def test_plane_labels_find_two_planes_and_their_normals():
