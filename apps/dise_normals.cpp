@@ -17,8 +17,8 @@ using namespace pcl_dise::tools;
 
 // What a run in memory did: the summary on stdout and --report.
 void printInMemoryRun(const Options& o, const pcl_dise::jobs::NormalsFileReport& r) {
-  const pcl_dise::NormalSettings settings = o.settings();
-  const int k = settings.neighbors();
+  const pcl_dise::NormalSettings s = o.settings();
+  const int k = s.neighbors();
   std::cout << "dise_normals: " << r.points << " points from " << o.input << "\n"
             << (r.offset != std::array<double, 3>{0, 0, 0}
                     ? "  coordinates relative to (" + offsetText(r.offset) +
@@ -26,17 +26,16 @@ void printInMemoryRun(const Options& o, const pcl_dise::jobs::NormalsFileReport&
                     : std::string())
             << "  neighbourhood: "
             << (k > 0 ? "k = " + std::to_string(k) + " (+ the point itself)"
-                      : "radius " + std::to_string(o.radius) +
-                            (o.max_neighbors ? ", at most " + std::to_string(o.max_neighbors) : ""))
-            << "\n  iterations: " << o.iterations << ", backend: " << o.backend
-            << (o.precision != "float"
-                    ? ", precision " + o.precision + " (" +
-                          pcl_dise::nativeInstructionSet(pcl_dise::precisionFromString(o.precision)) + ")"
-                    : std::string())
-            << (o.iterations > 0 ? ", model: " + r.model_path : std::string()) << "\n"
+                      : "radius " + std::to_string(s.radius) +
+                            (s.max_neighbors ? ", at most " + std::to_string(s.max_neighbors) : ""))
+            << "\n  iterations: " << s.iterations << ", backend: " << pcl_dise::toString(s.backend)
+            << (s.precision != pcl_dise::Precision::Float ? ", precision " + pcl_dise::toString(s.precision) + " (" +
+                                                                pcl_dise::nativeInstructionSet(s.precision) + ")"
+                                                          : std::string())
+            << (s.iterations > 0 ? ", model: " + r.model_path : std::string()) << "\n"
             << "  " << (r.points - r.without_normal) << " normals, " << r.without_normal
             << " points without a normal (NaN)\n"
-            << orientationText(settings, r.outcome) << "  time: " << r.estimation_seconds << " s (search + estimation";
+            << orientationText(s, r.outcome) << "  time: " << r.estimation_seconds << " s (search + estimation";
   if (r.outcome.oriented)
     std::cout << " " << r.estimation_seconds - r.outcome.orientation_seconds << " s, orientation "
               << r.outcome.orientation_seconds << " s";

@@ -6,7 +6,7 @@
 
 #include <CLI/CLI.hpp>
 
-#include "normals_command.h"  // parseViewpoint
+#include "estimator_options.h"
 #include "orientation_command.h"
 #include "pcl_dise/io/cloud_io.h"
 #include "progress_display.h"
@@ -18,7 +18,8 @@ using namespace pcl_dise::io;
 using namespace pcl_dise::tools;
 
 struct Arguments {
-  std::string input, normals, output, report, viewpoint;
+  std::string input, normals, output, report;
+  EstimatorOptions orientation;       // the orientation's settings given
   pcl_dise::NormalSettings settings;  // the orientation's: iterations 0, no model
   bool closed = false, quiet = false;
 };
@@ -47,11 +48,8 @@ int run(const Arguments& a) {
   report["normals"] = a.normals;
   report["output"] = a.output;
   report["points"] = local.cloud->size();
-  report["settings"] = {{"k", a.settings.orientation_neighbors},
-                        {"viewpoint", a.viewpoint},
-                        {"seed", a.settings.orientation_seed},
-                        {"closed", a.closed},
-                        {"threads", a.settings.threads}};
+  report["settings"] = settingsReport(a.settings);
+  report["settings"]["closed"] = a.closed;
   report["seconds"] = {{"orientation", seconds},
                        {"total", std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count()}};
   pcl_dise::tools::writeRunReport(a.report, "dise_orient", report);
@@ -63,7 +61,7 @@ int run(const Arguments& a) {
 int main(int argc, char** argv) {
   CLI::App app{
       "Orients normals consistently along a minimum spanning tree (closed shapes face outward, open\n"
-      "surfaces their seed's side): each connected part is seeded at --seed, else at the point nearest\n"
+      "surfaces their seed's side): each connected part is seeded at --orient-seed, else at the point nearest\n"
       "--viewpoint (or a PCD VIEWPOINT other than the origin), else at its topmost point facing +z.\n"
       "Input: a cloud (.pcd, .ply, .las, .laz, .xyz) and its normals (.normals: nx ny nz per point, nan where\n"
       "none). Output by extension, as dise_normals writes it (curvature NaN)."};
@@ -71,26 +69,19 @@ int main(int argc, char** argv) {
   app.add_option("input", a.input, "cloud (.pcd, .ply, .las, .laz, .xyz)")->required();
   app.add_option("normals", a.normals, "its normals (.normals)")->required();
   app.add_option("output", a.output, "output file (.pcd, .ply, .las, .laz, .normals)")->required();
-  app.add_option("--orient-neighbors", a.settings.orientation_neighbors,
-                 "neighbours per point in the propagation graph (Python's and ROS's orient_neighbors)")
-      ->capture_default_str();
-  app.add_option("--viewpoint", a.viewpoint, "seed each part at its point nearest X,Y,Z, facing it");
-  app.add_option("--seed", a.settings.orientation_seed,
-                 "this point's normal is taken as oriented; its part follows it");
+  addSettingOptions(app, a.orientation, {"orient_neighbors", "viewpoint", "orient_seed", "threads"});
   app.add_flag("--closed", a.closed,
                "the cloud samples closed shapes: after the tree, each point takes the side an outside grid "
                "shows it (holds under heavy noise; ray parity where walls are too thin for the grid); not for "
                "scans or other open surfaces");
-  app.add_option("--threads", a.settings.threads, "threads (0: all)")->capture_default_str();
   app.add_flag("--quiet", a.quiet, "no progress lines (stderr)");
   app.add_option("--report", a.report, "also write the summary as JSON to this file");
   CLI11_PARSE(app, argc, argv);
   std::signal(SIGXFSZ, SIG_IGN);
   try {
-    if (a.settings.orientation_seed < -1) throw pcl_dise::OptionsError("seed must be a point index");
+    a.orientation.applyTo(a.settings);
     a.settings.iterations = 0;
     a.settings.orientation = a.closed ? pcl_dise::Orientation::kClosed : pcl_dise::Orientation::kTree;
-    if (!a.viewpoint.empty()) a.settings.viewpoint = parseViewpoint(a.viewpoint);
     return run(a);
   } catch (const std::exception& e) {
     std::cerr << "dise_orient: error: " << e.what() << "\n";

@@ -26,7 +26,7 @@ using Clock = std::chrono::steady_clock;
 
 struct Arguments {
   EstimatorOptions estimator;
-  std::string input, output, compare_pca, viewpoint, reference, report;
+  std::string input, output, compare_pca, reference, report;
   bool quiet = false;
   bool closed = false;
   pcl_dise::surface::PoissonOptions poisson;
@@ -35,13 +35,11 @@ struct Arguments {
 
 double secondsSince(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
 
-// The normals' settings: DISE (iterations 0: PCA) oriented consistently.
-pcl_dise::NormalSettings normalSettings(const Arguments& a, int iterations) {
+// The normals' settings, oriented consistently.
+pcl_dise::NormalSettings normalSettings(const Arguments& a) {
   pcl_dise::NormalSettings settings;
   a.estimator.applyTo(settings);
-  settings.iterations = iterations;
   settings.orientation = a.closed ? pcl_dise::Orientation::kClosed : pcl_dise::Orientation::kTree;
-  if (!a.viewpoint.empty()) settings.viewpoint = parseViewpoint(a.viewpoint);
   return settings;
 }
 
@@ -49,7 +47,8 @@ pcl_dise::NormalSettings normalSettings(const Arguments& a, int iterations) {
 pcl::PointCloud<pcl::PointNormal>::Ptr orientedNormals(const LocalCloud& local, const Arguments& a, int iterations,
                                                        pcl_dise::tools::ProgressDisplay& display,
                                                        const std::string& name) {
-  const pcl_dise::NormalSettings settings = normalSettings(a, iterations);
+  pcl_dise::NormalSettings settings = normalSettings(a);
+  settings.iterations = iterations;
   pcl_dise::NormalPipeline pipeline(settings);
   const std::string stage = name + " normals", orientation_stage = name + " orientation";
   pipeline.setProgressCallback([&](const pcl_dise::Progress& p) {
@@ -129,7 +128,7 @@ int run(const Arguments& a) {
                              offsetText(reference.offset) + " against " + offsetText(local.offset) + ")");
   pcl::PolygonMesh mesh;
   try {
-    mesh = reconstruct(local, *reference.cloud, a, a.estimator.iterations, "DISE", display, report);
+    mesh = reconstruct(local, *reference.cloud, a, normalSettings(a).iterations, "DISE", display, report);
     pcl_dise::surface::writeMesh(a.output, mesh);
     if (!a.compare_pca.empty())
       renderSideBySide(reconstruct(local, *reference.cloud, a, 0, "PCA", display, report), mesh, a);
@@ -143,10 +142,10 @@ int run(const Arguments& a) {
   report["input"] = a.input;
   report["output"] = a.output;
   report["points"] = local.cloud->size();
-  const pcl_dise::NormalSettings settings = normalSettings(a, a.estimator.iterations);
-  report["settings"] = {{"k", settings.neighbors()}, {"radius", settings.radius}, {"iterations", settings.iterations},
-                        {"closed", a.closed},        {"depth", a.poisson.depth},  {"trim", a.poisson.trim},
-                        {"viewpoint", a.viewpoint}};
+  const pcl_dise::NormalSettings settings = normalSettings(a);
+  report["settings"] = settingsReport(settings);
+  report["settings"]["depth"] = a.poisson.depth;
+  report["settings"]["trim"] = a.poisson.trim;
   report["model"] = settings.iterations > 0 ? settings.modelPath() : "";
   report["seconds"] = {{"total", secondsSince(start)}};
   pcl_dise::tools::writeRunReport(a.report, "dise_reconstruct", report);
@@ -163,8 +162,7 @@ int main(int argc, char** argv) {
   Arguments a;
   app.add_option("input", a.input, "cloud (.pcd, .ply, .las, .laz, .xyz)")->required();
   app.add_option("output", a.output, "mesh (.ply, .obj)")->required();
-  addEstimatorOptions(app, a.estimator);
-  app.add_option("--viewpoint", a.viewpoint, "seed the orientation at the points nearest X,Y,Z");
+  addEstimatorOptions(app, a.estimator, pcl_dise::kInMemorySurface, {"orient"});  // --closed says mst or closed
   app.add_flag("--closed", a.closed,
                "the cloud samples closed shapes: after the orientation's tree, each point takes the side an "
                "outside grid shows it (ray parity where walls are too thin for it); not for scans");
@@ -187,8 +185,9 @@ int main(int argc, char** argv) {
   CLI11_PARSE(app, argc, argv);
   std::signal(SIGXFSZ, SIG_IGN);
   try {
-    a.poisson.threads = a.estimator.threads;  // the normals' threads, and Poisson's and the fit's
-    normalSettings(a, a.estimator.iterations).validate();
+    const pcl_dise::NormalSettings settings = normalSettings(a);
+    settings.validate();
+    a.poisson.threads = settings.threads;  // the normals' threads, and Poisson's and the fit's
     return run(a);
   } catch (const std::exception& e) {
     std::cerr << "dise_reconstruct: error: " << e.what() << "\n";

@@ -10,7 +10,7 @@
 #include <CLI/CLI.hpp>
 
 #include "estimator_options.h"
-#include "pcl_dise/io/extension.h"
+#include "normals_file.h"
 #include "run_report.h"
 #include "viewer/framing.h"
 #include "viewer/scene.h"
@@ -22,7 +22,7 @@ namespace v = pcl_dise::viewer;
 
 struct Options {
   pcl_dise::tools::EstimatorOptions estimator;
-  std::string input, ground_truth, color_by = "normal", screenshot, orient, report;
+  std::string input, ground_truth, color_by = "normal", screenshot, report;
   int iteration = -1, every = 0, width = 1024, height = 768;
   long pick = -1;
   double scale = 0, max_error = 30;
@@ -30,7 +30,11 @@ struct Options {
 };
 
 int run(const Options& o) {
-  const int iterations = o.estimator.iterations;
+  v::SceneOptions scene_options{o.input, o.ground_truth, {}};
+  pcl_dise::NormalSettings& settings = scene_options.settings;
+  settings.orientation = pcl_dise::jobs::defaultOrientationFor(o.input, o.estimator.has("viewpoint"));
+  o.estimator.applyTo(settings);
+  const int iterations = settings.iterations;
   if (iterations < 0 || o.every < 0 || o.width < 16 || o.height < 16 || o.max_error <= 0)
     throw std::runtime_error("need --iterations >= 0, --every >= 0, a window of at least 16x16 and --max-error > 0");
   if (o.iteration > iterations)
@@ -38,11 +42,6 @@ int run(const Options& o) {
                              std::to_string(iterations));
   if (o.color_by == "error" && o.ground_truth.empty())
     throw std::runtime_error("--color-by error needs --normals FILE");
-  v::SceneOptions scene_options{o.input, o.ground_truth, {}};
-  pcl_dise::NormalSettings& settings = scene_options.settings;
-  o.estimator.applyTo(settings);
-  settings.orientation =
-      o.orient.empty() ? pcl_dise::io::defaultOrientationFor(o.input, false) : pcl_dise::orientationFromName(o.orient);
   v::Scene scene(scene_options);
   if (o.pick >= 0 &&
       (static_cast<std::size_t>(o.pick) >= scene.cloud().size() || !pcl::isFinite(scene.cloud()[o.pick])))
@@ -96,7 +95,7 @@ int main(int argc, char** argv) {
   Options o;
   app.add_option("input", o.input, ".pcd, .ply or .xyz cloud")->required();
   app.add_option("--normals", o.ground_truth, "ground-truth .normals file (for --color-by error)");
-  pcl_dise::tools::addEstimatorOptions(app, o.estimator);
+  pcl_dise::tools::addEstimatorOptions(app, o.estimator, pcl_dise::kInMemorySurface);
   app.add_option("--iteration", o.iteration, "iteration shown first, 0 (PCA) .. L (default L)");
   app.add_option("--color-by", o.color_by, "normal, error, weights or curvature")
       ->check(CLI::IsMember({"normal", "error", "weights", "curvature"}))
@@ -108,11 +107,6 @@ int main(int argc, char** argv) {
   app.add_option("--max-error", o.max_error, "angle error (degrees) at the top of the colour map")
       ->capture_default_str();
   app.add_flag("--pca", o.pca, "start with PCA instead of DISE");
-  app.add_option("--orient", o.orient,
-                 "viewpoint: normals flipped towards the cloud's sensor origin; up: facing +z (aerial LiDAR); "
-                 "mst: oriented consistently (outward on closed shapes); closed: mst, then each point takes the "
-                 "side an outside grid shows it; none: the plane fit's sign (PCA: PCL's, facing the viewpoint). "
-                 "Default: up for .las and .laz, else viewpoint");
   app.add_flag("--side-by-side", o.side_by_side, "PCA on the left, DISE on the right");
   app.add_option("--screenshot", o.screenshot, "render to this .png and exit (headless: run under xvfb-run -a)");
   app.add_option("--width", o.width, "window width")->capture_default_str();

@@ -1,15 +1,12 @@
 // dise_normals_node: DISE normals for sensor_msgs/PointCloud2 (ROS 1).
 // Subscribes ~input, publishes ~output (x y z normal_x normal_y normal_z curvature, same header
-// and layout). Parameters follow pcl_ros's NormalEstimation (k_search, radius_search) plus
-// iterations, model, threads, max_neighbors, the viewpoint (viewpoint_x/y/z, in the cloud's
-// frame; PointCloud2 carries no sensor origin, so the frame's origin, where the sensor usually
-// sits, is the default) and orient: viewpoint (flip towards it), up (face +z of the cloud's frame:
-// an airborne sensor above the ground), mst (consistent orientation along a minimum spanning tree,
-// seeded at the viewpoint where one is set, else at the topmost point facing +z), closed (mst,
-// then each point's side from an outside grid: clouds of closed objects) or none (the plane fit's
-// own sign). They are the library's NormalSettings (k_search 0 with radius_search), run by its
-// NormalPipeline.
-#include <array>
+// and layout). Its parameters are the declared settings (core/setting_declarations.h) under their
+// ROS names: pcl_ros's NormalEstimation names where it has them (k_search, radius_search), the
+// library's otherwise (iterations, model, backend, orient, orient_neighbors, ...); a viewpoint is
+// viewpoint_x/y/z in the cloud's frame (PointCloud2 carries no sensor origin, so the frame's
+// origin, where the sensor usually sits, is the default). They are read into the library's
+// NormalSettings, validated and run by its NormalPipeline.
+#include <sstream>
 #include <string>
 
 #include <pcl/point_types.h>
@@ -17,6 +14,7 @@
 #include <ros/ros.h>
 #include <sensor_msgs/PointCloud2.h>
 
+#include "pcl_dise/core/setting_declarations.h"
 #include "pcl_dise/feature/normal_pipeline.h"
 #include "pcl_dise/io/point_cloud2_xyz.h"
 
@@ -38,30 +36,35 @@ class DiseNormalsNode {
   // The node's parameters as the library's settings (validated by the pipeline).
   static pcl_dise::NormalSettings settingsFrom(ros::NodeHandle& private_nh) {
     pcl_dise::NormalSettings s;
-    int threads = 0;
-    std::string orient, precision;
-    private_nh.param("k_search", s.k, 0);  // 0: not set, as in NormalSettings (64 unless radius_search)
-    private_nh.param("radius_search", s.radius, 0.0);
-    private_nh.param("max_neighbors", s.max_neighbors, 0);
-    private_nh.param("iterations", s.iterations, 4);
-    private_nh.param("threads", threads, 0);
-    private_nh.param("model", s.model, std::string());
-    private_nh.param("settle", s.settle_degrees, 0.0);
-    private_nh.param("precision", precision, std::string("float"));
-    private_nh.param("orient", orient, std::string("viewpoint"));
-    if (threads < 0) throw pcl_dise::OptionsError("threads must not be negative");
-    s.threads = static_cast<unsigned>(threads);
-    s.orientation = pcl_dise::orientationFromName(orient);
-    s.precision = pcl_dise::precisionFromString(precision);
-    if (private_nh.hasParam("viewpoint_x") || private_nh.hasParam("viewpoint_y") ||
-        private_nh.hasParam("viewpoint_z")) {
-      std::array<double, 3> v{0, 0, 0};
-      private_nh.param("viewpoint_x", v[0], 0.0);
-      private_nh.param("viewpoint_y", v[1], 0.0);
-      private_nh.param("viewpoint_z", v[2], 0.0);
-      s.viewpoint = v;
+    for (const pcl_dise::SettingDeclaration& d : pcl_dise::settingDeclarations()) {
+      if (!(d.surfaces & pcl_dise::kRosSurface)) continue;
+      const std::string name = d.ros_name;
+      if (d.kind != pcl_dise::SettingKind::kPoint) {
+        if (private_nh.hasParam(name)) d.read(s, parameterText(private_nh, name));
+      } else if (private_nh.hasParam(name + "_x") || private_nh.hasParam(name + "_y") ||
+                 private_nh.hasParam(name + "_z")) {
+        const auto axis = [&](const char* a) {
+          return private_nh.hasParam(name + a) ? parameterText(private_nh, name + a) : std::string("0");
+        };
+        d.read(s, axis("_x") + "," + axis("_y") + "," + axis("_z"));
+      }
     }
     return s;
+  }
+
+  // A parameter as the text a command line would give (the declaration reads and checks it).
+  static std::string parameterText(ros::NodeHandle& private_nh, const std::string& name) {
+    XmlRpc::XmlRpcValue value;
+    private_nh.getParam(name, value);
+    std::ostringstream text;
+    text.precision(17);
+    switch (value.getType()) {
+      case XmlRpc::XmlRpcValue::TypeInt: text << static_cast<int>(value); break;
+      case XmlRpc::XmlRpcValue::TypeDouble: text << static_cast<double>(value); break;
+      case XmlRpc::XmlRpcValue::TypeString: text << static_cast<std::string>(value); break;
+      default: throw pcl_dise::OptionsError("parameter ~" + name + " must be a number or a string");
+    }
+    return text.str();
   }
 
   void onCloud(const sensor_msgs::PointCloud2::ConstPtr& message) {

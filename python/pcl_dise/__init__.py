@@ -13,6 +13,7 @@ Guide: docs/python.md.
 from __future__ import annotations
 
 import errno
+import numbers
 import os
 import sys
 import time
@@ -73,16 +74,11 @@ def _viewpoint(viewpoint) -> Optional[Tuple[float, float, float]]:
     return (float(v[0]), float(v[1]), float(v[2]))
 
 
-def _integer(value, name: str, smallest: Optional[int] = None) -> int:
-    """A whole number for a C++ integer field (a ValueError, not pybind11's TypeError, otherwise);
-    `smallest` only where the field is unsigned. The ranges are the library's (validate)."""
-    try:
-        whole = int(value)
-    except (TypeError, ValueError, OverflowError):
-        whole = None
-    if whole is None or whole != value or (smallest is not None and whole < smallest) or abs(whole) >= 2**31:
-        raise ValueError(f"{name} must be {'a non-negative' if smallest == 0 else 'an'} integer, not {value!r}")
-    return whole
+def _whole(value, name: str) -> int:
+    """A whole number, 1 or more (tile_points)."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
+        raise ValueError(f"{name} must be a whole number, 1 or more, not {value!r}")
+    return int(value)
 
 
 def _number(value, name: str) -> float:
@@ -92,27 +88,50 @@ def _number(value, name: str) -> float:
         raise ValueError(f"{name} must be a number, not {value!r}") from None
 
 
-def _options(k, radius, max_neighbors, iterations, model, threads, settle, orient, viewpoint, backend,
-             orient_neighbors=10, precision="float") -> "_native.NormalSettings":
-    """The library's NormalSettings from the keyword arguments, validated by the library itself
-    (NormalSettings::validate: its OptionsError is a ValueError here) with its rules and messages."""
-    o = _native.NormalSettings()
-    if radius is not None:
-        o.radius, o.k = _number(radius, "radius"), 0
-    else:
-        o.k = _integer(k, "k")  # 0: not set, the 64 nearest (as in C++)
-    o.max_neighbors, o.iterations = _integer(max_neighbors, "max_neighbors"), _integer(iterations, "iterations")
-    o.threads, o.settle = _integer(threads, "threads", smallest=0), _number(settle, "settle")
-    o.orient_neighbors = _integer(orient_neighbors, "orient_neighbors")
-    o.orient, o.backend, o.precision = orient, backend, precision  # names read by the library (ValueError)
-    o.viewpoint = _viewpoint(viewpoint)
-    o.validate()
-    if model is not None:
-        model = os.fspath(model)
-        if not os.path.isfile(model):
-            raise FileNotFoundError(errno.ENOENT, "model file not found", model)
-        o.model = model
-    return o
+# Every setting of a normals run as the library declares it (core/setting_declarations.h): its
+# keyword, kind, default and where it is offered; test_setting_surfaces.py checks the signatures
+# below and the stub against them.
+_DECLARATIONS = {d["name"]: d for d in _native.setting_declarations()}
+
+
+def _setting_text(declaration: dict, value) -> str:
+    """A keyword's value as the text the library reads; the library checks its kind and range."""
+    name, kind = declaration["name"], declaration["kind"]
+    if kind == "point":
+        try:
+            return ",".join(repr(float(v)) for v in np.asarray(value, dtype=np.float64).reshape(-1))
+        except (TypeError, ValueError):
+            raise ValueError(f"{name} must be 3 numbers X,Y,Z, not {value!r}") from None
+    if kind == "path":
+        return os.fspath(value)
+    if isinstance(value, bool) and kind in ("integer", "number"):
+        raise ValueError(f"{name} must be a number, not {value!r}")
+    if kind == "number" and isinstance(value, numbers.Real):
+        return repr(float(value))
+    if kind == "integer" and isinstance(value, numbers.Integral):
+        return str(int(value))
+    return str(value)
+
+
+def _settings(surface: str, orient_by_input: Optional[str] = None, **given) -> "_native.NormalSettings":
+    """The library's NormalSettings from keywords named as the declarations name them (None: not
+    set, the declared default; surface: "in_memory" or "file", where each must be offered),
+    validated by the library with its rules and messages (its OptionsError is a ValueError).
+    orient_by_input: the input's path, whose format decides the orientation where none is given."""
+    settings = _native.NormalSettings()
+    for name, value in given.items():
+        declaration = _DECLARATIONS.get(name)
+        if declaration is None or not declaration[surface]:
+            raise TypeError(f"unexpected keyword argument {name!r}")
+        if value is not None:
+            settings.set(name, _setting_text(declaration, value))
+    if orient_by_input is not None and given.get("orient") is None:
+        settings.default_orientation_for(orient_by_input)
+    settings.validate()
+    model = settings.get("model")
+    if model and not os.path.isfile(model):
+        raise FileNotFoundError(errno.ENOENT, "model file not found", model)
+    return settings
 
 
 class _ProgressBar:
@@ -177,13 +196,17 @@ class Estimator:
     normals in :class:`Result`). ``model_path`` says which model file it loaded.
     """
 
-    def __init__(self, k: int = 64, radius: Optional[float] = None, max_neighbors: int = 0, iterations: int = 4,
-                 model: Optional[str] = None, threads: int = 0, settle: float = 0.0, orient: str = "viewpoint",
-                 viewpoint: Optional[Sequence[float]] = None, backend: str = "native", store_iterations: bool = False,
-                 orient_neighbors: int = 10, precision: str = "float"):
-        options = _options(k, radius, max_neighbors, iterations, model, threads, settle, orient, viewpoint, backend,
-                           orient_neighbors, precision)
-        unavailable = _native.backend_unavailable_message(backend) if options.iterations > 0 else ""
+    def __init__(self, k: Optional[int] = None, radius: Optional[float] = None, max_neighbors: int = 0,
+                 iterations: int = 4, model: Optional[str] = None, threads: int = 0, settle: float = 0.0,
+                 orient: str = "viewpoint", viewpoint: Optional[Sequence[float]] = None, backend: str = "native",
+                 store_iterations: bool = False, orient_neighbors: int = 10, precision: str = "float",
+                 orient_seed: int = -1):
+        options = _settings("in_memory", k=k, radius=radius, max_neighbors=max_neighbors, iterations=iterations,
+                            model=model, threads=threads, settle=settle, orient=orient, viewpoint=viewpoint,
+                            backend=backend, orient_neighbors=orient_neighbors, precision=precision,
+                            orient_seed=orient_seed)
+        unavailable = _native.backend_unavailable_message(options.get("backend")) if options.get("iterations") != "0" \
+            else ""
         if unavailable:
             raise ValueError(unavailable)
         self._native = _native.Estimator(options, bool(store_iterations))
@@ -222,20 +245,20 @@ class Estimator:
                       r["confidence"])
 
 
-def estimate_normals(points, k: int = 64, radius: Optional[float] = None, max_neighbors: int = 0, iterations: int = 4,
-                     model: Optional[str] = None, threads: int = 0, settle: float = 0.0, orient: str = "viewpoint",
-                     viewpoint: Optional[Sequence[float]] = None, backend: str = "native",
+def estimate_normals(points, k: Optional[int] = None, radius: Optional[float] = None, max_neighbors: int = 0,
+                     iterations: int = 4, model: Optional[str] = None, threads: int = 0, settle: float = 0.0,
+                     orient: str = "viewpoint", viewpoint: Optional[Sequence[float]] = None, backend: str = "native",
                      return_curvature: bool = False, progress=None, precision: str = "float",
-                     indices: Optional[Sequence[int]] = None):
+                     indices: Optional[Sequence[int]] = None, orient_neighbors: int = 10, orient_seed: int = -1):
     """Surface normals of a point cloud by DISE.
 
     points: (N, 3) float32 or float64 (any order or strides; C-contiguous arrays are read in
         place), or a structured array with fields X, Y, Z (as PDAL gives them). float64
         coordinates far from the origin (UTM) are moved by a whole-unit offset in double before
         they become floats, as ``dise_normals`` does.
-    k: neighbours per point, the point itself not counted (the shipped models: 32 or 64; 0: not
-        set, the 64 nearest, as in C++).
-    radius: neighbours within this distance instead of the k nearest (k is then ignored).
+    k: neighbours per point, the point itself not counted (the shipped models: 32 or 64; None or
+        0: not set, the 64 nearest, as in C++).
+    radius: neighbours within this distance instead of the k nearest (not with k).
     max_neighbors: with radius, keep at most the nearest this many (0: all).
     iterations: DISE iterations after the PCA (0: plain PCA normals).
     model: a .safetensors model file (default: the shipped model for k).
@@ -254,12 +277,16 @@ def estimate_normals(points, k: int = 64, radius: Optional[float] = None, max_ne
     indices: only these points' normals (as PCL's setIndices): their neighbours come from the whole
         cloud, only what their normals read is estimated, and each gets the value estimating every
         point would give it (not with orient "mst" or "closed", which orient the whole cloud).
+    orient_neighbors: with orient "mst" or "closed", each point's neighbours in the spanning tree's
+        graph.
+    orient_seed: with orient "mst" or "closed", a point whose normal is taken as oriented (-1: the
+        point nearest the viewpoint where one is given, else each part's topmost point).
 
     Returns (N, 3) float32 unit normals, one row per point (or per index), NaN rows where a point
     has none (and the curvature).
     """
     estimator = Estimator(k, radius, max_neighbors, iterations, model, threads, settle, orient, viewpoint, backend,
-                          precision=precision)
+                          orient_neighbors=orient_neighbors, precision=precision, orient_seed=orient_seed)
     result = estimator.compute(points, progress=progress, indices=indices)
     return (result.normals, result.curvature) if return_curvature else result.normals
 
@@ -374,7 +401,7 @@ def write_cloud(path, points, normals, curvature=None, like: Optional[Union[Clou
     if source is not None:
         if len(source.points) != len(array):
             raise ValueError(f"like holds {len(source.points)} points, not {len(array)}")
-        if source.format == "las" and path.lower().endswith((".las", ".laz")):
+        if source.path and _native.keeps_records(source.path, path):
             if not np.array_equal(source.points, array, equal_nan=True):
                 raise ValueError("a LAS output like its source keeps the source's records: the points must be the source's")
             las_source = source.path
@@ -383,7 +410,12 @@ def write_cloud(path, points, normals, curvature=None, like: Optional[Union[Clou
 
 
 def estimate_normals_file(input, output, max_memory: Optional[float] = None, scratch: Optional[str] = None,
-                          progress="auto", tile_points: Optional[int] = None, **options) -> dict:
+                          progress="auto", tile_points: Optional[int] = None, *, k: Optional[int] = None,
+                          radius: Optional[float] = None, max_neighbors: int = 0, iterations: int = 4,
+                          model: Optional[str] = None, threads: int = 0, settle: float = 0.0,
+                          orient: Optional[str] = None, viewpoint: Optional[Sequence[float]] = None,
+                          backend: str = "native", precision: str = "float", orient_neighbors: int = 10,
+                          orient_seed: int = -1) -> dict:
     """Normals for a cloud file, written to another: ``dise_normals`` from Python, the same job
     (jobs/normals_file.h) deciding in the same way whether the cloud runs in memory or in tiles.
 
@@ -393,28 +425,20 @@ def estimate_normals_file(input, output, max_memory: Optional[float] = None, scr
     ``tile_points`` asks for tiles of at most that many points, whatever the memory.
     ``orient="mst"``/``"closed"`` and ``settle`` need the cloud in memory (a ``ValueError`` where it
     would run in tiles). A LAS or LAZ input written to LAS or LAZ keeps its records. ``orient``
-    defaults to "up" for a LAS or LAZ input without a ``viewpoint`` (an aerial survey has no sensor
-    pose; its sensor is above), else "viewpoint". options: those of :func:`estimate_normals`.
+    defaults (None) to "up" for a LAS or LAZ input without a ``viewpoint`` (an aerial survey has no
+    sensor pose; its sensor is above), else "viewpoint". The settings (keywords only) are those of
+    :func:`estimate_normals`, with the same defaults. ``max_memory`` 0 or None: in memory.
     progress: a callable taking the share done (0..1), True for a progress bar, None for none,
     "auto" (the default) for a bar where stderr is a terminal. Returns a dict of counts (``tiles``:
     0 where it ran in memory).
     """
     input_path, output_path = _path(input, True), _path(output, False)
-    if options.get("orient") is None:  # the input's default, as dise_normals has it
-        options["orient"] = _native.default_orientation_for(input_path, options.get("viewpoint") is not None)
-    k = options.pop("k", 64)
-    radius = options.pop("radius", None)
-    known = ("max_neighbors", "iterations", "model", "threads", "settle", "orient", "viewpoint", "backend", "precision")
-    unknown = set(options) - set(known)
-    if unknown:
-        raise ValueError(f"unknown options: {', '.join(sorted(unknown))}")
-    o = _options(k, radius, options.get("max_neighbors", 0), options.get("iterations", 4), options.get("model"),
-                 options.get("threads", 0), options.get("settle", 0.0), options.get("orient", "viewpoint"),
-                 options.get("viewpoint"), options.get("backend", "native"), precision=options.get("precision", "float"))
-    if max_memory is not None and not _number(max_memory, "max_memory") > 0:
-        raise ValueError(f"max_memory must be a positive number of MB, not {max_memory!r}")
-    tiles = 0 if tile_points is None else _integer(tile_points, "tile_points", smallest=1)
-    return dict(_native.estimate_file(input_path, output_path, o, float(max_memory or 0.0), tiles,
+    o = _settings("file", orient_by_input=input_path, k=k, radius=radius, max_neighbors=max_neighbors,
+                  iterations=iterations, model=model, threads=threads, settle=settle, orient=orient,
+                  viewpoint=viewpoint, backend=backend, precision=precision, orient_neighbors=orient_neighbors,
+                  orient_seed=orient_seed)
+    tiles = 0 if tile_points is None else _whole(tile_points, "tile_points")
+    return dict(_native.estimate_file(input_path, output_path, o, _number(max_memory or 0.0, "max_memory"), tiles,
                                       os.fspath(scratch) if scratch else "", _progress(progress)))
 
 

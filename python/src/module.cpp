@@ -18,9 +18,10 @@
 #include "pcl_dise/core/model.h"
 #include "pcl_dise/core/normal_settings.h"
 #include "pcl_dise/core/progress.h"
+#include "pcl_dise/core/setting_declarations.h"
 #include "pcl_dise/feature/consistent_normal_orientation.h"
 #include "pcl_dise/feature/normal_pipeline.h"
-#include "pcl_dise/io/extension.h"
+#include "pcl_dise/io/file_format.h"
 #include "pcl_dise/io/las_format.h"
 #include "pcl_dise/io/local_frame.h"
 #include "pcl_dise/io/normals_writer.h"
@@ -335,33 +336,40 @@ PYBIND11_MODULE(_native, m) {
   py::register_exception<pcl_dise::FileError>(m, "FileError", PyExc_OSError);
   // A bad setting is a ValueError, as Python's own argument checks raise.
   py::register_exception<pcl_dise::OptionsError>(m, "OptionsError", PyExc_ValueError);
-  // pcl_dise::NormalSettings with Python's names and strings for the enumerations.
+  // pcl_dise::NormalSettings, set and read by the declared names (core/setting_declarations.h).
   py::class_<pcl_dise::NormalSettings>(m, "NormalSettings")
       .def(py::init<>())
-      .def_readwrite("k", &pcl_dise::NormalSettings::k)
-      .def_readwrite("radius", &pcl_dise::NormalSettings::radius)
-      .def_readwrite("max_neighbors", &pcl_dise::NormalSettings::max_neighbors)
-      .def_readwrite("iterations", &pcl_dise::NormalSettings::iterations)
-      .def_readwrite("threads", &pcl_dise::NormalSettings::threads)
-      .def_readwrite("settle", &pcl_dise::NormalSettings::settle_degrees)
-      .def_readwrite("model", &pcl_dise::NormalSettings::model)
-      .def_property(
-          "orient",
-          [](const pcl_dise::NormalSettings& s) { return std::string(pcl_dise::orientationName(s.orientation)); },
-          [](pcl_dise::NormalSettings& s, const std::string& name) {
-            s.orientation = pcl_dise::orientationFromName(name);
-          })
-      .def_property(
-          "backend", [](const pcl_dise::NormalSettings& s) { return pcl_dise::toString(s.backend); },
-          [](pcl_dise::NormalSettings& s, const std::string& name) { s.backend = pcl_dise::backendFromString(name); })
-      .def_property(
-          "precision", [](const pcl_dise::NormalSettings& s) { return pcl_dise::toString(s.precision); },
-          [](pcl_dise::NormalSettings& s, const std::string& name) {
-            s.precision = pcl_dise::precisionFromString(name);
-          })
-      .def_readwrite("viewpoint", &pcl_dise::NormalSettings::viewpoint)
-      .def_readwrite("orient_neighbors", &pcl_dise::NormalSettings::orientation_neighbors)
+      .def("set", [](pcl_dise::NormalSettings& s, const std::string& name,
+                     const std::string& text) { pcl_dise::settingDeclaration(name).read(s, text); })
+      .def("get", [](const pcl_dise::NormalSettings& s,
+                     const std::string& name) { return pcl_dise::settingDeclaration(name).show(s); })
+      .def("default_orientation_for",
+           [](pcl_dise::NormalSettings& s, const std::string& path) {
+             s.orientation = pcl_dise::jobs::defaultOrientationFor(path, s.viewpoint.has_value());
+           })
       .def("validate", [](const pcl_dise::NormalSettings& s) { s.validate(false); });
+  m.def("setting_declarations", [] {
+    static const char* const kKinds[] = {"integer", "number", "path", "name", "point"};
+    py::list declarations;
+    for (const pcl_dise::SettingDeclaration& d : pcl_dise::settingDeclarations()) {
+      py::dict entry;
+      entry["name"] = d.name;
+      entry["ros_name"] = d.ros_name;
+      entry["cpp_setter"] = d.cpp_setter;
+      entry["flag"] = pcl_dise::commandLineFlag(d);
+      entry["kind"] = kKinds[static_cast<int>(d.kind)];
+      entry["choices"] = d.choices;
+      entry["help"] = d.help;
+      entry["default"] = pcl_dise::defaultText(d);
+      entry["unset_by_default"] = d.unset_by_default;
+      entry["default_from_input"] = d.default_from_input;
+      entry["in_memory"] = (d.surfaces & pcl_dise::kInMemorySurface) != 0;
+      entry["file"] = (d.surfaces & pcl_dise::kFileSurface) != 0;
+      entry["ros"] = (d.surfaces & pcl_dise::kRosSurface) != 0;
+      declarations.append(entry);
+    }
+    return declarations;
+  });
   py::class_<Estimator>(m, "Estimator")
       .def(py::init<const pcl_dise::NormalSettings&, bool>(), py::arg("settings"), py::arg("store_iterations"))
       .def_property_readonly("model_path", &Estimator::modelPath)
@@ -385,9 +393,9 @@ PYBIND11_MODULE(_native, m) {
       },
       py::arg("precision") = "float");
   m.def("bfloat16_available", &pcl_dise::bfloat16Available);
-  m.def("default_orientation_for", [](const std::string& path, bool viewpoint_given) {
-    return std::string(pcl_dise::orientationName(pcl_dise::io::defaultOrientationFor(path, viewpoint_given)));
+  m.def("keeps_records", [](const std::string& source, const std::string& output) {
+    return pcl_dise::io::inputFormat(source).traits().keeps_records &&
+           pcl_dise::io::outputFormat(output).traits().keeps_records;
   });
-  m.def("needs_cloud_in_memory", &pcl_dise::io::needsCloudInMemory);
   m.def("default_model_path", [](int k) { return pcl_dise::defaultModelPath(k); });
 }

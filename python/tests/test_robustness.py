@@ -39,7 +39,7 @@ def test_k_0_means_not_set_as_in_cpp():
 def test_option_messages_are_the_librarys():
     # The package converts types only; the rules and their messages are NormalSettings::validate's.
     for options, message in [({"iterations": 256}, "iterations must be in 0..255"),
-                             ({"settle": 1.0, "backend": "torch"}, "native and cuda backends only"),
+                             ({"settle": 1.0, "backend": "torch"}, "does not run on the torch backend"),
                              ({"radius": -1.0}, "radius must be a positive number"),
                              ({"orient": "outward"}, "outward")]:
         with pytest.raises(ValueError, match=message):

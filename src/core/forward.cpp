@@ -14,6 +14,15 @@
 namespace pcl_dise {
 
 static_assert(std::size(kBackendNames) == static_cast<std::size_t>(Backend::Cuda) + 1, "a name per backend");
+static_assert(std::size(kBackendCapabilities) == std::size(kBackendNames), "capabilities per backend");
+
+void checkBackendSupports(Backend backend, double settle_degrees, Precision precision) {
+  const BackendCapabilities& can = kBackendCapabilities[static_cast<std::size_t>(backend)];
+  if (settle_degrees > 0 && !can.adaptive_mode)
+    throw OptionsError("settle (adaptive mode) does not run on the " + toString(backend) + " backend");
+  if (precision != Precision::Float && !can.bf16)
+    throw OptionsError("precision " + toString(precision) + " does not run on the " + toString(backend) + " backend");
+}
 
 std::string backendNames() {
   std::string names;
@@ -129,13 +138,7 @@ ForwardResult runForwardKeepingAll(const Model& model, const ForwardInput& input
                                    Backend backend) {
   if (options.iterations < 0) throw std::invalid_argument("forward pass: iterations must be >= 0");
   if (!(options.settle_degrees >= 0)) throw std::invalid_argument("forward pass: settle_degrees must be >= 0");
-  if (options.settle_degrees > 0 && backend == Backend::Torch)
-    throw std::invalid_argument(
-        "forward pass: the adaptive mode (settle_degrees > 0) runs on the native and cuda "
-        "backends only");
-  if (options.precision != Precision::Float && backend != Backend::Native)
-    throw std::invalid_argument("forward pass: precision " + toString(options.precision) +
-                                " runs on the native backend only");
+  checkBackendSupports(backend, options.settle_degrees, options.precision);
   const bool has_neighbors = input.neighborhoods != nullptr || input.search != nullptr;
   if (input.num_points > 0 && (input.points == nullptr || !has_neighbors))
     throw std::invalid_argument("forward pass: points and neighbourhoods (or a search) are required");

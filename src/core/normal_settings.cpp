@@ -66,13 +66,11 @@ void NormalSettings::validate(bool check_model_file) const {
   if (iterations < 0 || iterations > 255) throw OptionsError("iterations must be in 0..255, not " + text(iterations));
   if (!(settle_degrees >= 0) || !std::isfinite(settle_degrees))
     throw OptionsError("settle must be at least 0 degrees, not " + text(settle_degrees));
-  if (settle_degrees > 0 && backend == Backend::Torch)
-    throw OptionsError("settle (adaptive mode) runs on the native and cuda backends only, not torch");
-  if (precision != Precision::Float && backend != Backend::Native)
-    throw OptionsError("precision " + toString(precision) + " runs on the native backend only, not " +
-                       toString(backend));
+  checkBackendSupports(backend, settle_degrees, precision);
+  if (orientation_seed < -1)
+    throw OptionsError("orient_seed must be a point index (0 or more), or -1 for none, not " + text(orientation_seed));
   if (orientation_neighbors < 1)
-    throw OptionsError("the orientation's neighbours must be at least 1, not " + text(orientation_neighbors));
+    throw OptionsError("orient_neighbors must be at least 1, not " + text(orientation_neighbors));
   if (viewpoint &&
       !(std::isfinite((*viewpoint)[0]) && std::isfinite((*viewpoint)[1]) && std::isfinite((*viewpoint)[2])))
     throw OptionsError("viewpoint must be 3 finite numbers");

@@ -9,11 +9,9 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "pcl_dise/io/extension.h"
+#include "pcl_dise/io/file_format.h"
 #include "pcl_dise/io/las_format.h"
 #include "pcl_dise/io/normals_writer.h"
-#include "pcl_dise/io/pcd_reader.h"
-#include "pcl_dise/io/ply_reader.h"
 #include "pcl_dise/io/text_io.h"
 
 namespace pcl_dise {
@@ -39,37 +37,22 @@ std::array<double, 3> finiteOffset(const std::vector<std::array<double, 3>>& xyz
 }  // namespace
 
 LocalCloud readCloud(const std::string& path) {
-  const FileFormat format = inputFormat(path);
+  const FormatCodec& codec = inputFormat(path);
+  // Every format in double; PCD and PLY by readers of our own (PCL 1.13's crash on malformed
+  // files: ../shared/data/bad_inputs, fuzzing).
+  PointTable table = codec.read(path, false);
   LocalCloud local;
   local.cloud = pcl::make_shared<pcl::PointCloud<pcl::PointXYZ>>();
   pcl::PointCloud<pcl::PointXYZ>& cloud = *local.cloud;
-  // Every format in double; PCD and PLY by readers of our own (PCL 1.13's crash on malformed
-  // files: ../shared/data/bad_inputs, fuzzing).
-  std::vector<std::array<double, 3>> xyz;
+  std::vector<std::array<double, 3>>& xyz = table.xyz;
+  const std::array<double, 7>& file_viewpoint = table.viewpoint;
   std::array<double, 3>& viewpoint = local.viewpoint;
-  switch (format) {
-    case FileFormat::kXyz: xyz = readTextTriplesInDouble(path); break;
-    case FileFormat::kPcd: {
-      PcdCloud pcd = readPcd(path);
-      xyz = std::move(pcd.xyz);
-      cloud.width = pcd.width;
-      cloud.height = pcd.height;
-      viewpoint = {pcd.viewpoint[0], pcd.viewpoint[1], pcd.viewpoint[2]};
-      cloud.sensor_orientation_ =
-          Eigen::Quaternionf(pcd.viewpoint[3], pcd.viewpoint[4], pcd.viewpoint[5], pcd.viewpoint[6]);
-      break;
-    }
-    case FileFormat::kPly: xyz = readPly(path).vertices; break;
-    case FileFormat::kLas:
-    case FileFormat::kLaz: {
-      LasCloud las = readLas(path);
-      xyz = std::move(las.xyz);
-      local.las_source = path;
-      local.las_source_bytes = std::move(las.decoded);
-      break;
-    }
-    case FileFormat::kNormals:  // not an input: inputFormat never gives it
-      break;
+  viewpoint = {file_viewpoint[0], file_viewpoint[1], file_viewpoint[2]};
+  cloud.sensor_orientation_ =
+      Eigen::Quaternionf(file_viewpoint[3], file_viewpoint[4], file_viewpoint[5], file_viewpoint[6]);
+  if (codec.traits().keeps_records) {
+    local.las_source = path;
+    local.las_source_bytes = std::move(table.decoded);
   }
   local.offset = finiteOffset(xyz);
   cloud.points.resize(xyz.size());
@@ -84,10 +67,8 @@ LocalCloud readCloud(const std::string& path) {
   cloud.sensor_origin_ = Eigen::Vector4f(static_cast<float>(viewpoint[0] - local.offset[0]),
                                          static_cast<float>(viewpoint[1] - local.offset[1]),
                                          static_cast<float>(viewpoint[2] - local.offset[2]), 0.f);
-  if (format != FileFormat::kPcd) {
-    cloud.width = static_cast<std::uint32_t>(xyz.size());
-    cloud.height = 1;
-  }
+  cloud.width = table.width;
+  cloud.height = table.height;
   cloud.is_dense = dense;
   if (local.hasOffset()) local.file_coordinates = std::move(xyz);
   return local;
@@ -105,9 +86,8 @@ void writeNormals(const std::string& path, const LocalCloud& local, const pcl::P
   if (points.size() != normals.size())
     fail(path, "cannot write " + std::to_string(normals.size()) + " normals for " + std::to_string(points.size()) +
                    " points");
-  const FileFormat format = outputFormat(path);
-  const bool text = format == FileFormat::kXyz || format == FileFormat::kNormals;  // text never holds it
-  const bool confidence = orientation_confidence && !orientation_confidence->empty() && !text;
+  const bool confidence =
+      orientation_confidence && !orientation_confidence->empty() && outputFormat(path).traits().orientation_confidence;
   if (confidence && orientation_confidence->size() != points.size())
     fail(path, "cannot write " + std::to_string(orientation_confidence->size()) + " confidences for " +
                    std::to_string(points.size()) + " points");
@@ -125,10 +105,10 @@ void writeNormals(const std::string& path, const LocalCloud& local, const pcl::P
   layout.las_source = local.las_source;
   layout.las_source_bytes = local.las_source_bytes;
   layout.orientation_confidence = confidence;
-  if (isLasFamily(path) && layout.las_source.empty()) {
-    std::vector<std::array<double, 3>> xyz;
-    for (std::size_t i = 0; i < points.size(); ++i) xyz.push_back(fileCoordinates(i));
-    chooseQuantization(xyz, layout.las_scale, layout.las_offset);
+  if (layout.las_source.empty()) {  // the scale and offset a LAS output quantises new points with
+    FiniteBounds bounds;
+    for (std::size_t i = 0; i < points.size(); ++i) bounds.add(fileCoordinates(i));
+    chooseQuantization(bounds.lo.data(), bounds.hi.data(), layout.las_scale, layout.las_offset);
   }
   NormalsWriter writer(path, layout);
   for (std::size_t i = 0; i < points.size(); ++i)

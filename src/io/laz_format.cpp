@@ -14,7 +14,7 @@
 #include "laz/arithmetic_coder.h"
 #include "laz/bytes.h"
 #include "laz/laz_chunk.h"
-#include "pcl_dise/io/extension.h"
+#include "pcl_dise/io/file_format.h"
 
 namespace pcl_dise {
 namespace io {

@@ -16,6 +16,7 @@
 #include "pcl_dise/core/errors.h"
 #include "pcl_dise/core/viewpoint.h"
 #include "pcl_dise/io/disk_tiled_cloud.h"
+#include "pcl_dise/io/las_format.h"
 #include "pcl_dise/io/local_frame.h"
 #include "pcl_dise/io/normals_writer.h"
 #include "pcl_dise/io/point_stream.h"
@@ -235,16 +236,16 @@ OutOfCoreReport estimateNormalsOutOfCore(const Model& model, const std::string& 
   // The viewpoint in the float frame, as the in-memory path flips towards it.
   std::array<double, 3> viewpoint = options.viewpoint;
   if (!options.has_viewpoint)
-    for (int c = 0; c < 3; ++c) viewpoint[c] = stream.viewpoint()[c];
+    for (int c = 0; c < 3; ++c) viewpoint[c] = stream.layout().viewpoint[c];
   const std::array<float, 3> vp = frame.local(viewpoint);
 
   NormalsFileLayout layout;
   layout.points = frame.points;
-  layout.width = stream.width();
-  layout.height = stream.height();
-  layout.viewpoint = stream.viewpoint();
+  layout.width = stream.layout().width;
+  layout.height = stream.layout().height;
+  layout.viewpoint = stream.layout().viewpoint;
   layout.double_coordinates = frame.offset[0] != 0 || frame.offset[1] != 0 || frame.offset[2] != 0;
-  if (stream.isLas())
+  if (stream.traits().keeps_records)
     layout.las_source = input;  // a LAS output keeps its records, scale and offset
   else
     chooseQuantization(frame.bounds.lo.data(), frame.bounds.hi.data(), layout.las_scale, layout.las_offset);

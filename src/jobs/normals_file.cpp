@@ -6,6 +6,7 @@
 
 #include "pcl_dise/core/model.h"
 #include "pcl_dise/io/cloud_io.h"
+#include "pcl_dise/io/file_format.h"
 #include "pcl_dise/io/point_stream.h"
 
 namespace pcl_dise {
@@ -109,6 +110,16 @@ NormalsFileReport inTiles(const NormalsFileJob& job, io::Collective& processes) 
 
 }  // namespace
 
+Orientation defaultOrientationFor(const std::string& input, bool viewpoint_given) {
+  if (viewpoint_given) return Orientation::kViewpoint;
+  for (const io::FormatCodec* codec : io::fileFormats()) {
+    const io::FormatTraits t = codec->traits();
+    if (t.read && io::extension(input) == t.extension)
+      return t.surveyed_from_above ? Orientation::kUp : Orientation::kViewpoint;
+  }
+  return Orientation::kViewpoint;
+}
+
 bool runsInTiles(const NormalsFileJob& job) {
   if (job.always_tiles || job.tile_points > 0) return true;
   if (job.max_memory_mb <= 0) return false;
@@ -118,9 +129,14 @@ bool runsInTiles(const NormalsFileJob& job) {
   return double(stream.countPoints()) * io::bytesPerPointInMemory(neighbors) >= job.max_memory_mb * 1e6;
 }
 
-NormalsFileReport estimateNormalsFile(const NormalsFileJob& job, io::Collective& processes) {
-  if (job.max_memory_mb < 0) throw OptionsError("the memory budget must not be negative");
+void checkJob(const NormalsFileJob& job) {
+  if (!(job.max_memory_mb >= 0) || !std::isfinite(job.max_memory_mb))
+    throw OptionsError("max_memory must be a number of MB, 0 or more (0: in memory)");
   job.settings.validate();
+}
+
+NormalsFileReport estimateNormalsFile(const NormalsFileJob& job, io::Collective& processes) {
+  checkJob(job);
   return runsInTiles(job) ? inTiles(job, processes) : inMemory(job);
 }
 

@@ -55,6 +55,20 @@ struct NormalsFileReport {
  *  \param[in] job the job */
 bool runsInTiles(const NormalsFileJob& job);
 
+/** \brief The orientation a run of `input` gets where none is asked for: the viewpoint where one
+ *  is given, else "up" for a format whose clouds are surveys seen from above (LAS and LAZ: no
+ *  sensor pose, the sensor above; io::FormatTraits::surveyed_from_above), else the viewpoint (the
+ *  file's, or the origin).
+ *  \param[in] input the input cloud's path (its extension decides; an unknown one: the viewpoint)
+ *  \param[in] viewpoint_given whether a viewpoint is given */
+Orientation defaultOrientationFor(const std::string& input, bool viewpoint_given);
+
+/** \brief Checks the job's settings (NormalSettings::validate) and memory budget, as
+ *  estimateNormalsFile does before it reads a byte.
+ *  \param[in] job the job
+ *  \throws OptionsError or FileError (a model file that cannot be opened) */
+void checkJob(const NormalsFileJob& job);
+
 /** \brief Runs the job.
  *  \param[in] job what to estimate
  *  \param[in] processes the processes sharing its tiles (io::Collective; one for a single process)

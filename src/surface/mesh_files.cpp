@@ -5,7 +5,7 @@
 #include <pcl/io/obj_io.h>
 #include <pcl/io/ply_io.h>
 
-#include "pcl_dise/io/extension.h"
+#include "pcl_dise/io/file_format.h"
 
 namespace pcl_dise {
 namespace surface {

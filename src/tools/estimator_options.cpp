@@ -1,39 +1,62 @@
 #include "estimator_options.h"
 
-#include "pcl_dise/core/forward.h"  // backendFromString, precisionFromString, backendNames
+#include "pcl_dise/core/forward.h"  // nativeInstructionSet
 
 namespace pcl_dise {
 namespace tools {
 
-void EstimatorOptions::applyTo(NormalSettings& s) const {
-  s.k = k;
-  s.radius = radius;
-  s.max_neighbors = max_neighbors;
-  s.iterations = iterations;
-  s.model = model;
-  s.backend = backendFromString(backend);
-  s.threads = threads;
-  s.settle_degrees = settle;
-  s.precision = precisionFromString(precision);
+void EstimatorOptions::applyTo(NormalSettings& settings) const {
+  for (const auto& [name, text] : given) settingDeclaration(name).read(settings, text);
 }
 
-void addEstimatorOptions(CLI::App& app, EstimatorOptions& o) {
-  app.add_option("--model", o.model,
-                 "model file (.safetensors; default: the shipped model for --k, k = 64 for --radius)");
-  auto* k = app.add_option("--k", o.k, "neighbours per point, the point itself not counted (default 64)");
-  auto* r = app.add_option("--radius", o.radius, "radius neighbourhoods instead of k nearest");
-  k->excludes(r);
-  app.add_option("--max-neighbors", o.max_neighbors, "with --radius: keep at most the nearest N points");
-  app.add_option("--iterations", o.iterations, "DISE iterations after the PCA (0: plain PCA)")->capture_default_str();
-  app.add_option("--settle", o.settle,
-                 "adaptive mode: a point stops iterating once its normal turns by less than this (degrees; 0: exact)")
-      ->capture_default_str();
-  app.add_option("--precision", o.precision,
-                 "float, or bf16: the network's products in bfloat16 where the processor has AVX512_BF16 (faster; "
-                 "accuracy in docs/benchmarks.md; native backend; elsewhere it runs in float and says so)")
-      ->capture_default_str();
-  app.add_option("--backend", o.backend, backendNames())->capture_default_str();
-  app.add_option("--threads", o.threads, "threads (0: all)")->capture_default_str();
+namespace {
+
+std::string helpOf(const SettingDeclaration& d) {
+  std::string help = d.help;
+  if (!d.choices.empty()) help += " {" + d.choices + "}";
+  const std::string by_default = defaultText(d);
+  if (!d.default_from_input && !by_default.empty()) help += " (default: " + by_default + ")";
+  return help;
+}
+
+void addSettingOption(CLI::App& app, EstimatorOptions& o, const SettingDeclaration& d) {
+  const std::string name = d.name;
+  app.add_option_function<std::string>(
+         commandLineFlag(d), [&o, name](const std::string& text) { o.given[name] = text; }, helpOf(d))
+      ->type_name(d.kind == SettingKind::kInteger  ? "INT"
+                  : d.kind == SettingKind::kNumber ? "FLOAT"
+                  : d.kind == SettingKind::kPoint  ? "X,Y,Z"
+                  : d.kind == SettingKind::kPath   ? "FILE"
+                                                   : "NAME");
+}
+
+}  // namespace
+
+void addEstimatorOptions(CLI::App& app, EstimatorOptions& o, unsigned surface, const std::set<std::string>& except) {
+  for (const SettingDeclaration& d : settingDeclarations())
+    if ((d.surfaces & surface) && !except.count(d.name)) addSettingOption(app, o, d);
+}
+
+void addSettingOptions(CLI::App& app, EstimatorOptions& o, const std::vector<std::string>& names) {
+  for (const std::string& name : names) addSettingOption(app, o, settingDeclaration(name));
+}
+
+nlohmann::json settingsReport(const NormalSettings& settings) {
+  nlohmann::json report;
+  for (const SettingDeclaration& d : settingDeclarations()) {
+    const std::string text = d.show(settings);
+    if (text.empty())
+      report[d.name] = nullptr;
+    else if (d.kind == SettingKind::kInteger)
+      report[d.name] = std::stoll(text);
+    else if (d.kind == SettingKind::kNumber)
+      report[d.name] = std::stod(text);
+    else
+      report[d.name] = text;
+  }
+  report["k_in_use"] = settings.neighbors();
+  report["instruction_set"] = settings.backend == Backend::Native ? nativeInstructionSet(settings.precision) : "";
+  return report;
 }
 
 }  // namespace tools

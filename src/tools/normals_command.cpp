@@ -9,7 +9,7 @@
 #include <stdexcept>
 
 #include "pcl_dise/core/model.h"
-#include "pcl_dise/io/extension.h"
+#include "pcl_dise/io/file_format.h"
 #include "pcl_dise/io/point_stream.h"
 #include "progress_display.h"
 #include "run_report.h"
@@ -21,15 +21,16 @@ using namespace io;  // the files, tiles and their options these tools run
 
 NormalSettings Options::settings() const {
   NormalSettings s;
+  s.orientation = jobs::defaultOrientationFor(input, has("viewpoint"));
   applyTo(s);
-  if (!viewpoint.empty()) s.viewpoint = parseViewpoint(viewpoint);
-  s.orientation = orient.empty() ? defaultOrientationFor(input, s.viewpoint.has_value()) : orientationFromName(orient);
   return s;
 }
 
 void Options::check() const {
-  if (max_memory < 0) throw OptionsError("max_memory must not be negative");
-  settings().validate();
+  jobs::NormalsFileJob job;
+  job.settings = settings();
+  job.max_memory_mb = max_memory;
+  jobs::checkJob(job);
 }
 
 std::vector<std::int64_t> readIndices(const std::string& path) {
@@ -57,16 +58,7 @@ std::vector<std::int64_t> readIndices(const std::string& path) {
 void addNormalsOptions(CLI::App& app, Options& o) {
   app.add_option("input", o.input, "input cloud (" + formatExtensions(false) + ")")->required();
   app.add_option("output", o.output, "output file (" + formatExtensions(true) + ")")->required();
-  addEstimatorOptions(app, o);
-  app.add_option("--viewpoint", o.viewpoint, "flip normals towards X,Y,Z (default: the cloud's sensor origin)");
-  app.add_option("--orient", o.orient,
-                 "viewpoint: flip each normal towards the viewpoint; up: make each normal face +z (aerial "
-                 "LiDAR); mst: orient consistently along a minimum "
-                 "spanning tree (closed shapes face outward; seeded at --viewpoint or a PCD VIEWPOINT where one "
-                 "is given, else at the topmost point facing +z); closed: mst for clouds of closed shapes, then "
-                 "each point takes the side an outside grid shows it (holds under heavy noise; ray parity where "
-                 "walls are too thin for the grid; not for scans); none: the plane fit's own sign. Default: up "
-                 "for .las and .laz input without --viewpoint, else viewpoint");
+  addEstimatorOptions(app, o, kFileSurface);
   app.add_option("--max-memory", o.max_memory,
                  "memory budget in MB: a cloud that does not fit is read, computed and written tile by tile, "
                  "with the same normals (0: in memory)");
@@ -83,25 +75,14 @@ void addNormalsOptions(CLI::App& app, Options& o) {
 nlohmann::json normalsReport(const Options& o, std::uint64_t points, std::uint64_t missing,
                              const std::array<double, 3>& offset) {
   const NormalSettings settings = o.settings();
-  nlohmann::json s;
-  s["k"] = settings.neighbors();
-  s["radius"] = o.radius;
-  s["max_neighbors"] = o.max_neighbors;
-  s["iterations"] = o.iterations;
-  s["settle"] = o.settle;
-  s["precision"] = o.precision;
-  s["instruction_set"] = settings.backend == Backend::Native ? nativeInstructionSet(settings.precision) : "";
-  s["orient"] = orientationName(settings.orientation);
-  s["backend"] = o.backend;
-  s["threads"] = o.threads;
-  s["viewpoint"] = o.viewpoint;
+  nlohmann::json s = settingsReport(settings);
   s["max_memory_mb"] = o.max_memory;
   s["tile_points"] = o.tile_points;
   nlohmann::json report;
   report["input"] = o.input;
   report["output"] = o.output;
   report["settings"] = s;
-  report["model"] = o.iterations > 0 ? settings.modelPath() : "";
+  report["model"] = settings.iterations > 0 ? settings.modelPath() : "";
   report["points"] = points;
   report["normals"] = points - missing;
   report["without_normal"] = missing;
@@ -114,14 +95,6 @@ std::string offsetText(const std::array<double, 3>& offset) {
   text.precision(15);
   text << offset[0] << ", " << offset[1] << ", " << offset[2];
   return text.str();
-}
-
-std::array<double, 3> parseViewpoint(const std::string& text) {
-  std::array<double, 3> v;
-  char tail;
-  if (std::sscanf(text.c_str(), "%lf,%lf,%lf%c", &v[0], &v[1], &v[2], &tail) != 3)
-    throw OptionsError("viewpoint expects X,Y,Z, got '" + text + "'");
-  return v;
 }
 
 jobs::NormalsFileJob Options::job(const ProgressCallback& progress) const {
@@ -141,6 +114,7 @@ void printTiledRun(const Options& o, const jobs::NormalsFileReport& r, const io:
                    const std::string& tool) {
   if (processes.rank() != 0) return;
   const io::OutOfCoreReport& report = r.tiles;
+  const NormalSettings job_settings = o.settings();
   std::cout << tool << ": " << report.points << " points from " << o.input << ", in tiles"
             << (processes.size() > 1 ? " on " + std::to_string(processes.size()) + " processes" : std::string()) << "\n"
             << (report.offset != std::array<double, 3>{0, 0, 0}
@@ -153,8 +127,8 @@ void printTiledRun(const Options& o, const jobs::NormalsFileReport& r, const io:
                                                    " times (a halo outgrew the budget)"
                                              : std::string())
             << "\n"
-            << "  iterations: " << o.iterations << (o.iterations > 0 ? ", model: " + r.model_path : std::string())
-            << "\n"
+            << "  iterations: " << job_settings.iterations
+            << (job_settings.iterations > 0 ? ", model: " + r.model_path : std::string()) << "\n"
             << "  " << (report.points - report.missing) << " normals, " << report.missing
             << " points without a normal (NaN)\n"
             << "  time: " << r.total_seconds << " s (reading, tiling, search, estimation, writing)\n"

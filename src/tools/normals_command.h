@@ -20,8 +20,7 @@ namespace tools {
 
 /** The options of dise_normals and dise_normals_mpi: the estimator's and the files'. */
 struct Options : EstimatorOptions {
-  std::string input, output, viewpoint, scratch;
-  std::string orient;  ///< --orient: viewpoint, up, mst, closed or none ("": by the input, defaultOrientationFor)
+  std::string input, output, scratch;
   double max_memory = 0.0;
   std::size_t tile_points = 0;
   bool quiet = false;
@@ -30,10 +29,11 @@ struct Options : EstimatorOptions {
   /// only their receptive field is estimated, the others are written without a normal ("": all)
   std::string indices;
 
-  /** The run's settings: the options above, --backend, --precision, --orient (or the input's default) and
-   *  --viewpoint read; throws OptionsError for a name or a viewpoint that cannot be read. */
+  /** The run's settings: the declared defaults, the orientation the input asks for
+   *  (jobs::defaultOrientationFor) and the settings given; throws OptionsError for a value that
+   *  cannot be read. */
   NormalSettings settings() const;
-  /** settings().validate() and the tools' own options: throws OptionsError or FileError. */
+  /** The job's checks (jobs::checkJob) before anything is read: throws OptionsError or FileError. */
   void check() const;
   /** The job these options ask for (--indices read here), told its progress. */
   jobs::NormalsFileJob job(const ProgressCallback& progress) const;
@@ -45,8 +45,6 @@ void addNormalsOptions(CLI::App& app, Options& o);
 
 /** "x, y, z" with 15 digits. */
 std::string offsetText(const std::array<double, 3>& offset);
-/** X,Y,Z from --viewpoint; throws OptionsError otherwise. */
-std::array<double, 3> parseViewpoint(const std::string& text);
 
 /** The point indices of an --indices file (0-based integers separated by whitespace); throws
  *  FileError where it cannot be read, OptionsError for a word that is not an index (naming it)

@@ -131,15 +131,16 @@ TEST(DiseNormals, ClearErrors) {
       {dir + "/missing.xyz " + dir + "/o.normals", "cannot be opened"},
       {dir + "/in.txt " + dir + "/o.normals", "unknown extension"},
       {dir + "/bad.xyz " + dir + "/o.normals", "is not a number"},
-      {dir + "/in.xyz " + dir + "/o.normals --k 3 --radius 1", "excludes"},
+      {dir + "/in.xyz " + dir + "/o.normals --k 3 --radius 1", "set k or radius, not both"},
       {dir + "/in.xyz " + dir + "/o.normals --model " + dir + "/none.safetensors", "dise_train"},
       {dir + "/in.xyz " + dir + "/o.normals --model " + dir + "/in.xyz", "truncated or not a safetensors"},
       {dir + "/in.xyz " + dir + "/o.vtk --model " + model, "unknown output extension"},
-      {dir + "/in.xyz " + dir + "/o.normals --model " + model + " --viewpoint 1,2", "viewpoint expects X,Y,Z"},
+      {dir + "/in.xyz " + dir + "/o.normals --model " + model + " --viewpoint 1,2",
+       "viewpoint must be 3 numbers X,Y,Z"},
       {dir + "/in.xyz " + dir + "/o.normals --model " + model + " --backend opencl", "unknown backend"},
       {dir + "/in.xyz " + dir + "/o.normals --model " + model + " --precision fp16", "unknown precision"},
       {dir + "/in.xyz " + dir + "/o.normals --model " + model + " --precision bf16 --backend torch",
-       "native backend only"},
+       "does not run on the torch backend"},
   };
   for (const auto& c : cases) {
     const CommandResult r = runTool(c.args);

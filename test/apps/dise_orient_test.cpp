@@ -132,7 +132,8 @@ TEST_F(DiseOrient, ClosedOnAnOpenSurfaceWarnsThatItsSidesAreUnverified) {
 
 TEST_F(DiseOrient, ASeedOrAViewpointDecides) {
   // Point 0's normal is given inward (i % 3 == 0): the sphere follows it.
-  ASSERT_EQ(runTool(dir_ + "/sphere.xyz " + dir_ + "/sphere.normals " + dir_ + "/seed.normals --seed 0").exit_code, 0);
+  ASSERT_EQ(
+      runTool(dir_ + "/sphere.xyz " + dir_ + "/sphere.normals " + dir_ + "/seed.normals --orient-seed 0").exit_code, 0);
   EXPECT_EQ(outward(dir_ + "/seed.normals"), 0u);
   // A viewpoint inside the sphere: its nearest points face it, inward.
   ASSERT_EQ(
@@ -150,11 +151,12 @@ TEST_F(DiseOrient, BadInputIsAClearError) {
   };
   const std::string in = dir_ + "/sphere.xyz ";
   expectError(in + dir_ + "/short.normals " + dir_ + "/o.normals", "1 normals for 2000 points");
-  expectError(in + dir_ + "/sphere.normals " + dir_ + "/o.normals --seed 2000", "is not a point");
+  expectError(in + dir_ + "/sphere.normals " + dir_ + "/o.normals --orient-seed 2000", "is not a point");
   expectError(in + dir_ + "/sphere.normals " + dir_ + "/o.normals --orient-neighbors 0",
-              "neighbours must be at least 1");
+              "orient_neighbors must be at least 1");
   expectError(in + dir_ + "/missing.normals " + dir_ + "/o.normals", "missing.normals");
-  expectError(in + dir_ + "/sphere.normals " + dir_ + "/o.normals --viewpoint 1,2", "viewpoint expects X,Y,Z");
+  expectError(in + dir_ + "/sphere.normals " + dir_ + "/o.normals --viewpoint 1,2",
+              "viewpoint must be 3 numbers X,Y,Z");
 }
 
 }  // namespace

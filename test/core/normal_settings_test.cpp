@@ -75,13 +75,13 @@ TEST(NormalSettings, ValuesOutOfRangeAreOptionsErrors) {
   EXPECT_NE(with([](NormalSettings& s) { s.iterations = 256; }).find("iterations must be in 0..255"),
             std::string::npos);
   EXPECT_NE(with([](NormalSettings& s) { s.settle_degrees = -1; }).find("settle"), std::string::npos);
-  EXPECT_NE(with([](NormalSettings& s) { s.orientation_neighbors = 0; }).find("neighbours must be at least 1"),
+  EXPECT_NE(with([](NormalSettings& s) { s.orientation_neighbors = 0; }).find("orient_neighbors must be at least 1"),
             std::string::npos);
   EXPECT_EQ(with([](NormalSettings& s) { s.viewpoint = {{0, INFINITY, 0}}; }), "viewpoint must be 3 finite numbers");
   EXPECT_EQ(with([](NormalSettings& s) { s.precision = pcl_dise::Precision::Bf16; }), "");
   EXPECT_EQ(
       with([](NormalSettings& s) { s.precision = pcl_dise::Precision::Bf16, s.backend = pcl_dise::Backend::Torch; }),
-      "precision bf16 runs on the native backend only, not torch");
+      "precision bf16 does not run on the torch backend");
 }
 
 TEST(NormalSettings, PrecisionHasOneNameBothWays) {

@@ -1,5 +1,5 @@
 // The estimator's options (src/tools/estimator_options.h): what they set in a NormalSettings, and
-// that every tool that estimates normals offers them under the same names and help.
+// that every tool that estimates normals offers every declared setting under the same name and help.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -19,7 +19,7 @@ using pcl_dise::tools::EstimatorOptions;
 pcl_dise::NormalSettings parsed(std::vector<std::string> args) {
   CLI::App app;
   EstimatorOptions o;
-  pcl_dise::tools::addEstimatorOptions(app, o);
+  pcl_dise::tools::addEstimatorOptions(app, o, pcl_dise::kFileSurface);
   std::reverse(args.begin(), args.end());  // CLI11 takes them last first
   app.parse(args);
   pcl_dise::NormalSettings settings;
@@ -44,11 +44,12 @@ TEST(EstimatorOptions, SetWhatTheySay) {
   EXPECT_EQ(parsed({}).neighbors(), 64);
 }
 
-TEST(EstimatorOptions, BadValuesAreErrors) {
-  EXPECT_THROW(parsed({"--k", "8", "--radius", "0.1"}), CLI::ExcludesError);
+TEST(EstimatorOptions, BadValuesAreTheDeclarationsAndValidatesErrors) {
+  EXPECT_THROW(parsed({"--k", "8", "--radius", "0.1"}).validate(false), pcl_dise::OptionsError);
   EXPECT_THROW(parsed({"--backend", "fpga"}), pcl_dise::OptionsError);
   EXPECT_THROW(parsed({"--precision", "half"}), pcl_dise::OptionsError);
-  EXPECT_THROW(parsed({"--k", "many"}), CLI::ParseError);
+  EXPECT_THROW(parsed({"--k", "many"}), pcl_dise::OptionsError);
+  EXPECT_THROW(parsed({"--orient-seed", "-2"}).validate(false), pcl_dise::OptionsError);
 }
 
 // The option's line of a tool's --help.
@@ -67,25 +68,33 @@ std::string words(const std::string& line) {
   return joined;
 }
 
-TEST(EstimatorOptions, EveryToolOffersThemAlike) {
+TEST(EstimatorOptions, EveryToolOffersEveryDeclaredSettingAlike) {
   CLI::App app;
   EstimatorOptions o;
-  pcl_dise::tools::addEstimatorOptions(app, o);
+  pcl_dise::tools::addEstimatorOptions(app, o, pcl_dise::kEverySurface);
   const std::string reference = app.help();
-  std::vector<std::string> tools{"dise_normals"};  // and dise_normals_mpi: the same addNormalsOptions
+  struct Tool {
+    std::string name;
+    unsigned surface;
+    std::vector<std::string> left_out;  // settings the tool decides itself
+  };
+  std::vector<Tool> tools{{"dise_normals", pcl_dise::kFileSurface, {}}};  // and dise_normals_mpi: addNormalsOptions
 #ifdef PCL_DISE_TEST_VTK_TOOLS
-  tools.push_back("dise_viewer");
-  tools.push_back("dise_reconstruct");
+  tools.push_back({"dise_viewer", pcl_dise::kInMemorySurface, {}});
+  tools.push_back({"dise_reconstruct", pcl_dise::kInMemorySurface, {"orient"}});
 #endif
-  for (const std::string& tool : tools) {
-    const CommandResult r = runCommand(binaryDir() + "/apps/" + tool + " --help");
-    ASSERT_EQ(r.exit_code, 0) << tool << ": " << r.output;
-    for (const char* option : {"--model", "--k", "--radius", "--max-neighbors", "--iterations", "--settle",
-                               "--precision", "--backend", "--threads"}) {
+  for (const Tool& tool : tools) {
+    const CommandResult r = runCommand(binaryDir() + "/apps/" + tool.name + " --help");
+    ASSERT_EQ(r.exit_code, 0) << tool.name << ": " << r.output;
+    for (const pcl_dise::SettingDeclaration& d : pcl_dise::settingDeclarations()) {
+      if (!(d.surfaces & tool.surface) ||
+          std::find(tool.left_out.begin(), tool.left_out.end(), d.name) != tool.left_out.end())
+        continue;
+      const std::string option = pcl_dise::commandLineFlag(d);
       const std::string line = helpLine(r.output, option);
-      EXPECT_FALSE(line.empty()) << tool << " lacks " << option;
+      EXPECT_FALSE(line.empty()) << tool.name << " lacks " << option;
       // The same words (CLI11 pads the option's column to each tool's widest).
-      EXPECT_EQ(words(line), words(helpLine(reference, option))) << tool << " " << option;
+      EXPECT_EQ(words(line), words(helpLine(reference, option))) << tool.name << " " << option;
     }
   }
 }

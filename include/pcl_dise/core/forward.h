@@ -31,8 +31,19 @@ enum class Precision {
 /** Every backend's name, in the enumeration's order: "native", "torch", "cuda". The names are
  *  said here once, for toString, backendFromString and the tools' help. */
 constexpr const char* kBackendNames[] = {"native", "torch", "cuda"};
+/** What a backend can do beyond the plain iterations. */
+struct BackendCapabilities {
+  bool adaptive_mode;  ///< settle_degrees > 0 (adaptive_mode.h)
+  bool bf16;           ///< Precision::Bf16
+};
+/** Every backend's capabilities, in the enumeration's order: the one place the settings'
+ *  rules (checkBackendSupports) read them. */
+constexpr BackendCapabilities kBackendCapabilities[] = {{true, true}, {false, false}, {true, false}};
 /** "native, torch or cuda": the names for a help text or a message. */
 std::string backendNames();
+/** \brief Throws OptionsError (core/errors.h) where `backend` cannot run the adaptive mode
+ *  (settle_degrees > 0) or `precision` (kBackendCapabilities), saying which. */
+void checkBackendSupports(Backend backend, double settle_degrees, Precision precision);
 /** The backend's name (kBackendNames). */
 std::string toString(Backend backend);
 /** "float" or "bf16". */

@@ -8,7 +8,7 @@
 #include <pcl/point_cloud.h>
 #include <pcl/point_types.h>
 
-#include "pcl_dise/io/extension.h"
+#include "pcl_dise/io/file_format.h"
 #include "pcl_dise/io/local_frame.h"
 
 namespace pcl_dise {

@@ -3,6 +3,7 @@
 // dimension or text column, as the Python module's read_cloud returns them. Plain C++, no PCL.
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -18,7 +19,9 @@ struct PointTable {
   std::uint32_t width = 0;                               ///< PCD: an organized cloud's width; else N
   std::uint32_t height = 1;                              ///< PCD: an organized cloud's height; else 1
   std::array<double, 7> viewpoint{0, 0, 0, 1, 0, 0, 0};  ///< PCD VIEWPOINT: tx ty tz qw qx qy qz
-  std::string format;                                    ///< "pcd", "ply", "las" or "xyz"
+  std::string format;                                    ///< FormatTraits::name: "pcd", "ply", "las" or "xyz"
+  /// LAZ: the file decoded (LAS bytes), so that an output keeping its records reads them from here
+  std::shared_ptr<const std::string> decoded;
 };
 
 /** Reads `path` (.pcd, .ply, .las, .xyz) whole. A .xyz file's lines hold 3 or more numbers, as
