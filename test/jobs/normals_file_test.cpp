@@ -1,0 +1,130 @@
+// The normals-file job (src/jobs/normals_file.h) as a unit: where it decides to run in tiles, the
+// checks it makes before reading a byte, the default orientation, the same bytes in tiles as in
+// memory, and a cancelled run leaving nothing.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <string>
+
+#include "normals_file.h"
+#include "pcl_dise/core/errors.h"
+#include "test_support.h"
+
+namespace {
+
+using namespace pcl_dise;
+using namespace pcl_dise::test;
+
+// A job on a 3,600-point terrain file (UTM-sized offset: the double path), k = 16, two iterations
+// of a random model.
+jobs::NormalsFileJob terrainJob(const std::string& dir, const std::string& output) {
+  const std::string input = dir + "/terrain.xyz";
+  if (!std::filesystem::exists(input)) writeXyzFile(input, terrainPoints({512000.0, 5400000.0, 250.0}));
+  jobs::NormalsFileJob job;
+  job.input = input;
+  job.output = dir + "/" + output;
+  job.settings.k = 16;
+  job.settings.iterations = 2;
+  job.settings.model = randomModelFile(7);
+  job.settings.threads = 2;
+  return job;
+}
+
+std::string problem(const jobs::NormalsFileJob& job) {
+  try {
+    jobs::checkJob(job);
+  } catch (const OptionsError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(NormalsFileJob, RunsInTilesWhereAskedOrWhereTheBudgetIsTooSmall) {
+  const std::string dir = temporaryDir("job_tiles_decision");
+  jobs::NormalsFileJob job = terrainJob(dir, "out.normals");
+  EXPECT_FALSE(jobs::runsInTiles(job));  // no budget: in memory
+  job.max_memory_mb = 1e6;
+  EXPECT_FALSE(jobs::runsInTiles(job));
+  job.max_memory_mb = 1;  // 3,600 points at about 600 bytes each need more than 1 MB
+  EXPECT_TRUE(jobs::runsInTiles(job));
+  job.max_memory_mb = 0;
+  job.tile_points = 1000;
+  EXPECT_TRUE(jobs::runsInTiles(job));
+  job.tile_points = 0;
+  job.always_tiles = true;
+  EXPECT_TRUE(jobs::runsInTiles(job));
+}
+
+TEST(NormalsFileJob, ChecksItsBudgetAndSettingsWithOneMessageEach) {
+  jobs::NormalsFileJob job = terrainJob(temporaryDir("job_checks"), "out.normals");
+  EXPECT_EQ(problem(job), "");
+  job.max_memory_mb = -1;
+  EXPECT_EQ(problem(job), "max_memory must be a number of MB, 0 or more (0: in memory)");
+  job.max_memory_mb = NAN;
+  EXPECT_EQ(problem(job), "max_memory must be a number of MB, 0 or more (0: in memory)");
+  job.max_memory_mb = 0;
+  job.settings.radius = 0.5;
+  EXPECT_EQ(problem(job), "set k or radius, not both");
+}
+
+TEST(NormalsFileJob, TheDefaultOrientationComesFromTheFormatUnlessAViewpointIsGiven) {
+  EXPECT_EQ(jobs::defaultOrientationFor("survey.las", false), Orientation::kUp);
+  EXPECT_EQ(jobs::defaultOrientationFor("survey.LAZ", false), Orientation::kUp);
+  EXPECT_EQ(jobs::defaultOrientationFor("survey.las", true), Orientation::kViewpoint);
+  EXPECT_EQ(jobs::defaultOrientationFor("frame.pcd", false), Orientation::kViewpoint);
+  EXPECT_EQ(jobs::defaultOrientationFor("notes.txt", false), Orientation::kViewpoint);
+}
+
+TEST(NormalsFileJob, InTilesItWritesTheBytesItWritesInMemory) {
+  const std::string dir = temporaryDir("job_tiles_equal");
+  io::Collective one_process;
+  const jobs::NormalsFileJob in_memory = terrainJob(dir, "memory.normals");
+  const jobs::NormalsFileReport memory_report = jobs::estimateNormalsFile(in_memory, one_process);
+  EXPECT_FALSE(memory_report.in_tiles);
+  EXPECT_EQ(memory_report.points, 3600u);
+  EXPECT_NE(memory_report.offset[0], 0.0);  // UTM-sized: moved before the coordinates became floats
+
+  jobs::NormalsFileJob tiled = terrainJob(dir, "tiles.normals");
+  tiled.tile_points = 700;
+  const jobs::NormalsFileReport tiles_report = jobs::estimateNormalsFile(tiled, one_process);
+  EXPECT_TRUE(tiles_report.in_tiles);
+  EXPECT_GT(tiles_report.tiles.tiles.tiles, 1u);
+  EXPECT_EQ(tiles_report.points, 3600u);
+  EXPECT_EQ(tiles_report.without_normal, memory_report.without_normal);
+  const std::string memory_bytes = readFile(in_memory.output);
+  ASSERT_FALSE(memory_bytes.empty());
+  EXPECT_EQ(readFile(tiled.output), memory_bytes);
+}
+
+TEST(NormalsFileJob, WhatNeedsTheCloudInMemoryIsRefusedInTiles) {
+  const std::string dir = temporaryDir("job_tiles_refusals");
+  io::Collective one_process;
+  jobs::NormalsFileJob job = terrainJob(dir, "out.normals");
+  job.tile_points = 700;
+  job.indices = {1, 2, 3};
+  EXPECT_THROW(jobs::estimateNormalsFile(job, one_process), OptionsError);
+  job.indices.clear();
+  job.settings.orientation = Orientation::kTree;
+  EXPECT_THROW(jobs::estimateNormalsFile(job, one_process), OptionsError);
+  job.settings.orientation = Orientation::kViewpoint;
+  job.settings.settle_degrees = 1;
+  EXPECT_THROW(jobs::estimateNormalsFile(job, one_process), OptionsError);
+  EXPECT_FALSE(std::filesystem::exists(job.output));
+}
+
+TEST(NormalsFileJob, ACancelledRunLeavesNoOutput) {
+  const std::string dir = temporaryDir("job_cancelled");
+  io::Collective one_process;
+  for (const std::size_t tile_points : {std::size_t(0), std::size_t(700)}) {
+    jobs::NormalsFileJob job = terrainJob(dir, "out.normals");
+    job.tile_points = tile_points;
+    int calls = 0;
+    job.progress = [&](const Progress&) { return ++calls < 3; };
+    const jobs::NormalsFileReport report = jobs::estimateNormalsFile(job, one_process);
+    EXPECT_TRUE(report.cancelled) << tile_points;
+    EXPECT_FALSE(std::filesystem::exists(job.output)) << tile_points;
+  }
+}
+
+}  // namespace
