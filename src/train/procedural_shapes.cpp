@@ -351,115 +351,155 @@ void addTwistedBlade(Mesh& m, double chord, double thickness, double length, dou
   }
 }
 
-// The shapes' random draws are made one statement at a time, in the order the datasets so far
-// were made with (GCC evaluated a call's arguments last to first; C++ leaves that order open).
-Mesh makeThinShape(const std::string& kind, std::mt19937_64& rng) {
-  auto uniform = [&](double lo, double hi) { return std::uniform_real_distribution<double>(lo, hi)(rng); };
-  auto integer = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
-  // Walls this thin fall inside one k = 64 neighbourhood of a 100,000-point sample, both faces.
-  auto thin = [&] { return uniform(0.004, 0.03); };
-  Mesh m;
-  if (kind == "finnedplate") {
-    const int fins = integer(3, 7);
-    const double fin = thin(), gap = uniform(0.02, 0.12), base = uniform(0.02, 0.08), height = uniform(0.2, 0.6);
-    std::vector<double> x{0};
-    for (int f = 0; f < fins; ++f) {
-      x.push_back(x.back() + fin);
-      if (f + 1 < fins) x.push_back(x.back() + gap);
-    }
-    CellSolid s = cellSolid(x, {0, uniform(0.5, 1.2)}, {0, base, base + height});
-    for (int i = 0; i < s.size(0); ++i) {
-      s.at(i, 0, 0) = 1;
-      s.at(i, 0, 1) = i % 2 == 0;
-    }
-    addCellSolid(m, s);
-  } else if (kind == "hairpin") {
-    // Two parallel plates closer than a neighbourhood, joined at one end.
-    const double t = thin(), gap = uniform(0.005, 0.05), join = uniform(0.03, 0.1);
-    const double height = uniform(0.5, 1.2), width = uniform(0.4, 1.0);
-    CellSolid s = cellSolid({0, t, t + gap, 2 * t + gap}, {0, width}, {0, join, join + height});
-    for (int i = 0; i < 3; ++i) {
-      s.at(i, 0, 0) = 1;
-      s.at(i, 0, 1) = i != 1;
-    }
-    addCellSolid(m, s);
-  } else if (kind == "channel") {
-    // Thin-walled L, U, J and closed rectangular sections, extruded along y: the grid's middle
-    // column and row are wide, its outer ones thin, so the middle cell is never filled.
-    const double t = thin(), w = uniform(0.2, 0.6), h = uniform(0.2, 0.6), length = uniform(0.6, 1.4);
-    CellSolid s = cellSolid({0, t, t + w, 2 * t + w}, {0, length}, {0, t, t + h, 2 * t + h});
-    const char* layouts[4] = {
-        "xxx"
-        "x.."
-        "x..",  // L (bottom row first)
-        "xxx"
-        "x.x"
-        "x.x",  // U
-        "xxx"
-        "x.x"
-        "x..",  // J
-        "xxx"
-        "x.x"
-        "xxx"};  // rectangular tube
-    const char* layout = layouts[integer(0, 3)];
-    for (int k = 0; k < 3; ++k)
-      for (int i = 0; i < 3; ++i) s.at(i, 0, k) = layout[3 * k + i] == 'x';
-    addCellSolid(m, s);
-  } else if (kind == "hollowbox") {
-    // Thin walls and floor, open at the top.
-    const double t = thin(), a = uniform(0.3, 0.8), b = uniform(0.3, 0.8), c = uniform(0.2, 0.6);
-    CellSolid s = cellSolid({0, t, t + a, 2 * t + a}, {0, t, t + b, 2 * t + b}, {0, t, t + c});
-    for (int j = 0; j < 3; ++j)
-      for (int i = 0; i < 3; ++i) {
-        s.at(i, j, 0) = 1;
-        s.at(i, j, 1) = i != 1 || j != 1;
-      }
-    addCellSolid(m, s);
-  } else if (kind == "perforatedplate") {
-    // Rectangular holes of many sizes; holes sit at odd (i, j) so that no two cells meet at an edge only.
-    const int nx = 2 * integer(2, 4) + 1, ny = 2 * integer(2, 4) + 1;
-    std::vector<double> x{0}, y{0};
-    for (int i = 0; i < nx; ++i) x.push_back(x.back() + uniform(0.03, 0.2));
-    for (int j = 0; j < ny; ++j) y.push_back(y.back() + uniform(0.03, 0.2));
-    CellSolid s = cellSolid(x, y, {0, uniform(0.004, 0.05)});
-    for (int j = 0; j < ny; ++j)
-      for (int i = 0; i < nx; ++i) s.at(i, j, 0) = !(i % 2 == 1 && j % 2 == 1 && integer(0, 3) > 0);
-    addCellSolid(m, s);
-  } else if (kind == "bentsheet") {
-    // Sheet metal with 1 to 4 bends of 20 to 160 degrees, left or right, drawn again until the
-    // strip does not cross or touch itself (a clearance of half its thickness).
-    std::vector<Point2> path;
-    double width = 0, thickness = 0;
-    do {
-      path = {{0, 0}};
-      double heading = 0;
-      const int bends = integer(1, 4);
-      for (int b = 0; b <= bends; ++b) {
-        const double len = uniform(0.15, 0.5);
-        path.push_back({path.back()[0] + len * std::cos(heading), path.back()[1] + len * std::sin(heading)});
-        const double side = integer(0, 1) ? 1 : -1;
-        heading += side * uniform(20, 160) * kPi / 180;
-      }
-      width = uniform(0.3, 1.0);
-      thickness = thin();
-    } while (!stripIsSimple(path, thickness, 0.5 * thickness));
-    addThickPolyline(m, path, thickness, width);
-  } else if (kind == "thintube") {
-    const double wall = thin();
-    addPipe(m, 0.5 - wall, 0.5, 0, uniform(0.3, 1.5), 256);
-  } else if (kind == "twistedblade") {
-    const double twist = uniform(20, 150) * kPi / 180, length = uniform(0.8, 1.5), thickness = thin(),
-                 chord = uniform(0.12, 0.3);
-    addTwistedBlade(m, chord, thickness, length, twist);
-  } else if (kind == "wedge") {
-    // A knife edge: a prism over a triangle with an apex angle of 5 to 60 degrees.
-    const double length = uniform(0.4, 0.9), angle = uniform(5, 60) * kPi / 180;
-    const double half = length * std::tan(angle / 2);
-    addPrism(m, {{-length / 3, -half}, {2 * length / 3, 0}, {-length / 3, half}}, 0, 0, 0, uniform(0.2, 0.8));
-  } else {
-    throw std::invalid_argument("unknown thin shape '" + kind + "'");
+// The thin shapes' random draws: uniform reals, integers, and a wall's thickness (walls this thin
+// fall inside one k = 64 neighbourhood of a 100,000-point sample, both faces).
+struct ThinDraws {
+  std::mt19937_64& rng;
+  double uniform(double lo, double hi) { return std::uniform_real_distribution<double>(lo, hi)(rng); }
+  int integer(int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); }
+  double thin() { return uniform(0.004, 0.03); }
+};
+
+// Each thin shape's draws are made one statement at a time, in the order the datasets so far were
+// made with (GCC evaluated a call's arguments last to first; C++ leaves that order open).
+void finnedPlate(ThinDraws& draw, Mesh& m) {
+  const int fins = draw.integer(3, 7);
+  const double fin = draw.thin(), gap = draw.uniform(0.02, 0.12), base = draw.uniform(0.02, 0.08),
+               height = draw.uniform(0.2, 0.6);
+  std::vector<double> x{0};
+  for (int f = 0; f < fins; ++f) {
+    x.push_back(x.back() + fin);
+    if (f + 1 < fins) x.push_back(x.back() + gap);
   }
-  const double sz = uniform(0.8, 1.25), sy = uniform(0.8, 1.25), sx = uniform(0.8, 1.25);
+  CellSolid s = cellSolid(x, {0, draw.uniform(0.5, 1.2)}, {0, base, base + height});
+  for (int i = 0; i < s.size(0); ++i) {
+    s.at(i, 0, 0) = 1;
+    s.at(i, 0, 1) = i % 2 == 0;
+  }
+  addCellSolid(m, s);
+}
+
+// Two parallel plates closer than a neighbourhood, joined at one end.
+void hairpin(ThinDraws& draw, Mesh& m) {
+  const double t = draw.thin(), gap = draw.uniform(0.005, 0.05), join = draw.uniform(0.03, 0.1);
+  const double height = draw.uniform(0.5, 1.2), width = draw.uniform(0.4, 1.0);
+  CellSolid s = cellSolid({0, t, t + gap, 2 * t + gap}, {0, width}, {0, join, join + height});
+  for (int i = 0; i < 3; ++i) {
+    s.at(i, 0, 0) = 1;
+    s.at(i, 0, 1) = i != 1;
+  }
+  addCellSolid(m, s);
+}
+
+// Thin-walled L, U, J and closed rectangular sections, extruded along y: the grid's middle
+// column and row are wide, its outer ones thin, so the middle cell is never filled.
+void channel(ThinDraws& draw, Mesh& m) {
+  const double t = draw.thin(), w = draw.uniform(0.2, 0.6), h = draw.uniform(0.2, 0.6), length = draw.uniform(0.6, 1.4);
+  CellSolid s = cellSolid({0, t, t + w, 2 * t + w}, {0, length}, {0, t, t + h, 2 * t + h});
+  const char* layouts[4] = {
+      "xxx"
+      "x.."
+      "x..",  // L (bottom row first)
+      "xxx"
+      "x.x"
+      "x.x",  // U
+      "xxx"
+      "x.x"
+      "x..",  // J
+      "xxx"
+      "x.x"
+      "xxx"};  // rectangular tube
+  const char* layout = layouts[draw.integer(0, 3)];
+  for (int k = 0; k < 3; ++k)
+    for (int i = 0; i < 3; ++i) s.at(i, 0, k) = layout[3 * k + i] == 'x';
+  addCellSolid(m, s);
+}
+
+// Thin walls and floor, open at the top.
+void hollowBox(ThinDraws& draw, Mesh& m) {
+  const double t = draw.thin(), a = draw.uniform(0.3, 0.8), b = draw.uniform(0.3, 0.8), c = draw.uniform(0.2, 0.6);
+  CellSolid s = cellSolid({0, t, t + a, 2 * t + a}, {0, t, t + b, 2 * t + b}, {0, t, t + c});
+  for (int j = 0; j < 3; ++j)
+    for (int i = 0; i < 3; ++i) {
+      s.at(i, j, 0) = 1;
+      s.at(i, j, 1) = i != 1 || j != 1;
+    }
+  addCellSolid(m, s);
+}
+
+// Rectangular holes of many sizes; holes sit at odd (i, j) so that no two cells meet at an edge only.
+void perforatedPlate(ThinDraws& draw, Mesh& m) {
+  const int nx = 2 * draw.integer(2, 4) + 1, ny = 2 * draw.integer(2, 4) + 1;
+  std::vector<double> x{0}, y{0};
+  for (int i = 0; i < nx; ++i) x.push_back(x.back() + draw.uniform(0.03, 0.2));
+  for (int j = 0; j < ny; ++j) y.push_back(y.back() + draw.uniform(0.03, 0.2));
+  CellSolid s = cellSolid(x, y, {0, draw.uniform(0.004, 0.05)});
+  for (int j = 0; j < ny; ++j)
+    for (int i = 0; i < nx; ++i) s.at(i, j, 0) = !(i % 2 == 1 && j % 2 == 1 && draw.integer(0, 3) > 0);
+  addCellSolid(m, s);
+}
+
+// Sheet metal with 1 to 4 bends of 20 to 160 degrees, left or right, drawn again until the
+// strip does not cross or touch itself (a clearance of half its thickness).
+void bentSheet(ThinDraws& draw, Mesh& m) {
+  std::vector<Point2> path;
+  double width = 0, thickness = 0;
+  do {
+    path = {{0, 0}};
+    double heading = 0;
+    const int bends = draw.integer(1, 4);
+    for (int b = 0; b <= bends; ++b) {
+      const double len = draw.uniform(0.15, 0.5);
+      path.push_back({path.back()[0] + len * std::cos(heading), path.back()[1] + len * std::sin(heading)});
+      const double side = draw.integer(0, 1) ? 1 : -1;
+      heading += side * draw.uniform(20, 160) * kPi / 180;
+    }
+    width = draw.uniform(0.3, 1.0);
+    thickness = draw.thin();
+  } while (!stripIsSimple(path, thickness, 0.5 * thickness));
+  addThickPolyline(m, path, thickness, width);
+}
+
+void thinTube(ThinDraws& draw, Mesh& m) {
+  const double wall = draw.thin();
+  addPipe(m, 0.5 - wall, 0.5, 0, draw.uniform(0.3, 1.5), 256);
+}
+
+void twistedBlade(ThinDraws& draw, Mesh& m) {
+  const double twist = draw.uniform(20, 150) * kPi / 180, length = draw.uniform(0.8, 1.5), thickness = draw.thin(),
+               chord = draw.uniform(0.12, 0.3);
+  addTwistedBlade(m, chord, thickness, length, twist);
+}
+
+// A knife edge: a prism over a triangle with an apex angle of 5 to 60 degrees.
+void wedge(ThinDraws& draw, Mesh& m) {
+  const double length = draw.uniform(0.4, 0.9), angle = draw.uniform(5, 60) * kPi / 180;
+  const double half = length * std::tan(angle / 2);
+  addPrism(m, {{-length / 3, -half}, {2 * length / 3, 0}, {-length / 3, half}}, 0, 0, 0, draw.uniform(0.2, 0.8));
+}
+
+struct ThinShape {
+  const char* kind;
+  void (*make)(ThinDraws& draw, Mesh& m);
+};
+constexpr ThinShape kThinShapes[] = {{"finnedplate", finnedPlate},
+                                     {"hairpin", hairpin},
+                                     {"channel", channel},
+                                     {"hollowbox", hollowBox},
+                                     {"perforatedplate", perforatedPlate},
+                                     {"bentsheet", bentSheet},
+                                     {"thintube", thinTube},
+                                     {"twistedblade", twistedBlade},
+                                     {"wedge", wedge}};
+
+Mesh makeThinShape(const std::string& kind, std::mt19937_64& rng) {
+  ThinDraws draw{rng};
+  Mesh m;
+  const auto shape =
+      std::find_if(std::begin(kThinShapes), std::end(kThinShapes), [&](const ThinShape& t) { return kind == t.kind; });
+  if (shape == std::end(kThinShapes)) throw std::invalid_argument("unknown thin shape '" + kind + "'");
+  shape->make(draw, m);
+  const double sz = draw.uniform(0.8, 1.25), sy = draw.uniform(0.8, 1.25), sx = draw.uniform(0.8, 1.25);
   scale(m, sx, sy, sz);
   rotate(m, rng);
   return m;
@@ -552,9 +592,11 @@ std::vector<NamedMesh> proceduralShapes(std::size_t count, std::uint64_t seed) {
 }
 
 const std::vector<std::string>& thinKinds() {
-  static const std::vector<std::string> kinds = {"finnedplate", "hairpin",         "channel",
-                                                 "hollowbox",   "perforatedplate", "bentsheet",
-                                                 "thintube",    "twistedblade",    "wedge"};
+  static const std::vector<std::string> kinds = [] {
+    std::vector<std::string> names;
+    for (const ThinShape& t : kThinShapes) names.push_back(t.kind);
+    return names;
+  }();
   return kinds;
 }
 
