@@ -29,17 +29,10 @@ std::vector<double> angleErrors(const Normals& normals, const LoadedCloud& truth
   return pcl_dise::train::angleErrorsAt([&](std::size_t i) { return normals[i].normal; }, truth);
 }
 
-// DISE: one stage per iteration 0..L (the last is the result).
-EvaluatedMethod diseMethod(const std::string& name, const std::string& model_path, int k, int iterations,
-                           unsigned threads, double settle_degrees, pcl_dise::train::Color color,
-                           pcl_dise::Precision precision = pcl_dise::Precision::Float) {
-  pcl_dise::NormalSettings settings;
-  settings.k = k;
-  settings.iterations = iterations;
-  settings.model = model_path;
-  settings.threads = threads;
-  settings.settle_degrees = settle_degrees;
-  settings.precision = precision;
+// DISE with `settings`: one stage per iteration 0..L (the last is the result).
+EvaluatedMethod diseMethod(const std::string& name, const pcl_dise::NormalSettings& settings,
+                           pcl_dise::train::Color color) {
+  const int iterations = settings.iterations;
   auto pipeline = std::make_shared<pcl_dise::NormalPipeline>(settings);  // validated, the model loaded once
   pipeline->estimator().setStoreIterations(true);
   return {name, color, [=](const LoadedCloud& truth) {
@@ -112,16 +105,27 @@ int main(int argc, char** argv) {
     setup.compare_model = other_model;
     setup.k = k;
     setup.iterations = iterations;
-    std::vector<EvaluatedMethod> methods{diseMethod("DISE", setup.model, k, iterations, threads, 0, {200, 40, 40})};
-    if (settle > 0)
-      methods.push_back(diseMethod("adaptive", setup.model, k, iterations, threads, settle, {230, 150, 20}));
-    if (bf16)  // where the processor lacks AVX512_BF16, the library says so once and runs float
-      methods.push_back(
-          diseMethod("DISE bf16", setup.model, k, iterations, threads, 0, {150, 40, 160}, pcl_dise::Precision::Bf16));
+    pcl_dise::NormalSettings settings;
+    settings.k = k;
+    settings.iterations = iterations;
+    settings.model = setup.model;
+    settings.threads = threads;
+    std::vector<EvaluatedMethod> methods{diseMethod("DISE", settings, {200, 40, 40})};
+    if (settle > 0) {
+      pcl_dise::NormalSettings adaptive = settings;
+      adaptive.settle_degrees = settle;
+      methods.push_back(diseMethod("adaptive", adaptive, {230, 150, 20}));
+    }
+    if (bf16) {  // where the processor lacks AVX512_BF16, the library says so once and runs float
+      pcl_dise::NormalSettings in_bf16 = settings;
+      in_bf16.precision = pcl_dise::Precision::Bf16;
+      methods.push_back(diseMethod("DISE bf16", in_bf16, {150, 40, 160}));
+    }
     if (!other_model.empty()) {
       setup.compared = methods.size();
-      methods.push_back(diseMethod(std::filesystem::path(other_model).stem().string(), other_model, k, iterations,
-                                   threads, 0, {40, 90, 200}));
+      pcl_dise::NormalSettings other = settings;
+      other.model = other_model;
+      methods.push_back(diseMethod(std::filesystem::path(other_model).stem().string(), other, {40, 90, 200}));
     }
     methods.push_back(pcaMethod(k, threads));
     if (!no_jet) methods.push_back(jetMethod(k));
