@@ -179,6 +179,9 @@ class Result:
     whole-unit offset subtracted in double before the coordinates became floats.
     orientation_confidence: with ``orient="mst"`` or ``"closed"``, (N,) float32 in [0, 1]: how
     sure each point's side is (NaN without a normal; see :func:`orient_normals`); else None.
+    error_bound: (N,) float32 degrees: the angle within which each normal lies with 90%
+    probability, from the model's calibration (docs/models.md#error-bounds; NaN without a normal);
+    None where the model carries no calibration or ``iterations=0``.
     """
 
     normals: np.ndarray
@@ -187,6 +190,7 @@ class Result:
     kernel_weights: List[Tuple[np.ndarray, np.ndarray]] = field(default_factory=list)
     offset: Tuple[float, float, float] = (0.0, 0.0, 0.0)
     orientation_confidence: Optional[np.ndarray] = None
+    error_bound: Optional[np.ndarray] = None
 
 
 class Estimator:
@@ -242,14 +246,15 @@ class Estimator:
                 wanted = [row_of[i] for i in wanted]
         r = self._native.compute(array, _progress(progress), wanted, rows)
         return Result(r["normals"], r["curvature"], list(r["iterations"]), list(r["kernel_weights"]), tuple(r["offset"]),
-                      r["confidence"])
+                      r["confidence"], r["error_bound"])
 
 
 def estimate_normals(points, k: Optional[int] = None, radius: Optional[float] = None, max_neighbors: int = 0,
                      iterations: int = 4, model: Optional[str] = None, threads: int = 0, settle: float = 0.0,
                      orient: str = "viewpoint", viewpoint: Optional[Sequence[float]] = None, backend: str = "native",
                      return_curvature: bool = False, progress=None, precision: str = "float",
-                     indices: Optional[Sequence[int]] = None, orient_neighbors: int = 10, orient_seed: int = -1):
+                     indices: Optional[Sequence[int]] = None, orient_neighbors: int = 10, orient_seed: int = -1,
+                     return_error: bool = False):
     """Surface normals of a point cloud by DISE.
 
     points: (N, 3) float32 or float64 (any order or strides; C-contiguous arrays are read in
@@ -273,6 +278,9 @@ def estimate_normals(points, k: Optional[int] = None, radius: Optional[float] = 
         AVX512_BF16 (:func:`bfloat16_available`; elsewhere float, said once on stderr), faster at
         an accuracy cost given in docs/benchmarks.md (native backend only).
     return_curvature: also return the (N,) float32 curvature.
+    return_error: also return each normal's error bound, (N,) float32 degrees within which it lies
+        with 90% probability (:class:`Result`'s ``error_bound``; None where the model carries no
+        calibration or ``iterations=0``).
     progress: a callable taking the share done (0..1), True for a progress bar, or None.
     indices: only these points' normals (as PCL's setIndices): their neighbours come from the whole
         cloud, only what their normals read is estimated, and each gets the value estimating every
@@ -283,12 +291,14 @@ def estimate_normals(points, k: Optional[int] = None, radius: Optional[float] = 
         point nearest the viewpoint where one is given, else each part's topmost point).
 
     Returns (N, 3) float32 unit normals, one row per point (or per index), NaN rows where a point
-    has none (and the curvature).
+    has none (and the curvature, and the error bound, in that order, where asked for).
     """
     estimator = Estimator(k, radius, max_neighbors, iterations, model, threads, settle, orient, viewpoint, backend,
                           orient_neighbors=orient_neighbors, precision=precision, orient_seed=orient_seed)
     result = estimator.compute(points, progress=progress, indices=indices)
-    return (result.normals, result.curvature) if return_curvature else result.normals
+    returned = (result.normals,) + ((result.curvature,) if return_curvature else ()) + \
+        ((result.error_bound,) if return_error else ())
+    return returned if len(returned) > 1 else result.normals
 
 
 def orient_normals(points, normals, k: int = 10, viewpoint: Optional[Sequence[float]] = None,

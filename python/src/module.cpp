@@ -14,6 +14,7 @@
 #include <pybind11/stl.h>
 
 #include "normals_file.h"
+#include "pcl_dise/core/error_bound.h"
 #include "pcl_dise/core/errors.h"
 #include "pcl_dise/core/model.h"
 #include "pcl_dise/core/normal_settings.h"
@@ -140,9 +141,9 @@ class Estimator {
     PythonProgress python_progress(std::move(progress));
     pcl::PointCloud<pcl::Normal> normals;
     std::vector<std::vector<float>> iterations;
-    std::vector<float> confidence;
+    std::vector<float> confidence, error_bound;
     std::array<double, 3> offset{};
-    bool ok = true, cancelled = false;
+    bool ok = true, cancelled = false, bounded = false;
     std::exception_ptr error;
     std::vector<std::pair<pcl::Indices, std::vector<float>>> kernel(weights_of ? weights_of->size() : 0);
     py::array_t<float> normals_out({py::ssize_t(n), py::ssize_t(3)});
@@ -175,6 +176,7 @@ class Estimator {
               for (int c = 0; c < 3; ++c) rows[3 * i + c] = stored[i].normal[c];
             iterations.push_back(std::move(rows));
           }
+        if (ok) bounded = dise.computeErrorBounds(normals, error_bound);
         if (ok && weights_of)
           for (std::size_t w = 0; w < weights_of->size(); ++w)
             dise.getKernelWeights(static_cast<std::size_t>((*weights_of)[w]), kernel[w].first, kernel[w].second);
@@ -207,6 +209,7 @@ class Estimator {
     }
     result["kernel_weights"] = kernel_weights;
     result["confidence"] = confidence.empty() ? py::object(py::none()) : py::object(rowsOf(confidence, 1));
+    result["error_bound"] = bounded ? py::object(rowsOf(error_bound, 1)) : py::object(py::none());
     return result;
   }
 
@@ -398,4 +401,16 @@ PYBIND11_MODULE(_native, m) {
            pcl_dise::io::outputFormat(output).traits().keeps_records;
   });
   m.def("default_model_path", [](int k) { return pcl_dise::defaultModelPath(k); });
+  m.def(
+      "calibrate_error_bound",
+      [](const std::string& model_in, const std::string& model_out, const std::vector<double>& curvature,
+         const std::vector<double>& errors, double level, std::size_t bins) {
+        pcl_dise::Model model = pcl_dise::loadModel(model_in);
+        const pcl_dise::ErrorCalibration calibration = pcl_dise::fitErrorCalibration(curvature, errors, level, bins);
+        pcl_dise::setErrorCalibration(model, calibration);
+        pcl_dise::saveModel(model, model_out);
+        return calibration.toJson();
+      },
+      py::arg("model_in"), py::arg("model_out"), py::arg("curvature"), py::arg("errors"), py::arg("level") = 0.9,
+      py::arg("bins") = 24);
 }

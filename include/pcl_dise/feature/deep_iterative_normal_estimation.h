@@ -8,6 +8,7 @@
 #include <pcl/features/feature.h>
 #include <pcl/features/normal_3d.h>
 
+#include "pcl_dise/core/error_bound.h"
 #include "pcl_dise/core/forward.h"
 #include "pcl_dise/core/model.h"
 #include "pcl_dise/core/viewpoint.h"
@@ -209,6 +210,15 @@ class DeepIterativeNormalEstimation : public Feature<PointInT, PointOutT> {
    *  towards the viewpoint, curvature NaN. False (with PCL_ERROR) unless setStoreIterations(true)
    *  was set for that compute and iteration is in range. */
   bool getIterationNormals(int iteration, pcl::PointCloud<pcl::Normal>& normals) const;
+
+  /** \brief Each normal's error bound (docs/models.md#error-bounds): the angle in degrees within
+   *  which the normal lies with the probability the model's calibration states (90% for the
+   *  shipped models), read from the normal's curvature (pcl_dise/core/error_bound.h).
+   *  \param[in] normals the output of a compute with these settings (its curvature is read)
+   *  \param[out] degrees one per normal; NaN where a normal has none
+   *  \return false (degrees all NaN) where the model carries no calibration or iterations is 0
+   *  (PCA's normals are not what it was calibrated on) */
+  bool computeErrorBounds(const PointCloudOut& normals, std::vector<float>& degrees);
 
   /** The last iteration's kernel weights of the neighbourhood of output point `output_index`
    *  (the paper's interpretability view): indices into the search surface and their weights,

@@ -113,6 +113,19 @@ bool DeepIterativeNormalEstimation<PointInT, PointOutT>::initCompute() {
 }
 
 template <typename PointInT, typename PointOutT>
+bool DeepIterativeNormalEstimation<PointInT, PointOutT>::computeErrorBounds(const PointCloudOut& normals,
+                                                                            std::vector<float>& degrees) {
+  degrees.assign(normals.size(), std::numeric_limits<float>::quiet_NaN());
+  const std::shared_ptr<const pcl_dise::Model> model = iterations_ > 0 ? getModel() : nullptr;
+  const pcl_dise::ErrorCalibration calibration =
+      model ? pcl_dise::errorCalibrationOf(*model) : pcl_dise::ErrorCalibration{};
+  if (calibration.empty()) return false;
+  for (std::size_t i = 0; i < normals.size(); ++i)
+    if (std::isfinite(normals[i].normal_x)) degrees[i] = calibration.bound(normals[i].curvature);
+  return true;
+}
+
+template <typename PointInT, typename PointOutT>
 void DeepIterativeNormalEstimation<PointInT, PointOutT>::searchNeighborhood(const pcl::PointCloud<PointInT>& cloud,
                                                                             pcl::index_t index, pcl::Indices& neighbors,
                                                                             std::vector<float>& distances) const {
