@@ -57,15 +57,21 @@ def main():
     parser.add_argument("sets", nargs="+", help="folders of PCPNet-format clouds")
     parser.add_argument("--k", type=int, default=64)
     parser.add_argument("--level", type=float, default=0.9)
+    parser.add_argument("--pairs", default=None,
+                        help="an .npz of the (curvature, error) pairs: read where it exists, else written")
     args = parser.parse_args()
-    curvature, errors = [], []
-    for folder in args.sets:
-        c, e = pairs(args.model, folder, args.k)
-        curvature.append(c)
-        errors.append(e)
-        print(f"calibrate_error_bound: {folder}: {len(c)} normals", file=sys.stderr)
-    calibration = _native.calibrate_error_bound(args.model, args.out, np.concatenate(curvature).tolist(),
-                                                np.concatenate(errors).tolist(), args.level)
+    if args.pairs and os.path.exists(args.pairs):
+        stored = np.load(args.pairs)
+        curvature, errors = stored["curvature"], stored["errors"]
+    else:
+        collected = [pairs(args.model, folder, args.k) for folder in args.sets]
+        for folder, (c, _) in zip(args.sets, collected):
+            print(f"calibrate_error_bound: {folder}: {len(c)} normals", file=sys.stderr)
+        curvature = np.concatenate([c for c, _ in collected])
+        errors = np.concatenate([e for _, e in collected])
+        if args.pairs:
+            np.savez_compressed(args.pairs, curvature=curvature, errors=errors)
+    calibration = _native.calibrate_error_bound(args.model, args.out, curvature.tolist(), errors.tolist(), args.level)
     print(calibration)
 
 

@@ -11,6 +11,7 @@ namespace pcl_dise {
 namespace {
 
 constexpr const char* kErrorBoundKey = "error_bound";
+constexpr double kSmallestStep = 1e-6;  // degrees between knots at the least
 
 // The q-quantile of `values` (sorted in place), linear between order statistics.
 double quantile(std::vector<double>& values, double q) {
@@ -86,8 +87,10 @@ ErrorCalibration fitErrorCalibration(const std::vector<double>& curvature, const
     for (std::size_t i = begin; i < end; ++i) errors.push_back(pairs[i].second);
     const double at = pairs[begin + (end - begin) / 2].first;
     double bound = quantile(errors, level);
-    if (!c.degrees.empty()) bound = std::max(bound, c.degrees.back());  // more variation never bounds tighter
-    if (!c.curvature.empty() && !(at > c.curvature.back())) {           // a run of equal curvatures: one knot
+    // More variation never bounds tighter, and always a little wider: the bound then ranks
+    // normals exactly as the curvature does (no ties where the quantiles level off).
+    if (!c.degrees.empty()) bound = std::max(bound, c.degrees.back() + kSmallestStep);
+    if (!c.curvature.empty() && !(at > c.curvature.back())) {  // a run of equal curvatures: one knot
       c.degrees.back() = bound;
       continue;
     }
@@ -96,7 +99,7 @@ ErrorCalibration fitErrorCalibration(const std::vector<double>& curvature, const
   }
   if (c.curvature.size() < 2) {  // every curvature equal: a flat bound over a tiny span
     c.curvature.push_back(c.curvature.back() * 2);
-    c.degrees.push_back(c.degrees.back());
+    c.degrees.push_back(c.degrees.back() + kSmallestStep);
   }
   return c;
 }

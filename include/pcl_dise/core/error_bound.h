@@ -19,6 +19,7 @@ struct ErrorCalibration {
   std::vector<double> curvature;  ///< knots of the surface variation, increasing, > 0
   std::vector<double> degrees;    ///< the bound at each knot, non-decreasing
 
+  /** Whether it holds no knot (a model without a calibration). */
   bool empty() const { return curvature.empty(); }
   /** The bound (degrees) at surface variation `curvature`: linear in log(curvature) between the
    *  knots, the first or last knot's bound outside them; NaN where `curvature` is NaN or the
@@ -33,8 +34,9 @@ struct ErrorCalibration {
 };
 
 /** \brief Learns a calibration: the `level` quantile of the errors in each of `bins` bins of equal
- *  count along the surface variation, made non-decreasing, each placed at its bin's median
- *  surface variation.
+ *  count along the surface variation, made increasing (each bound at least 1e-6 degrees above the
+ *  one before, so that the bound ranks normals as the curvature does), each placed at its bin's
+ *  median surface variation.
  *  \param[in] curvature surface variation of each normal (N; NaN entries are left out)
  *  \param[in] errors_degrees each normal's true (unoriented) angle error (N)
  *  \param[in] level the probability the bound is to hold with, in (0, 1)

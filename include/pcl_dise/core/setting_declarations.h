@@ -35,9 +35,9 @@ struct SettingDeclaration {
   const char* name;        ///< Python's keyword and the report's key ("max_neighbors")
   const char* ros_name;    ///< the ROS node's parameter (pcl_ros's name where it has one: "k_search")
   const char* cpp_setter;  ///< pcl::DeepIterativeNormalEstimation's setter ("setKSearch")
-  SettingKind kind;
-  std::string choices;  ///< kName: every name it takes ("a, b or c", from their own tables), "" otherwise
-  const char* help;     ///< one sentence for --help and docs/command_line.md's table
+  SettingKind kind;        ///< its kind of value
+  std::string choices;     ///< kName: every name it takes ("a, b or c", from their own tables), "" otherwise
+  const char* help;        ///< one sentence for --help and docs/command_line.md's table
   /// The default means "not set" (k and radius: the 64 nearest; model: the shipped one;
   /// viewpoint: the cloud's sensor origin): None in Python, left out on the command line.
   bool unset_by_default;

@@ -211,7 +211,7 @@ class DeepIterativeNormalEstimation : public Feature<PointInT, PointOutT> {
    *  was set for that compute and iteration is in range. */
   bool getIterationNormals(int iteration, pcl::PointCloud<pcl::Normal>& normals) const;
 
-  /** \brief Each normal's error bound (docs/models.md#error-bounds): the angle in degrees within
+  /** \brief Each normal's error bound (docs/models.md, "Error bounds"): the angle in degrees within
    *  which the normal lies with the probability the model's calibration states (90% for the
    *  shipped models), read from the normal's curvature (pcl_dise/core/error_bound.h).
    *  \param[in] normals the output of a compute with these settings (its curvature is read)
