@@ -13,6 +13,10 @@ outputs as curvature) and PCA's surface variation (PCL's curvature, k = 64 + the
 
     PYTHONPATH=build/python /usr/bin/python3 scripts/bench_error_bound.py [--model FILE] \\
         [--sets build/dataset/val /tmp/val15k] [--sensors kinect tof ...] [--out build/eval/error_bound.json]
+    PYTHONPATH=build/python /usr/bin/python3 scripts/bench_error_bound.py --cost build/dataset/val/bunny00.xyz
+
+--cost CLOUD times instead the estimation of CLOUD with the model and with the same model without
+its calibration (8 interleaved pairs, 2 threads): what the bound costs.
 """
 import argparse
 import glob
@@ -94,7 +98,10 @@ def main():
     parser.add_argument("--sensors", nargs="*", default=None, help="default: every simulated sensor")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--out", default=None)
+    parser.add_argument("--cost", default=None, metavar="CLOUD", help="time the bound's cost on this .xyz cloud")
     args = parser.parse_args()
+    if args.cost:
+        return time_cost(args.model or pcl_dise.default_model_path(64), args.cost)
     dise = pcl_dise.Estimator(k=64, model=args.model, orient="none")
     pca = pcl_dise.Estimator(k=64, iterations=0, orient="none")
     results = {"model": dise.model_path, "sets": {}, "sensors": {}}
@@ -128,6 +135,31 @@ def main():
         os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
         with open(args.out, "w") as f:
             json.dump(results, f, indent=1)
+
+
+def time_cost(model, cloud):
+    """The estimation's seconds with and without the model's calibration (the same weights)."""
+    import tempfile
+    import time
+    data = open(model, "rb").read()
+    length = int.from_bytes(data[:8], "little")  # a safetensors header: its length, then JSON
+    header = json.loads(data[8:8 + length])
+    header.get("__metadata__", {}).pop("error_bound", None)
+    text = json.dumps(header).encode()
+    with tempfile.NamedTemporaryFile(suffix=".safetensors") as plain:
+        plain.write(len(text).to_bytes(8, "little") + text + data[8 + length:])
+        plain.flush()
+        points = np.loadtxt(cloud, dtype=np.float64)
+        estimators = {"with the bound": pcl_dise.Estimator(model=model, threads=2),
+                      "without": pcl_dise.Estimator(model=plain.name, threads=2)}
+        seconds = {name: [] for name in estimators}
+        for _ in range(8):
+            for name, estimator in estimators.items():
+                start = time.perf_counter()
+                estimator.compute(points)
+                seconds[name].append(time.perf_counter() - start)
+    for name, s in seconds.items():
+        print(f"{name}: minimum {min(s):.3f} s, median {np.median(s):.3f} s")
 
 
 def print_tables(results):
