@@ -97,8 +97,9 @@ int main(int argc, char** argv) {
   app.add_option("--normals", o.ground_truth, "ground-truth .normals file (for --color-by error)");
   pcl_dise::tools::addEstimatorOptions(app, o.estimator, pcl_dise::kInMemorySurface);
   app.add_option("--iteration", o.iteration, "iteration shown first, 0 (PCA) .. L (default L)");
-  app.add_option("--color-by", o.color_by, "normal, error, weights or curvature")
-      ->check(CLI::IsMember({"normal", "error", "weights", "curvature"}))
+  app.add_option("--color-by", o.color_by,
+                 "normal, error, weights, curvature or bound (each normal's error bound, on the error's scale)")
+      ->check(CLI::IsMember({"normal", "error", "weights", "curvature", "bound"}))
       ->capture_default_str();
   app.add_option("--pick", o.pick, "point whose kernel weights --color-by weights shows (default: the most central)");
   app.add_option("--every", o.every, "draw every n-th normal (default: a subset of about 2,000 lines)");

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <iostream>
+#include <limits>
 #include <stdexcept>
 
 #include <pcl/common/centroid.h>
@@ -20,7 +21,8 @@ const std::map<std::string, ColorBy>& colorModes() {
   static const std::map<std::string, ColorBy> modes = {{"normal", ColorBy::kNormal},
                                                        {"error", ColorBy::kError},
                                                        {"weights", ColorBy::kWeights},
-                                                       {"curvature", ColorBy::kCurvature}};
+                                                       {"curvature", ColorBy::kCurvature},
+                                                       {"bound", ColorBy::kBound}};
   return modes;
 }
 
@@ -83,6 +85,7 @@ std::unique_ptr<Estimate> Scene::computePca() {
   pca.setKSearch(k + 1);  // the same k + 1 points as DISE's k
   pca.compute(e->normals);
   orientPca(e->normals);
+  e->bounds.assign(e->normals.size(), std::numeric_limits<float>::quiet_NaN());  // calibrated for DISE only
   // PCA weighs its neighbourhood uniformly.
   e->weights = [this, k](std::size_t index, pcl::Indices& ids, std::vector<float>& w) {
     std::vector<float> distances;
@@ -100,6 +103,7 @@ std::unique_ptr<Estimate> Scene::computeDise(int iterations) {
   settings.iterations = iterations;
   auto pipeline = std::make_shared<NormalPipeline>(settings, model_);
   std::cout << tools::orientationText(settings, pipeline->compute(cloud_, e->normals, local_.offset));
+  pipeline->estimator().computeErrorBounds(e->normals, e->bounds);
   e->weights = [pipeline](std::size_t index, pcl::Indices& ids, std::vector<float>& w) {
     return pipeline->estimator().getKernelWeights(index, ids, w);
   };
@@ -150,6 +154,11 @@ std::vector<Rgb> colorPoints(const Scene& scene, const Estimate& e, ColorBy mode
         colors[i] = errorColor(static_cast<float>(unorientedAngleDegrees(n.normal, (*scene.truth())[finite[i]].normal)),
                                float(max_error));
         break;
+      case ColorBy::kBound: {
+        const float bound = e.bounds[finite[i]];
+        if (std::isfinite(bound)) colors[i] = errorColor(bound, float(max_error));
+        break;
+      }
       case ColorBy::kWeights: break;
     }
   }

@@ -23,8 +23,8 @@ using Cloud = pcl::PointCloud<pcl::PointXYZ>;
 using Normals = pcl::PointCloud<pcl::Normal>;
 
 /** What colours the points. */
-enum class ColorBy { kNormal, kError, kWeights, kCurvature };
-/** The colourings by name: "normal", "error", "weights", "curvature". */
+enum class ColorBy { kNormal, kError, kWeights, kCurvature, kBound };
+/** The colourings by name: "normal", "error", "weights", "curvature", "bound". */
 const std::map<std::string, ColorBy>& colorModes();
 /** A colouring's name. */
 std::string modeName(ColorBy mode);
@@ -41,6 +41,9 @@ struct Estimate {
   Normals normals;  ///< one per point of the cloud, NaN where none
   /// A point's neighbourhood and its kernel weights (indices into the cloud); false where none.
   std::function<bool(std::size_t, pcl::Indices&, std::vector<float>&)> weights;
+  /// Each normal's error bound in degrees (docs/models.md#error-bounds); NaN where it has none
+  /// (PCA, or a model without a calibration).
+  std::vector<float> bounds;
 };
 
 /** The cloud, its truth and its estimates (see the file's comment). */
@@ -89,7 +92,7 @@ class Scene {
 
 /** Colours of the finite points (in finitePoints() order) under `mode`: the normal's direction,
  *  the angle error to the truth (saturating at max_error degrees; needs a truth), the kernel
- *  weights of point `pick`'s neighbourhood, or the curvature. */
+ *  weights of point `pick`'s neighbourhood, the curvature, or the error bound (on the error's scale). */
 std::vector<Rgb> colorPoints(const Scene& scene, const Estimate& e, ColorBy mode, std::size_t pick, double max_error);
 
 /** RMSE (degrees) of the unoriented angle between an estimate's normals and the truth over the

@@ -26,7 +26,7 @@ constexpr std::size_t kNormalLines = 2000;
 const char* kHelp =
     "dise_viewer keys\n"
     "  ] / [     next / previous iteration (0 = PCA)\n"
-    "  m         next colouring: normal, error (needs --normals), weights, curvature\n"
+    "  m         next colouring: normal, error (needs --normals), weights, curvature, bound\n"
     "  t         toggle DISE / PCA (single view)\n"
     "  n         show / hide the normals\n"
     "  . / ,     longer / shorter normals\n"
@@ -113,8 +113,8 @@ class ViewerWindow::Impl {
       while (vtkRenderer* r = renderers->GetNextItem()) r->RemoveActor2D(bar);
     }
     bars_.clear();
-    if (mode_ != ColorBy::kError && mode_ != ColorBy::kCurvature) return;
-    const bool error = mode_ == ColorBy::kError;
+    if (mode_ != ColorBy::kError && mode_ != ColorBy::kCurvature && mode_ != ColorBy::kBound) return;
+    const bool error = mode_ != ColorBy::kCurvature;  // the bound is on the error's scale
     const float top = error ? static_cast<float>(o_.max_error) : 1.f / 3.f;
     auto table = vtkSmartPointer<vtkLookupTable>::New();
     table->SetNumberOfTableValues(256);
@@ -131,7 +131,7 @@ class ViewerWindow::Impl {
       if (o_.side_by_side && index++ == 0) continue;  // the collection's first renderer is the whole window's
       auto bar = vtkSmartPointer<vtkScalarBarActor>::New();
       bar->SetLookupTable(table);
-      bar->SetTitle(error ? "error (deg)" : "curvature");
+      bar->SetTitle(mode_ == ColorBy::kError ? "error (deg)" : mode_ == ColorBy::kBound ? "bound (deg)" : "curvature");
       bar->SetNumberOfLabels(4);
       bar->SetLabelFormat(error ? "%.0f" : "%.2f");
       bar->SetOrientationToVertical();
@@ -194,7 +194,7 @@ class ViewerWindow::Impl {
       case ']': iteration_ = std::min(iteration_ + 1, o_.iterations); break;
       case '[': iteration_ = std::max(iteration_ - 1, 0); break;
       case 'm': {
-        auto next = ColorBy((int(mode_) + 1) % 4);
+        auto next = ColorBy((int(mode_) + 1) % 5);
         if (next == ColorBy::kError && !scene_.truth()) next = ColorBy::kWeights;
         mode_ = next;
         break;

@@ -58,6 +58,9 @@ TEST(ViewerScene, EstimatesColouringsAndTheError) {
   for (const auto& c : colorPoints(scene, pca, ColorBy::kWeights, pick, 30)) lit += c != kMissingColor;
   EXPECT_EQ(lit, 17u);
   EXPECT_EQ(modeName(colorModes().at("curvature")), "curvature");
+  // The error bound: every DISE normal has one (the shipped model is calibrated), PCA's none.
+  for (const auto& c : colorPoints(scene, dise, ColorBy::kBound, 0, 30)) EXPECT_NE(c, kMissingColor);
+  for (const auto& c : colorPoints(scene, pca, ColorBy::kBound, 0, 30)) EXPECT_EQ(c, kMissingColor);
 }
 
 TEST(ViewerScene, WithoutATruthTheErrorIsRefused) {
