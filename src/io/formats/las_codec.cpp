@@ -71,15 +71,7 @@ class LasCodec : public FormatCodec {
  public:
   explicit LasCodec(bool compressed) : compressed_(compressed) {}
 
-  FormatTraits traits() const override {
-    return {"las",
-            compressed_ ? ".laz" : ".las",
-            /*read=*/true,
-            /*written=*/true,
-            /*keeps_records=*/true,
-            /*surveyed_from_above=*/true,
-            /*orientation_confidence=*/true};
-  }
+  FormatTraits traits() const override { return compressed_ ? kLazTraits : kLasTraits; }
 
   PointTable read(const std::string& path, bool all_fields) const override {
     LasCloud las = readLas(path, all_fields);

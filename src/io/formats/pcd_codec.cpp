@@ -30,15 +30,7 @@ std::string pcdHeader(const NormalsFileLayout& layout) {
 
 class PcdCodec : public FormatCodec {
  public:
-  FormatTraits traits() const override {
-    return {"pcd",
-            ".pcd",
-            /*read=*/true,
-            /*written=*/true,
-            /*keeps_records=*/false,
-            /*surveyed_from_above=*/false,
-            /*orientation_confidence=*/true};
-  }
+  FormatTraits traits() const override { return kPcdTraits; }
 
   PointTable read(const std::string& path, bool all_fields) const override {
     PcdCloud pcd = readPcd(path, all_fields);

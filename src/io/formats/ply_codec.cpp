@@ -24,15 +24,7 @@ std::string plyHeader(const NormalsFileLayout& layout) {
 
 class PlyCodec : public FormatCodec {
  public:
-  FormatTraits traits() const override {
-    return {"ply",
-            ".ply",
-            /*read=*/true,
-            /*written=*/true,
-            /*keeps_records=*/false,
-            /*surveyed_from_above=*/false,
-            /*orientation_confidence=*/true};
-  }
+  FormatTraits traits() const override { return kPlyTraits; }
 
   PointTable read(const std::string& path, bool all_fields) const override {
     PlyData ply = readPly(path, all_fields);

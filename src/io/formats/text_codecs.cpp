@@ -122,15 +122,7 @@ class TextEncoder : public BufferedEncoder {
 
 class XyzCodec : public FormatCodec {
  public:
-  FormatTraits traits() const override {
-    return {"xyz",
-            ".xyz",
-            /*read=*/true,
-            /*written=*/true,
-            /*keeps_records=*/false,
-            /*surveyed_from_above=*/false,
-            /*orientation_confidence=*/false};
-  }
+  FormatTraits traits() const override { return kXyzTraits; }
   PointTable read(const std::string& path, bool all_fields) const override {
     PointTable table;
     if (all_fields)
@@ -152,15 +144,7 @@ class XyzCodec : public FormatCodec {
 
 class NormalsCodec : public FormatCodec {
  public:
-  FormatTraits traits() const override {
-    return {"normals",
-            ".normals",
-            /*read=*/false,
-            /*written=*/true,
-            /*keeps_records=*/false,
-            /*surveyed_from_above=*/false,
-            /*orientation_confidence=*/false};
-  }
+  FormatTraits traits() const override { return kNormalsTraits; }
   PointTable read(const std::string& path, bool) const override { notPoints(path); }
   std::unique_ptr<PointSource> openSource(const std::string& path) const override { notPoints(path); }
   std::unique_ptr<NormalsEncoder> openEncoder(std::ostream& out, const std::string&,
