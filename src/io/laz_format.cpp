@@ -1,5 +1,6 @@
 #include "pcl_dise/io/laz_format.h"
 #include "file_access.h"
+#include "formats/codecs.h"
 
 #include <algorithm>
 #include <cstring>
@@ -56,7 +57,8 @@ void inParallel(std::size_t n, const std::function<void(std::size_t)>& body) {
 
 }  // namespace
 
-bool isLazPath(const std::string& path) { return extension(path) == ".laz"; }
+// The extension the format table gives LAZ (formats/codecs.h), not a second spelling of it.
+bool isLazPath(const std::string& path) { return extension(path) == formats::kLazTraits.extension; }
 
 struct LazReader::State {
   std::string path;
