@@ -292,3 +292,33 @@ TEST_F(DiseNormalsNode, MalformedCloudsAreSkippedWithTheirReasonAndTheNodeKeepsS
 }
 
 }  // namespace
+
+// The parameters are the declared settings: a value of the wrong kind or out of range stops the
+// node at start with the library's message, the same as dise_normals and Python give.
+TEST_F(DiseNormalsNode, BadParametersStopTheNodeWithTheLibrarysMessage) {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"_iterations:=2.5", "iterations must be a whole number, not '2.5'"},
+      {"_orient_neighbors:=0", "orient_neighbors must be at least 1"},
+      {"_backend:=fpga", "unknown backend 'fpga'"},
+      {"_viewpoint_x:=nan", "viewpoint must be 3 finite numbers"}};
+  int n = 0;
+  for (const auto& [parameter, message] : cases) {
+    const std::string log = *dir_ + "/bad_" + std::to_string(n) + ".log";
+    const pid_t pid = spawn(
+        {binaryDir() + "/apps/dise_normals_node", "__name:=bad" + std::to_string(n++), parameter, "_model:=" + *model_},
+        log);
+    ASSERT_GT(pid, 0);
+    int status = 0;
+    for (auto end = Clock::now() + std::chrono::seconds(20); waitpid(pid, &status, WNOHANG) == 0;) {
+      if (Clock::now() > end) {
+        kill(pid, SIGTERM);
+        waitpid(pid, &status, 0);
+        ADD_FAILURE() << parameter << ": the node kept running\n" << readFile(log);
+        break;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 1) << parameter;
+    EXPECT_NE(readFile(log).find(message), std::string::npos) << parameter << "\n" << readFile(log);
+  }
+}
