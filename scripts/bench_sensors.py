@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """The sensor benchmark (docs/models.md#real-scans-and-simulated-sensors): the validation meshes, never trained
 on, set in scenes and scanned by simulated sensors (scripts/sensor_sim.py: structured light, time
-of flight, stereo, a terrestrial, a mobile and an airborne laser scanner), the hit triangle's
+of flight, stereo, a terrestrial, a mobile and an airborne laser scanner, two airborne surveys), the hit triangle's
 normal as the truth.
 
     /usr/bin/python3 scripts/bench_sensors.py [--build build] [--out build/eval/sensors.json]

@@ -28,6 +28,8 @@ def main():
     parser.add_argument("--objects", type=int, default=4, help="objects per scene")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--list", default="sensorset.txt")
+    parser.add_argument("--sensors", nargs="+", default=list(sensor_sim.SENSORS), choices=sensor_sim.SENSORS,
+                        help="the sensors scanned (default: every one; a run's script names its own)")
     args = parser.parse_args()
     mesh_dir = os.path.join(SHARED, "data", "meshes")
     training = sorted(m for m in os.listdir(mesh_dir) if m.endswith(".off") and m not in VALIDATION_MESHES)
@@ -36,7 +38,7 @@ def main():
         20, rng)
     os.makedirs(args.out, exist_ok=True)
     names = []
-    for sensor in sensor_sim.SENSORS:
+    for sensor in args.sensors:
         for scene_index in range(args.scenes_per_sensor):
             name = f"sensor_{sensor}_{scene_index}"
             names.append(name)

@@ -24,6 +24,9 @@ Sensors and their noise (published models; z the depth, r the range):
                misaligned in height by N(0, 5 cm); the coordinates stored as float32 at a
                georeferenced (UTM-sized) offset, as a PCD of the survey keeps them: steps of up to
                0.5 m across the flight lines
+- survey_lines: an older airborne survey as CSite2_orig-utm.pcd samples a city: one strip, lines
+               1 m apart and dense along each line (0.01 degree steps: 5 cm at nadir), range noise
+               5 cm, stored as float32 at a georeferenced offset: runs of points along the lines
 Every sensor drops returns whose incidence is more than 80 degrees from the surface normal. The
 rays are cast exactly (Moller-Trumbore on the triangles inside each cell's projected box; large
 triangles are split first), with no ray-tracing library: Debian's Open3D casts no rays.
@@ -31,11 +34,11 @@ triangles are split first), with no ray-tracing library: Debian's Open3D casts n
 import numpy as np
 import open3d as o3d
 
-SENSORS = ("kinect", "tof", "stereo", "terrestrial", "mobile", "airborne", "survey")
+SENSORS = ("kinect", "tof", "stereo", "terrestrial", "mobile", "airborne", "survey", "survey_lines")
 # The scene each sensor scans.
 SCENE_OF = {"kinect": "indoor", "tof": "indoor", "stereo": "indoor", "terrestrial": "indoor",
-            "mobile": "indoor", "airborne": "outdoor", "survey": "outdoor"}
-RANGE_NOISE = {"terrestrial": 2e-3, "mobile": 1e-2, "airborne": 3e-2, "survey": 5e-2}
+            "mobile": "indoor", "airborne": "outdoor", "survey": "outdoor", "survey_lines": "outdoor"}
+RANGE_NOISE = {"terrestrial": 2e-3, "mobile": 1e-2, "airborne": 3e-2, "survey": 5e-2, "survey_lines": 5e-2}
 
 
 def _box(size, centre):
@@ -295,9 +298,12 @@ def scan(sensor, structure, objects, rng):
     elif sensor == "airborne":
         step = np.radians(0.05)
         rasters, edge = [_pushbroom(-60, 0.15, 800, 300.0, np.radians(-15), step, 600)], 2.0
-    else:  # survey
+    elif sensor == "survey":
         step = np.radians(0.12)
         rasters, edge = [_pushbroom(-60, 0.6, 200, 300.0, np.radians(-15), step, 250, y0) for y0 in (-25, 25)], 2.0
+    else:  # survey_lines
+        step = np.radians(0.01)
+        rasters, edge = [_pushbroom(-60, 1.0, 120, 300.0, np.radians(-12), step, 2400)], 2.0
     vertices, triangles, ids = _scene_arrays(structure, objects, edge)
     object_ids = np.arange(len(structure), len(structure) + len(objects))
     points, normals, on_object = [], [], []
@@ -321,7 +327,7 @@ def scan(sensor, structure, objects, rng):
         normals.append(n[keep])
         on_object.append(np.isin(g[keep], object_ids))
     points = np.concatenate(points)
-    if sensor == "survey":
+    if sensor in ("survey", "survey_lines"):
         points = stored_as_float32(points, rng)
     return Scan(points, np.concatenate(normals), np.concatenate(on_object))
 

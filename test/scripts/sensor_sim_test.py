@@ -106,3 +106,16 @@ def test_plane_labels_find_two_planes_and_their_normals():
     assert (np.abs(normals).max(1) > 0.9999).all()
     inside, truth = planes.interior_points(points, label, normals)
     assert len(inside) > 4000 and np.allclose(np.abs(truth).max(1), np.abs(normals).max(1).min(), atol=1e-3)
+
+
+def test_the_dense_line_survey_samples_runs_along_lines_a_metre_apart():
+    # Its raster over flat ground: 5 cm between the points of a line at nadir, 1 m between lines.
+    step = np.radians(0.01)
+    raster = sim._pushbroom(-3, 1.0, 6, 300.0, np.radians(-0.5), step, 100)
+    points, _, _ = box_hits(raster, (-10, -10, -1), (10, 10, 0), edge=5.0)
+    lines = points.reshape(6, 100, 3)
+    along = np.linalg.norm(np.diff(lines, axis=1), axis=-1)
+    across = np.linalg.norm(np.diff(lines, axis=0), axis=-1)
+    assert along.max() < 0.06 and along.min() > 0.05
+    assert np.allclose(across, 1.0)
+    assert "survey_lines" in sim.SENSORS and sim.SCENE_OF["survey_lines"] == "outdoor"

@@ -11,7 +11,8 @@ root="$(cd "$(dirname "$0")/../../.." && pwd)"
 source "$root/experiments/runs/lib.sh"
 make_three_densities
 sensors="$ds/sensors"
-/usr/bin/python3 "$root/scripts/make_sensor_dataset.py" "$sensors" --scenes-per-sensor 4 --seed 1 > /dev/null
+/usr/bin/python3 "$root/scripts/make_sensor_dataset.py" "$sensors" --scenes-per-sensor 4 --seed 1 \
+  --sensors kinect tof stereo terrestrial mobile airborne > /dev/null
 list="$ds/trainingset_l1.txt"
 if [ ! -f "$list" ]; then
   base="$(r_list)"
