@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Run L3 (experiments/EXPERIMENTS.md): run L1's recipe from L1's state at patch 54,000 (copied into
+# experiments/runs/L3/checkpoints on the first start), with both surveys in the sensor scans: the
+# evenly sampled `survey` and `survey_lines` (dense runs along lines a metre apart, as the real city
+# scan is sampled); the sensor scans a third of the patches, as in L1; seed 15; the rate falling from
+# 3e-4 to 5e-5 over 54,000..56,500, the model the average of the last 1,250. Stop it at any time;
+# run it again to go on. Extra arguments go to dise_train; PCL_DISE_STOP_AT=N stops after patch N.
+set -euo pipefail
+root="$(cd "$(dirname "$0")/../../.." && pwd)"
+source "$root/experiments/runs/lib.sh"
+make_three_densities
+sensors="$ds/sensors"
+/usr/bin/python3 "$root/scripts/make_sensor_dataset.py" "$sensors" --scenes-per-sensor 4 --seed 1 --list sensorset_l3.txt \
+  --sensors kinect tof stereo terrestrial mobile airborne survey survey_lines > /dev/null
+list="$ds/trainingset_l3.txt"
+if [ ! -f "$list" ]; then
+  base="$(r_list)"
+  # Each sensor scan as often as a third of the patches need: half as many lines as R's list.
+  repeats=$(( ($(wc -l < "$base") / 2 + $(wc -l < "$sensors/sensorset_l3.txt") - 1) / $(wc -l < "$sensors/sensorset_l3.txt") ))
+  { cat "$base"; for _ in $(seq "$repeats"); do sed "s|^|$sensors/|" "$sensors/sensorset_l3.txt"; done; } > "$list"
+fi
+warm_restart L3 L1 "$list" 15 54000 56500 500 --fresh-noise --normal-loss squared-chord --edge-scale local "$@"
