@@ -37,7 +37,7 @@ int run(const Arguments& a) {
   const std::string text = orientationText(a.settings, outcome);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   display.show("writing", 1.0);
-  writeNormals(a.output, local, *normals, &outcome.confidence);
+  writeNormals(a.output, local, *normals, {{PointValue::kOrientationConfidence, outcome.confidence}});
   display.finish();
   std::cout << "dise_orient: " << local.cloud->size() << " points from " << a.input << ", normals from " << a.normals
             << "\n"

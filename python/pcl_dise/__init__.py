@@ -420,9 +420,9 @@ def write_cloud(path, points, normals, curvature=None, like: Optional[Union[Clou
 
 
 def estimate_normals_file(input, output, max_memory: Optional[float] = None, scratch: Optional[str] = None,
-                          progress="auto", tile_points: Optional[int] = None, *, k: Optional[int] = None,
-                          radius: Optional[float] = None, max_neighbors: int = 0, iterations: int = 4,
-                          model: Optional[str] = None, threads: int = 0, settle: float = 0.0,
+                          progress="auto", tile_points: Optional[int] = None, error_bound: bool = False, *,
+                          k: Optional[int] = None, radius: Optional[float] = None, max_neighbors: int = 0,
+                          iterations: int = 4, model: Optional[str] = None, threads: int = 0, settle: float = 0.0,
                           orient: Optional[str] = None, viewpoint: Optional[Sequence[float]] = None,
                           backend: str = "native", precision: str = "float", orient_neighbors: int = 10,
                           orient_seed: int = -1) -> dict:
@@ -438,6 +438,9 @@ def estimate_normals_file(input, output, max_memory: Optional[float] = None, scr
     defaults (None) to "up" for a LAS or LAZ input without a ``viewpoint`` (an aerial survey has no
     sensor pose; its sensor is above), else "viewpoint". The settings (keywords only) are those of
     :func:`estimate_normals`, with the same defaults. ``max_memory`` 0 or None: in memory.
+    ``error_bound=True`` also writes each normal's error bound (degrees; :attr:`Result.error_bound`)
+    as a float field ``error_bound`` (.pcd, .ply) or extra byte ``NormalErrorBound`` (.las, .laz); a
+    ``ValueError`` for a text output, ``iterations=0`` or a model without a calibration.
     progress: a callable taking the share done (0..1), True for a progress bar, None for none,
     "auto" (the default) for a bar where stderr is a terminal. Returns a dict of counts (``tiles``:
     0 where it ran in memory).
@@ -449,7 +452,8 @@ def estimate_normals_file(input, output, max_memory: Optional[float] = None, scr
                   orient_seed=orient_seed)
     tiles = 0 if tile_points is None else _whole(tile_points, "tile_points")
     return dict(_native.estimate_file(input_path, output_path, o, _number(max_memory or 0.0, "max_memory"), tiles,
-                                      os.fspath(scratch) if scratch else "", _progress(progress)))
+                                      os.fspath(scratch) if scratch else "", _progress(progress),
+                                      bool(error_bound)))
 
 
 def backend_available(name: str) -> bool:

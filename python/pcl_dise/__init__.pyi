@@ -59,9 +59,9 @@ def write_cloud(path: _PathType, points: _Points, normals: np.ndarray, curvature
                 like: Optional[Union[Cloud, _PathType]] = None) -> None: ...
 def estimate_normals_file(input: _PathType, output: _PathType, max_memory: Optional[float] = None,
                           scratch: Optional[_PathType] = None, progress: _Progress = "auto",
-                          tile_points: Optional[int] = None, *, k: Optional[int] = None,
-                          radius: Optional[float] = None, max_neighbors: int = 0, iterations: int = 4,
-                          model: Optional[_PathType] = None, threads: int = 0, settle: float = 0.0,
+                          tile_points: Optional[int] = None, error_bound: bool = False, *,
+                          k: Optional[int] = None, radius: Optional[float] = None, max_neighbors: int = 0,
+                          iterations: int = 4, model: Optional[_PathType] = None, threads: int = 0, settle: float = 0.0,
                           orient: Optional[str] = None, viewpoint: Optional[Sequence[float]] = None,
                           backend: str = "native", precision: str = "float", orient_neighbors: int = 10,
                           orient_seed: int = -1) -> dict: ...

@@ -305,7 +305,8 @@ void writeCloud(const std::string& path, Rows<double> points, Rows<float> normal
 }
 
 py::dict estimateFile(const std::string& input, const std::string& output, const pcl_dise::NormalSettings& settings,
-                      double max_memory_mb, std::size_t tile_points, const std::string& scratch, py::object progress) {
+                      double max_memory_mb, std::size_t tile_points, const std::string& scratch, py::object progress,
+                      bool error_bound) {
   PythonProgress python_progress(std::move(progress));
   pcl_dise::jobs::NormalsFileReport report;
   std::exception_ptr error;
@@ -313,7 +314,8 @@ py::dict estimateFile(const std::string& input, const std::string& output, const
     py::gil_scoped_release release;
     try {
       const pcl_dise::jobs::NormalsFileJob job{
-          input, output, settings, max_memory_mb, tile_points, false, scratch, {}, python_progress.function()};
+          input,      output, settings, max_memory_mb, tile_points, false, scratch, {}, python_progress.function(),
+          error_bound};
       pcl_dise::io::Collective one_process;
       report = pcl_dise::jobs::estimateNormalsFile(job, one_process);
     } catch (...) {  // rethrown with the GIL held, its type kept (FileError: OSError)

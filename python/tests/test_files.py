@@ -112,6 +112,28 @@ def test_estimate_normals_file_in_tiles_equals_in_memory(tmp_path):
                                   pcl_dise.estimate_normals(points, k=32, precision="bf16"))
 
 
+@pytest.mark.parametrize("extension, name", [(".ply", "error_bound"), (".laz", "NormalErrorBound")])
+def test_the_error_bound_in_a_file_is_results(tmp_path, extension, name):
+    points = wavy_surface(3000, seed=5)
+    source = tmp_path / "surface.xyz"
+    pcl_dise.write_cloud(source, points, np.zeros_like(points, dtype=np.float32))
+    out = tmp_path / ("bounded" + extension)
+    pcl_dise.estimate_normals_file(source, out, error_bound=True, k=32, orient="viewpoint", progress=None)
+    expected = pcl_dise.estimate_normals(points, k=32, return_error=True)[1]
+    np.testing.assert_array_equal(pcl_dise.read_cloud(out).fields[name].astype(np.float32), expected)
+
+
+def test_the_error_bound_is_refused_where_it_cannot_be_given(tmp_path):
+    points = wavy_surface(500, seed=6)
+    source = tmp_path / "surface.xyz"
+    pcl_dise.write_cloud(source, points, np.zeros_like(points, dtype=np.float32))
+    with pytest.raises(ValueError, match="iterations above 0"):
+        pcl_dise.estimate_normals_file(source, tmp_path / "a.ply", error_bound=True, iterations=0, progress=None)
+    with pytest.raises(ValueError, match="cannot hold the error bound"):
+        pcl_dise.estimate_normals_file(source, tmp_path / "a.xyz", error_bound=True, progress=None)
+    assert not (tmp_path / "a.ply").exists() and not (tmp_path / "a.xyz").exists()
+
+
 def test_stopping_a_file_job_leaves_no_output(tmp_path):
     points = wavy_surface(60000, seed=4)
     source = tmp_path / "surface.ply"

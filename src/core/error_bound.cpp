@@ -113,8 +113,10 @@ void setErrorCalibration(Model& model, const ErrorCalibration& calibration) {
   model.metadata[kErrorBoundKey] = calibration.toJson();
 }
 
-void errorBounds(const ErrorCalibration& calibration, const float* curvature, std::size_t n, float* degrees) {
-  for (std::size_t i = 0; i < n; ++i) degrees[i] = calibration.bound(curvature[i]);
+float normalErrorBound(const ErrorCalibration& calibration, const float* normal, float curvature) {
+  if (!(std::isfinite(normal[0]) && std::isfinite(normal[1]) && std::isfinite(normal[2])))
+    return std::numeric_limits<float>::quiet_NaN();
+  return calibration.bound(curvature);
 }
 
 }  // namespace pcl_dise

@@ -81,16 +81,19 @@ pcl::PointCloud<pcl::Normal>::Ptr readNormals(const std::string& path) {
 }
 
 void writeNormals(const std::string& path, const LocalCloud& local, const pcl::PointCloud<pcl::Normal>& normals,
-                  const std::vector<float>* orientation_confidence) {
+                  const std::vector<PointValueColumn>& values) {
   const pcl::PointCloud<pcl::PointXYZ>& points = *local.cloud;
   if (points.size() != normals.size())
     fail(path, "cannot write " + std::to_string(normals.size()) + " normals for " + std::to_string(points.size()) +
                    " points");
-  const bool confidence =
-      orientation_confidence && !orientation_confidence->empty() && outputFormat(path).traits().orientation_confidence;
-  if (confidence && orientation_confidence->size() != points.size())
-    fail(path, "cannot write " + std::to_string(orientation_confidence->size()) + " confidences for " +
-                   std::to_string(points.size()) + " points");
+  std::vector<const PointValueColumn*> columns;
+  for (const PointValueColumn& column : values) {
+    if (column.data.empty()) continue;
+    if (column.data.size() != points.size())
+      fail(path, "cannot write " + std::to_string(column.data.size()) + " values " + namesOf(column.value).field +
+                     " for " + std::to_string(points.size()) + " points");
+    columns.push_back(&column);
+  }
   auto fileCoordinates = [&](std::size_t i) -> std::array<double, 3> {
     if (local.hasOffset()) return local.file_coordinates[i];
     return {points[i].x, points[i].y, points[i].z};
@@ -104,16 +107,18 @@ void writeNormals(const std::string& path, const LocalCloud& local, const pcl::P
   layout.double_coordinates = local.hasOffset();
   layout.las_source = local.las_source;
   layout.las_source_bytes = local.las_source_bytes;
-  layout.orientation_confidence = confidence;
+  for (const PointValueColumn* column : columns) layout.values.push_back(column->value);
   if (layout.las_source.empty()) {  // the scale and offset a LAS output quantises new points with
     FiniteBounds bounds;
     for (std::size_t i = 0; i < points.size(); ++i) bounds.add(fileCoordinates(i));
     chooseQuantization(bounds.lo.data(), bounds.hi.data(), layout.las_scale, layout.las_offset);
   }
   NormalsWriter writer(path, layout);
-  for (std::size_t i = 0; i < points.size(); ++i)
-    writer.add(fileCoordinates(i), normals[i].normal, normals[i].curvature,
-               confidence ? (*orientation_confidence)[i] : 0.f);
+  std::vector<float> row(columns.size());
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    for (std::size_t v = 0; v < columns.size(); ++v) row[v] = columns[v]->data[i];
+    writer.add(fileCoordinates(i), normals[i].normal, normals[i].curvature, row.data());
+  }
   writer.finish();
 }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <stdexcept>
 
 #include "file_access.h"
 #include "formats/codecs.h"
@@ -37,6 +38,17 @@ const std::vector<const FormatCodec*>& fileFormats() {
       &formats::lazCodec(), &formats::xyzCodec(), &formats::normalsCodec(),
   };
   return table;
+}
+
+const PointValueNames& namesOf(PointValue value) {
+  static const PointValueNames kOrientationConfidence{"orientation_confidence", "OrientationConfidence",
+                                                      "confidence in the side, 0..1 (DISE)"};
+  static const PointValueNames kErrorBound{"error_bound", "NormalErrorBound", "normal error bound, deg (DISE)"};
+  switch (value) {  // -Wswitch warns of a value left out
+    case PointValue::kOrientationConfidence: return kOrientationConfidence;
+    case PointValue::kErrorBound: return kErrorBound;
+  }
+  throw std::logic_error("unknown point value");
 }
 
 const FormatCodec& inputFormat(const std::string& path) { return codecOf(path, false, "unknown extension"); }

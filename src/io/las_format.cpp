@@ -167,12 +167,18 @@ std::string normalDescriptors() {
   return out;
 }
 
-// Ours too, where an orientation gave one: each point's confidence in its side, a float.
-std::string confidenceDescriptor() {
+// Ours too, where a run gives them: a point value, a float.
+std::string valueDescriptor(PointValue value) {
   std::string out(kExtraBytesDescriptorSize, '\0');
   writeAt<std::uint8_t>(out, 2, kExtraBytesFloat);
-  writeText(out, 4, "OrientationConfidence", 32);
-  writeText(out, 160, "confidence in the side, 0..1 (DISE)", 32);
+  writeText(out, 4, namesOf(value).las_name, 32);
+  writeText(out, 160, namesOf(value).description, 32);
+  return out;
+}
+
+std::string valueDescriptors(const std::vector<PointValue>& values) {
+  std::string out;
+  for (const PointValue value : values) out += valueDescriptor(value);
   return out;
 }
 
@@ -202,10 +208,12 @@ struct LasWriter::Source {
   std::uint64_t read = 0;
   // Where the normal goes in an output record: after the source's record, or over the NormalX,
   // NormalY, NormalZ and Curvature floats of a source that has them (an output of ours read again);
-  // likewise the orientation confidence (0: none, neither asked for nor in the source).
-  std::size_t normal_at = 0, confidence_at = 0, record_length = 0;
+  // likewise each point value (0: none, neither asked for nor in the source).
+  std::size_t normal_at = 0, record_length = 0;
+  std::array<std::size_t, kPointValueCount> value_at{};
 
-  Source(const std::string& source, std::shared_ptr<const std::string> source_bytes, bool with_confidence)
+  Source(const std::string& source, std::shared_ptr<const std::string> source_bytes,
+         const std::vector<PointValue>& values)
       : path(source), in(source, std::ios::binary), decoded(std::move(source_bytes)) {
     if (!in) fail(path, "cannot be opened");
     in.seekg(0, std::ios::end);
@@ -250,17 +258,20 @@ struct LasWriter::Source {
     if (header.version_minor >= 4 && header_size >= kHeaderSize14) readEvlrs(head, file_size, descriptors);
     std::string extra_bytes = keptDescriptors(descriptors);
     normal_at = findDescriptors(extra_bytes, normalDescriptors());
-    confidence_at = findDescriptors(extra_bytes, confidenceDescriptor());
+    for (std::size_t v = 0; v < kPointValueCount; ++v)
+      value_at[v] = findDescriptors(extra_bytes, valueDescriptor(static_cast<PointValue>(v)));
     record_length = header.record_length;
     if (normal_at == 0) {
       normal_at = record_length;
       record_length += kExtraBytes;
       extra_bytes += normalDescriptors();
     }
-    if (confidence_at == 0 && with_confidence) {
-      confidence_at = record_length;
+    for (const PointValue value : values) {
+      std::size_t& at = value_at[static_cast<std::size_t>(value)];
+      if (at != 0) continue;
+      at = record_length;
       record_length += sizeof(float);
-      extra_bytes += confidenceDescriptor();
+      extra_bytes += valueDescriptor(value);
     }
     if (extra_bytes.size() > 65535 || record_length > 65535)
       fail(path, "its point records leave no room for our extra bytes in LAS");
@@ -356,13 +367,15 @@ struct LasWriter::Source {
 };
 
 LasWriter::LasWriter(std::ostream& out, const std::string& path, const std::array<double, 3>& scale,
-                     const std::array<double, 3>& offset, bool orientation_confidence)
+                     const std::array<double, 3>& offset, const std::vector<PointValue>& values)
     : out_(out),
       path_(path),
       scale_(scale),
       offset_(offset),
-      confidence_at_(orientation_confidence ? kFormat6Length + kExtraBytes : 0),
-      record_(kFormat6Length + kExtraBytes + (orientation_confidence ? sizeof(float) : 0), '\0') {
+      values_(values),
+      record_(kFormat6Length + kExtraBytes + values.size() * sizeof(float), '\0') {
+  for (std::size_t v = 0; v < values.size(); ++v)
+    value_at_[static_cast<std::size_t>(values[v])] = kFormat6Length + kExtraBytes + v * sizeof(float);
   for (int c = 0; c < 3; ++c) {
     lo_[c] = std::numeric_limits<double>::infinity();
     hi_[c] = -lo_[c];
@@ -377,11 +390,12 @@ LasWriter::LasWriter(std::ostream& out, const std::string& path, const std::arra
 }
 
 LasWriter::LasWriter(std::ostream& out, const std::string& path, const std::string& source,
-                     std::shared_ptr<const std::string> source_bytes, bool orientation_confidence)
+                     std::shared_ptr<const std::string> source_bytes, const std::vector<PointValue>& values)
     : out_(out),
       path_(path),
-      source_(std::make_unique<Source>(source, std::move(source_bytes), orientation_confidence)) {
-  confidence_at_ = source_->confidence_at;
+      values_(values),
+      source_(std::make_unique<Source>(source, std::move(source_bytes), values)) {
+  value_at_ = source_->value_at;
   record_.assign(source_->record_length, '\0');
   if (isLazPath(path))
     laz_ = std::make_unique<LazChunkWriter>(out_, path, source_->header.point_format,
@@ -393,11 +407,9 @@ LasWriter::LasWriter(std::ostream& out, const std::string& path, const std::stri
 
 LasWriter::~LasWriter() = default;
 
-std::string LasWriter::ourDescriptors() const {
-  return normalDescriptors() + (confidence_at_ ? confidenceDescriptor() : std::string());
-}
+std::string LasWriter::ourDescriptors() const { return normalDescriptors() + valueDescriptors(values_); }
 
-void LasWriter::add(const std::array<double, 3>& xyz, const NormalWithCurvature& normal, float confidence) {
+void LasWriter::add(const std::array<double, 3>& xyz, const NormalWithCurvature& normal, const float* values) {
   const std::size_t normal_at = source_ ? source_->normal_at : kFormat6Length;
   if (source_) {
     source_->next(&record_[0]);
@@ -417,7 +429,11 @@ void LasWriter::add(const std::array<double, 3>& xyz, const NormalWithCurvature&
     }
   }
   std::memcpy(&record_[normal_at], normal.data(), kExtraBytes);
-  if (confidence_at_) std::memcpy(&record_[confidence_at_], &confidence, sizeof confidence);
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  for (const std::size_t at : value_at_)  // a source's own values, where this run gives none
+    if (at != 0) std::memcpy(&record_[at], &nan, sizeof nan);
+  for (std::size_t v = 0; v < values_.size(); ++v)
+    std::memcpy(&record_[value_at_[static_cast<std::size_t>(values_[v])]], values + v, sizeof(float));
   if (laz_)
     laz_->add(record_.data());
   else

@@ -1,7 +1,9 @@
 #include "pcl_dise/io/normals_writer.h"
 #include "file_access.h"
 
+#include <algorithm>
 #include <cstdio>
+#include <limits>
 
 namespace pcl_dise {
 namespace io {
@@ -14,8 +16,12 @@ NormalsWriter::NormalsWriter(const std::string& path, const NormalsFileLayout& l
   if (layout.width && std::uint64_t(layout.width) * layout.height != layout.points)
     fail(path, "an organized layout of " + std::to_string(layout.width) + " x " + std::to_string(layout.height) +
                    " for " + std::to_string(layout.points) + " points");
+  for (std::size_t v = 0; v < layout.values.size(); ++v)
+    if (std::count(layout.values.begin(), layout.values.begin() + v, layout.values[v]))
+      fail(path, std::string("the value ") + namesOf(layout.values[v]).field + " twice");
   NormalsFileLayout kept = layout;
-  kept.orientation_confidence = layout.orientation_confidence && codec.traits().orientation_confidence;
+  if (!codec.traits().point_values) kept.values.clear();
+  no_values_.assign(layout.values.size(), std::numeric_limits<float>::quiet_NaN());
   stream_buffer_.resize(1 << 20);  // LAS records go through the stream: a large buffer
   out_.rdbuf()->pubsetbuf(stream_buffer_.data(), static_cast<std::streamsize>(stream_buffer_.size()));
   out_.open(partial_, std::ios::out | std::ios::binary);
@@ -30,10 +36,10 @@ NormalsWriter::~NormalsWriter() {
   std::remove(partial_.c_str());
 }
 
-void NormalsWriter::add(const std::array<double, 3>& xyz, const float* normal, float curvature, float confidence) {
+void NormalsWriter::add(const std::array<double, 3>& xyz, const float* normal, float curvature, const float* values) {
   if (written_ == points_) fail(path_, "more points than the " + std::to_string(points_) + " announced");
   ++written_;
-  encoder_->add(xyz, normal, curvature, confidence);
+  encoder_->add(xyz, normal, curvature, values ? values : no_values_.data());
   if ((written_ & 0xffff) == 0) check();
 }
 

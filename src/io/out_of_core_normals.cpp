@@ -249,6 +249,8 @@ OutOfCoreReport estimateNormalsOutOfCore(const Model& model, const std::string& 
     layout.las_source = input;  // a LAS output keeps its records, scale and offset
   else
     chooseQuantization(frame.bounds.lo.data(), frame.bounds.hi.data(), layout.las_scale, layout.las_offset);
+  const bool bounded = !options.error_bound.empty();
+  if (bounded) layout.values.push_back(PointValue::kErrorBound);
   NormalsWriter writer(output, layout);
   const float nan = std::numeric_limits<float>::quiet_NaN();
   const float none[3] = {nan, nan, nan};
@@ -273,7 +275,8 @@ OutOfCoreReport estimateNormalsOutOfCore(const Model& model, const std::string& 
       return;
     }
     signNormal(options.sign, vp.data(), frame.local(p).data(), normal);
-    writer.add(p, normal, r[3]);
+    const float bound = bounded ? normalErrorBound(options.error_bound, normal, r[3]) : 0.f;
+    writer.add(p, normal, r[3], &bound);
   });
   writer.finish();
   tell(1.0, "writing", frame.points, frame.points);

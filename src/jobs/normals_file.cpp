@@ -27,6 +27,17 @@ pcl::PointCloud<pcl::Normal> normalsAtIndices(const pcl::PointCloud<pcl::Normal>
   return all;
 }
 
+// The calibration the job's error bounds come from: empty where none are asked for.
+ErrorCalibration errorCalibrationFor(const NormalsFileJob& job, const Model& model, const std::string& model_path) {
+  if (!job.error_bound) return {};
+  ErrorCalibration calibration = errorCalibrationOf(model);
+  if (calibration.empty())
+    throw OptionsError("the model '" + model_path +
+                       "' carries no error calibration, which the error bound needs "
+                       "(scripts/calibrate_error_bound.py adds one)");
+  return calibration;
+}
+
 void tell(const ProgressCallback& progress, double done, const char* stage) {
   if (progress && !progress({done, stage, 0, 0})) throw Cancelled();
 }
@@ -40,6 +51,12 @@ NormalsFileReport inMemory(const NormalsFileJob& job) {
   if (job.settings.iterations > 0) {
     const std::string unavailable = backendUnavailableMessage(job.settings.backend);
     if (!unavailable.empty()) throw OptionsError(unavailable);
+  }
+  ErrorCalibration calibration;
+  if (job.error_bound) {
+    const std::shared_ptr<const Model> model = pipeline.estimator().getModel();
+    if (!model) throw std::runtime_error("cannot read the model '" + report.model_path + "' (see the message above)");
+    calibration = errorCalibrationFor(job, *model, report.model_path);
   }
   report.startup_seconds = secondsSince(start);
   tell(job.progress, 0.0, "reading");
@@ -76,7 +93,13 @@ NormalsFileReport inMemory(const NormalsFileJob& job) {
   if (indices) normals = normalsAtIndices(normals, *indices, cloud->size());
   report.without_normal =
       indices ? cloud->size() - indices->size() + report.outcome.without_normal : report.outcome.without_normal;
-  io::writeNormals(job.output, local, normals, indices ? nullptr : &report.outcome.confidence);
+  std::vector<io::PointValueColumn> values;
+  if (!indices) values.push_back({io::PointValue::kOrientationConfidence, report.outcome.confidence});
+  if (!calibration.empty()) {
+    io::PointValueColumn& bounds = values.emplace_back(io::PointValueColumn{io::PointValue::kErrorBound, {}});
+    for (const pcl::Normal& n : normals) bounds.data.push_back(normalErrorBound(calibration, n.normal, n.curvature));
+  }
+  io::writeNormals(job.output, local, normals, values);
   report.writing_seconds = secondsSince(write_start);
   report.total_seconds = secondsSince(start);
   return report;
@@ -94,6 +117,7 @@ NormalsFileReport inTiles(const NormalsFileJob& job, io::Collective& processes) 
   report.in_tiles = true;
   report.model_path = job.settings.iterations > 0 ? job.settings.modelPath() : "";
   const Model model = job.settings.iterations > 0 ? loadModel(report.model_path) : Model();
+  options.error_bound = errorCalibrationFor(job, model, report.model_path);
   report.startup_seconds = secondsSince(start);
   try {
     report.tiles = io::estimateNormalsOutOfCore(model, job.input, job.output, options, processes);
@@ -132,6 +156,15 @@ bool runsInTiles(const NormalsFileJob& job) {
 void checkJob(const NormalsFileJob& job) {
   if (!(job.max_memory_mb >= 0) || !std::isfinite(job.max_memory_mb))
     throw OptionsError("max_memory must be a number of MB, 0 or more (0: in memory)");
+  if (job.error_bound && job.settings.iterations == 0)
+    throw OptionsError("the error bound is DISE's: it needs iterations above 0");
+  if (job.error_bound && !io::outputFormat(job.output).traits().point_values) {
+    std::string holders;
+    for (const io::FormatCodec* codec : io::fileFormats())
+      if (codec->traits().written && codec->traits().point_values)
+        holders += std::string(holders.empty() ? "" : ", ") + codec->traits().extension;
+    throw OptionsError("'" + job.output + "' cannot hold the error bound (write " + holders + ")");
+  }
   job.settings.validate();
 }
 

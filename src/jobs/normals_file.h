@@ -30,6 +30,9 @@ struct NormalsFileJob {
   /// the others are written without a normal. Empty: every point.
   std::vector<std::int64_t> indices;
   ProgressCallback progress;  ///< told each stage; answering false stops the job (no output left)
+  /// Writes each normal's error bound (degrees; the model's calibration, core/error_bound.h) as
+  /// the value error_bound (PCD, PLY) or NormalErrorBound (LAS, LAZ); text outputs hold none.
+  bool error_bound = false;
 };
 
 /** What the job did. */

@@ -23,6 +23,7 @@ struct Options : EstimatorOptions {
   std::string input, output, scratch;
   double max_memory = 0.0;
   std::size_t tile_points = 0;
+  bool error_bound = false;
   bool quiet = false;
   std::string report;  ///< --report: the summary as JSON to this file
   /// --indices: a text file of the points (0-based, whitespace-separated) whose normals are wanted;

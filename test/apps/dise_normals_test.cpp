@@ -149,6 +149,42 @@ TEST(DiseNormals, ClearErrors) {
   }
 }
 
+// --error: the shipped model's calibrated bound per normal, as a field; where it cannot be given, a
+// clear error before anything is written.
+TEST(DiseNormals, ErrorWritesEachNormalsBoundOrSaysWhyNot) {
+  const std::string dir = temporaryDir("cli_error_bound");
+  {
+    std::ofstream xyz(dir + "/in.xyz");
+    for (const auto& p : *sphereCloud(400)) xyz << p.x << ' ' << p.y << ' ' << p.z << '\n';
+  }
+  const std::string shipped = sourceDir() + "/data/models/dise_k32.safetensors";
+  const CommandResult r = runTool(dir + "/in.xyz " + dir + "/out.pcd --k 32 --error --threads 1 --model " + shipped +
+                                  " --report " + dir + "/report.json");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const pcl_dise::io::PcdCloud pcd = pcl_dise::io::readPcd(dir + "/out.pcd", true);
+  const auto bound =
+      std::find_if(pcd.fields.begin(), pcd.fields.end(), [](const auto& f) { return f.name == "error_bound"; });
+  ASSERT_NE(bound, pcd.fields.end());
+  ASSERT_EQ(bound->values.size(), 400u);
+  for (double degrees : bound->values) EXPECT_TRUE(degrees > 0 && degrees < 90) << degrees;
+  std::ifstream report(dir + "/report.json");
+  EXPECT_EQ(nlohmann::json::parse(report)["settings"]["error_bound"], true);
+
+  const std::string args = dir + "/in.xyz " + dir + "/no";
+  const std::pair<std::string, std::string> refusals[] = {
+      {args + ".pcd --error --iterations 0", "it needs iterations above 0"},
+      {args + ".xyz --error --k 32 --model " + shipped, "cannot hold the error bound"},
+      {args + ".pcd --error --k 16 --iterations 2 --model " + randomModelFile(3), "carries no error calibration"},
+  };
+  for (const auto& [command, message] : refusals) {
+    const CommandResult refused = runTool(command);
+    EXPECT_NE(refused.exit_code, 0) << command;
+    EXPECT_NE(refused.output.find(message), std::string::npos) << command << "\n" << refused.output;
+  }
+  EXPECT_FALSE(std::ifstream(dir + "/no.pcd").good());
+  EXPECT_FALSE(std::ifstream(dir + "/no.xyz").good());
+}
+
 // --indices: the listed points get the normals of the whole run (their receptive field is
 // estimated), the others none; the output keeps every point. Bad lists are clear errors.
 TEST(DiseNormals, IndicesGiveTheWholeRunsNormalsThereAndNoneElsewhere) {

@@ -40,17 +40,22 @@ Points somePoints(std::size_t n) {
   return p;
 }
 
-// Writes the points to `path` with a layout every format can hold.
-void writePoints(const std::string& path, const Points& p, bool confidence = false) {
+// Writes the points to `path` with a layout every format can hold; each value (in `values`' order)
+// 0.25 + its position in the list, or (LAS from a source) over the records of `las_source`.
+void writePoints(const std::string& path, const Points& p, const std::vector<PointValue>& values = {},
+                 const std::string& las_source = "") {
   NormalsFileLayout layout;
   layout.points = p.xyz.size();
   layout.double_coordinates = true;
   FiniteBounds bounds;
   for (const auto& q : p.xyz) bounds.add(q);
   chooseQuantization(bounds.lo.data(), bounds.hi.data(), layout.las_scale, layout.las_offset);
-  layout.orientation_confidence = confidence;
+  layout.values = values;
+  layout.las_source = las_source;
+  const std::vector<float> written = {0.25f, 1.25f};
   NormalsWriter writer(path, layout);
-  for (std::size_t i = 0; i < p.xyz.size(); ++i) writer.add(p.xyz[i], p.normals[i].data(), p.curvature[i], 0.25f);
+  for (std::size_t i = 0; i < p.xyz.size(); ++i)
+    writer.add(p.xyz[i], p.normals[i].data(), p.curvature[i], written.data());
   writer.finish();
 }
 
@@ -120,22 +125,50 @@ TEST(FileFormats, EveryFormatReadAndWrittenRoundTripsThroughTheWriterTheStreamAn
   }
 }
 
-TEST(FileFormats, TheOrientationConfidenceGoesWhereTheFormatHoldsIt) {
-  const std::string dir = test::temporaryDir("file_formats_confidence");
+TEST(FileFormats, PointValuesGoWhereTheFormatHoldsThemUnderTheirNames) {
+  const std::string dir = test::temporaryDir("file_formats_values");
   const Points p = somePoints(10);
   for (const FormatCodec* codec : fileFormats()) {
     const FormatTraits t = codec->traits();
     if (!t.read || !t.written) continue;
     SCOPED_TRACE(t.extension);
     const std::string path = dir + "/cloud" + t.extension;
-    writePoints(path, p, true);
+    writePoints(path, p, {PointValue::kErrorBound, PointValue::kOrientationConfidence});
     const PointTable table = readPointTable(path);
-    const PointField* confidence = field(table, {"orientation_confidence", "OrientationConfidence"});
-    EXPECT_EQ(confidence != nullptr, t.orientation_confidence);
-    if (confidence) {
-      EXPECT_EQ(confidence->values[3], 0.25);
+    const PointValueNames& bound = namesOf(PointValue::kErrorBound);
+    const PointValueNames& confidence = namesOf(PointValue::kOrientationConfidence);
+    const PointField* bounds = field(table, {bound.field, bound.las_name});
+    const PointField* confidences = field(table, {confidence.field, confidence.las_name});
+    EXPECT_EQ(bounds != nullptr, t.point_values);
+    EXPECT_EQ(confidences != nullptr, t.point_values);
+    if (bounds && confidences) {  // in the order asked for
+      EXPECT_EQ(bounds->values[3], 0.25);
+      EXPECT_EQ(confidences->values[3], 1.25);
     }
   }
+  std::vector<PointValue> twice = {PointValue::kErrorBound, PointValue::kErrorBound};
+  EXPECT_THROW(writePoints(dir + "/twice.pcd", p, twice), FileError);
+}
+
+TEST(FileFormats, ALasSourceKeepsItsRecordsAndNoStaleValue) {
+  const std::string dir = test::temporaryDir("file_formats_las_values");
+  const Points p = somePoints(10);
+  writePoints(dir + "/first.las", p, {PointValue::kOrientationConfidence});
+  // Written again over its own records with the error bound alone: the confidence's extra byte
+  // stays in the records, NaN (this run gave none), the bound added after it.
+  writePoints(dir + "/again.las", p, {PointValue::kErrorBound}, dir + "/first.las");
+  const PointTable table = readPointTable(dir + "/again.las");
+  const PointField* confidences = field(table, {namesOf(PointValue::kOrientationConfidence).las_name});
+  const PointField* bounds = field(table, {namesOf(PointValue::kErrorBound).las_name});
+  ASSERT_NE(confidences, nullptr);
+  ASSERT_NE(bounds, nullptr);
+  for (std::size_t i = 0; i < p.xyz.size(); ++i) {
+    EXPECT_TRUE(std::isnan(confidences->values[i])) << i;
+    EXPECT_EQ(bounds->values[i], 0.25) << i;
+  }
+  std::size_t ours = 0;
+  for (const PointField& f : table.fields) ours += f.name == "NormalX" || f.name == bounds->name;
+  EXPECT_EQ(ours, 2u);  // each once: a source's own extra bytes are reused, not added again
 }
 
 TEST(NormalsWriter, TheNormalsFileHoldsOneLinePerPoint) {

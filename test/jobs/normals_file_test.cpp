@@ -8,7 +8,10 @@
 #include <string>
 
 #include "normals_file.h"
+#include "pcl_dise/core/error_bound.h"
 #include "pcl_dise/core/errors.h"
+#include "pcl_dise/core/model.h"
+#include "pcl_dise/io/point_table.h"
 #include "test_support.h"
 
 namespace {
@@ -111,6 +114,76 @@ TEST(NormalsFileJob, WhatNeedsTheCloudInMemoryIsRefusedInTiles) {
   job.settings.settle_degrees = 1;
   EXPECT_THROW(jobs::estimateNormalsFile(job, one_process), OptionsError);
   EXPECT_FALSE(std::filesystem::exists(job.output));
+}
+
+// The values of `name` in the cloud file `path`.
+std::vector<double> fieldOf(const std::string& path, const std::string& name) {
+  for (const io::PointField& f : io::readPointTable(path).fields)
+    if (f.name == name) return f.values;
+  ADD_FAILURE() << path << " has no field " << name;
+  return {};
+}
+
+TEST(NormalsFileJob, TheErrorBoundIsEachNormalsByTheModelsCalibrationInTilesAsInMemory) {
+  const std::string dir = temporaryDir("job_error_bound");
+  ErrorCalibration calibration;
+  calibration.curvature = {1e-4, 1e-2, 0.1};
+  calibration.degrees = {1, 5, 20};
+  Model model = loadModel(randomModelFile(7));
+  setErrorCalibration(model, calibration);
+  const std::string calibrated = dir + "/calibrated.safetensors";
+  saveModel(model, calibrated);
+  io::Collective one_process;
+  for (const char* extension : {".pcd", ".las"}) {
+    SCOPED_TRACE(extension);
+    jobs::NormalsFileJob in_memory = terrainJob(dir, std::string("memory") + extension);
+    in_memory.settings.model = calibrated;
+    in_memory.error_bound = true;
+    jobs::estimateNormalsFile(in_memory, one_process);
+    jobs::NormalsFileJob tiled = in_memory;
+    tiled.output = dir + "/tiles" + extension;
+    tiled.tile_points = 700;
+    EXPECT_TRUE(jobs::estimateNormalsFile(tiled, one_process).in_tiles);
+    EXPECT_EQ(readFile(tiled.output), readFile(in_memory.output));
+    const bool las = std::string(extension) == ".las";
+    const std::vector<double> bounds = fieldOf(in_memory.output, las ? "NormalErrorBound" : "error_bound");
+    const std::vector<double> nx = fieldOf(in_memory.output, las ? "NormalX" : "normal_x");
+    const std::vector<double> ny = fieldOf(in_memory.output, las ? "NormalY" : "normal_y");
+    const std::vector<double> nz = fieldOf(in_memory.output, las ? "NormalZ" : "normal_z");
+    const std::vector<double> curvature = fieldOf(in_memory.output, las ? "Curvature" : "curvature");
+    ASSERT_EQ(bounds.size(), 3600u);
+    for (std::size_t i = 0; i < bounds.size(); ++i) {
+      const float normal[3] = {float(nx[i]), float(ny[i]), float(nz[i])};
+      EXPECT_EQ(float(bounds[i]), normalErrorBound(calibration, normal, float(curvature[i]))) << i;
+      EXPECT_TRUE(bounds[i] >= 1 && bounds[i] <= 20) << i;
+    }
+  }
+}
+
+TEST(NormalsFileJob, TheErrorBoundNeedsTheIterationsACalibratedModelAndAFormatThatHoldsIt) {
+  const std::string dir = temporaryDir("job_error_bound_refusals");
+  jobs::NormalsFileJob job = terrainJob(dir, "out.pcd");
+  job.error_bound = true;
+  EXPECT_EQ(problem(job), "");
+  job.settings.iterations = 0;
+  EXPECT_EQ(problem(job), "the error bound is DISE's: it needs iterations above 0");
+  job.settings.iterations = 2;
+  job.output = dir + "/out.normals";
+  EXPECT_EQ(problem(job), "'" + job.output + "' cannot hold the error bound (write .pcd, .ply, .las, .laz)");
+  job.output = dir + "/out.pcd";
+  io::Collective one_process;
+  for (const std::size_t tile_points : {std::size_t(0), std::size_t(700)}) {
+    job.tile_points = tile_points;
+    try {
+      jobs::estimateNormalsFile(job, one_process);  // a random model: no calibration
+      ADD_FAILURE() << "a model without a calibration gave error bounds";
+    } catch (const OptionsError& e) {
+      EXPECT_EQ(std::string(e.what()), "the model '" + job.settings.model +
+                                           "' carries no error calibration, which the error bound needs "
+                                           "(scripts/calibrate_error_bound.py adds one)");
+    }
+    EXPECT_FALSE(std::filesystem::exists(job.output));
+  }
 }
 
 TEST(NormalsFileJob, ACancelledRunLeavesNoOutput) {

@@ -52,11 +52,12 @@ ErrorCalibration errorCalibrationOf(const Model& model);
 /** Records `calibration` in `model`'s metadata ("error_bound"), as saveModel then writes it. */
 void setErrorCalibration(Model& model, const ErrorCalibration& calibration);
 
-/** \brief Each normal's bound (degrees) from its curvature, by `calibration`.
+/** \brief A normal's bound (degrees), by `calibration`: the one rule the feature, the tools and
+ *  the tiles follow.
  *  \param[in] calibration the model's (errorCalibrationOf)
- *  \param[in] curvature N values (NaN where a point has no normal)
- *  \param[in] n N
- *  \param[out] degrees N bounds, NaN where the curvature is NaN or the calibration empty */
-void errorBounds(const ErrorCalibration& calibration, const float* curvature, std::size_t n, float* degrees);
+ *  \param[in] normal its 3 components (NaN where the point has none)
+ *  \param[in] curvature its surface variation
+ *  \return the bound; NaN where the normal is not finite, the curvature NaN or the calibration empty */
+float normalErrorBound(const ErrorCalibration& calibration, const float* normal, float curvature);
 
 }  // namespace pcl_dise

@@ -41,18 +41,21 @@ LocalCloud readCloud(const std::string& path);
 /** Reads a .normals file (text "nx ny nz" per line): N x 3. Throws std::runtime_error. */
 pcl::PointCloud<pcl::Normal>::Ptr readNormals(const std::string& path);
 
-/** Writes normals by the extension of `path`: .pcd / .ply (points with normal_x/y/z and
+/** \brief Writes normals by the extension of `path`: .pcd / .ply (points with normal_x/y/z and
  *  curvature), .las (LAS 1.4, the normal and curvature as extra bytes; las_format.h) or .normals
- *  (text "nx ny nz" per point, "nan nan nan" where none). `points` and `normals` have the same
- *  size. A cloud read with an offset is written with its file coordinates, as double fields (PCD
- *  `F 8`, PLY `double`); a LAS input's points keep their scale and offset in a LAS output.
- *  orientation_confidence: one value per point (a consistent orientation's confidence in each
- *  side, NormalsOutcome::confidence), written as a float field orientation_confidence to .pcd and
- *  .ply and as a float extra byte OrientationConfidence to .las and .laz; nullptr or empty: none
- *  (text formats never hold it).
- *  Throws std::runtime_error (LAS: also for points with non-finite coordinates). */
+ *  (text "nx ny nz" per point, "nan nan nan" where none). A cloud read with an offset is written
+ *  with its file coordinates, as double fields (PCD `F 8`, PLY `double`); a LAS input's points
+ *  keep their scale and offset in a LAS output.
+ *  \param[in] path the output
+ *  \param[in] points N points
+ *  \param[in] normals N normals
+ *  \param[in] values per-point values (PointValue: the orientation confidence, the error bound),
+ *  each N floats, written after the curvature as float fields to .pcd and .ply and as float extra
+ *  bytes to .las and .laz (namesOf); a column with no data is left out, text formats hold none
+ *  \throws std::runtime_error naming `path` for sizes that differ, a value twice, a write that
+ *  fails (LAS: also points with non-finite coordinates) */
 void writeNormals(const std::string& path, const LocalCloud& points, const pcl::PointCloud<pcl::Normal>& normals,
-                  const std::vector<float>* orientation_confidence = nullptr);
+                  const std::vector<PointValueColumn>& values = {});
 
 }  // namespace io
 }  // namespace pcl_dise

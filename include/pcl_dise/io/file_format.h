@@ -31,7 +31,30 @@ struct FormatTraits {
   /// Its clouds are surveys seen from above with no sensor pose (LAS, LAZ): the orientation they
   /// get where none is asked for is "up" (jobs::defaultOrientationFor).
   bool surveyed_from_above;
-  bool orientation_confidence;  ///< an output holds the orientation confidence (binary formats; text does not)
+  bool point_values;  ///< an output holds per-point values (PointValue; binary formats, text does not)
+};
+
+/** A float per point that a file of normals may hold after the curvature (NormalsFileLayout::values). */
+enum class PointValue {
+  kOrientationConfidence,  ///< a consistent orientation's confidence in each point's side, 0..1
+  kErrorBound,             ///< the angle (degrees) the normal lies within (core/error_bound.h)
+};
+constexpr std::size_t kPointValueCount = 2;
+
+/** What a point value is called in files. */
+struct PointValueNames {
+  const char* field;        ///< PCD field and PLY property: orientation_confidence, error_bound
+  const char* las_name;     ///< LAS float extra byte: OrientationConfidence, NormalErrorBound
+  const char* description;  ///< the LAS extra byte's description (at most 31 characters)
+};
+
+/** The names of `value` (one table in file_format.cpp). */
+const PointValueNames& namesOf(PointValue value);
+
+/** One point value for each point of a cloud (writeNormals). */
+struct PointValueColumn {
+  PointValue value;         ///< which value
+  std::vector<float> data;  ///< N, NaN where a point has none
 };
 
 /** An input's layout, as its header says. */
@@ -69,10 +92,9 @@ struct NormalsFileLayout {
   /// are kept, the normals added (LasWriter).
   std::string las_source;
   std::shared_ptr<const std::string> las_source_bytes;  ///< las_source decoded, where it is LAZ (optional)
-  /// PCD, PLY: a float field orientation_confidence after the curvature; LAS, LAZ: a float extra
-  /// byte OrientationConfidence (a consistent orientation's confidence in each point's side,
-  /// orientation_propagation.h); formats whose traits say no leave it out
-  bool orientation_confidence = false;
+  /// Per-point values after the curvature, in this order: PCD and PLY float fields, LAS and LAZ
+  /// float extra bytes (namesOf); formats whose traits say no leave them out.
+  std::vector<PointValue> values;
 };
 
 /** Points with normals in a format's encoding, point by point (FormatCodec::openEncoder). */
@@ -80,8 +102,8 @@ class NormalsEncoder {
  public:
   virtual ~NormalsEncoder() = default;
   /** The next point: its coordinates in the file's frame, its normal (3 floats, NaN where none),
-   *  curvature and, where the layout has the field, its orientation confidence. */
-  virtual void add(const std::array<double, 3>& xyz, const float* normal, float curvature, float confidence) = 0;
+   *  curvature and its values (one per entry of the layout's values). */
+  virtual void add(const std::array<double, 3>& xyz, const float* normal, float curvature, const float* values) = 0;
   /** Writes what is left (buffered records; LAS: the header's counts and bounds, LAZ: the last chunk). */
   virtual void finish() = 0;
 };

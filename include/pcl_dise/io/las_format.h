@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "pcl_dise/io/file_format.h"
 #include "pcl_dise/io/point_field.h"
 
 namespace pcl_dise {
@@ -79,9 +80,9 @@ using NormalWithCurvature = std::array<float, 4>;
 class LasWriter {
  public:
   /** New points: point format 6, coordinates stored with `scale` and `offset` (see writeLas);
-   *  with orientation_confidence a fifth float extra byte, OrientationConfidence. */
+   *  `values`: float extra bytes after the normal's, in this order (namesOf(value).las_name). */
   LasWriter(std::ostream& out, const std::string& path, const std::array<double, 3>& scale,
-            const std::array<double, 3>& offset, bool orientation_confidence = false);
+            const std::array<double, 3>& offset, const std::vector<PointValue>& values = {});
   /** The points of the LAS or LAZ file `source`, added in its order: each output record is the source's
    *  record unchanged (its point format, every dimension, its own extra bytes) followed by the
    *  normal and curvature (or with them in place of the source's own NormalX, NormalY, NormalZ and
@@ -92,16 +93,15 @@ class LasWriter {
    * index set to 0 (no waveform). Throws std::runtime_error naming `source` where it cannot be read, and from finish()
    * where fewer or more points came than it holds. `source_bytes`: a LAZ source already decoded
    * (LasCloud::decoded), whose records are then read from there instead of decoded again.
-   * orientation_confidence: the OrientationConfidence float extra byte too (after the normal's, or
-   * in place of the source's own); a source that has one and a run without gets NaN there (no
-   * stale confidence). */
+   * `values`: float extra bytes too (namesOf(value).las_name; after the normal's, or in place of
+   * the source's own); a value the source has and the run does not write gets NaN there (nothing
+   * stale). */
   LasWriter(std::ostream& out, const std::string& path, const std::string& source,
-            std::shared_ptr<const std::string> source_bytes = nullptr, bool orientation_confidence = false);
+            std::shared_ptr<const std::string> source_bytes = nullptr, const std::vector<PointValue>& values = {});
   ~LasWriter();
   /** The next point; with a source, `xyz` must be that point's (the record is copied).
-   *  confidence: its orientation confidence, written where the records hold the field. */
-  void add(const std::array<double, 3>& xyz, const NormalWithCurvature& normal,
-           float confidence = std::numeric_limits<float>::quiet_NaN());
+   *  values: one per value given to the constructor (nullptr where none was). */
+  void add(const std::array<double, 3>& xyz, const NormalWithCurvature& normal, const float* values = nullptr);
   /** \brief Writes the header (bounds, counts); throws std::runtime_error where a write failed. */
   void finish();
 
@@ -113,7 +113,8 @@ class LasWriter {
   std::array<double, 3> scale_{}, offset_{};  ///< new points only: a source keeps its own
   double lo_[3], hi_[3];
   std::uint64_t count_ = 0;
-  std::size_t confidence_at_ = 0;  ///< the record byte of OrientationConfidence; 0: none
+  std::vector<PointValue> values_;                        ///< those written, in add's order
+  std::array<std::size_t, kPointValueCount> value_at_{};  ///< each value's record byte; 0: none
   std::string record_;
   std::unique_ptr<Source> source_;
   std::unique_ptr<LazChunkWriter> laz_;  ///< .laz output

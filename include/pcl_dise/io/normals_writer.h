@@ -20,7 +20,8 @@ namespace io {
 class NormalsWriter {
  public:
   /** Opens `path` + ".partial" for layout.points points. Throws std::runtime_error naming `path`
-   *  for an unknown extension, a layout the format cannot hold or a file that cannot be made. */
+   *  for an unknown extension, a layout the format cannot hold (an organized layout that does not
+   *  match the count, a value twice) or a file that cannot be made. */
   NormalsWriter(const std::string& path, const NormalsFileLayout& layout);
   /** Removes the partial file unless finish() succeeded. */
   ~NormalsWriter();
@@ -28,9 +29,9 @@ class NormalsWriter {
   NormalsWriter& operator=(const NormalsWriter&) = delete;
 
   /** The next point: its coordinates in the file's frame, its normal (3 floats, NaN where none),
-   *  curvature and, where the layout has the field, its orientation confidence. Throws
+   *  curvature and its values (one per entry of the layout's values; nullptr: NaN each). Throws
    *  std::runtime_error for a point more than announced or a failed write. */
-  void add(const std::array<double, 3>& xyz, const float* normal, float curvature, float confidence = 0.f);
+  void add(const std::array<double, 3>& xyz, const float* normal, float curvature, const float* values = nullptr);
   /** Checks the count, completes the file and gives it its name. Throws std::runtime_error where a
    *  write failed (a full disk) or fewer or more points came than announced. */
   void finish();
@@ -43,6 +44,7 @@ class NormalsWriter {
   std::vector<char> stream_buffer_;
   std::ofstream out_;
   std::unique_ptr<NormalsEncoder> encoder_;
+  std::vector<float> no_values_;  ///< NaN for each of the layout's values
   std::uint64_t written_ = 0;
   bool finished_ = false;
 };

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "pcl_dise/core/error_bound.h"
 #include "pcl_dise/core/model.h"
 #include "pcl_dise/core/normal_settings.h"
 #include "pcl_dise/core/tiled_forward.h"
@@ -39,6 +40,8 @@ struct OutOfCoreOptions {
   bool has_viewpoint = false;   ///< flip towards `viewpoint` (file coordinates), else the PCD VIEWPOINT or the origin
   std::array<double, 3> viewpoint{0, 0, 0};         ///< with has_viewpoint: x, y, z in the file's coordinates
   NormalSign sign = NormalSign::kTowardsViewpoint;  ///< how each normal gets its sign (core/viewpoint.h)
+  /// Not empty: each normal's error bound by it, written as the value PointValue::kErrorBound.
+  ErrorCalibration error_bound;
   /// Where each tile's forward pass runs. Backend::Cuda: each tile's iteration 0 and iterations
   /// on the device (its search on the CPU, where its neighbourhoods also prove the halo), so that
   /// a cloud larger than the device's memory runs in tiles that fit it.

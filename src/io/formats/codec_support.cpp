@@ -52,13 +52,13 @@ std::size_t BinaryRecordSource::read(std::size_t max_points, std::vector<std::ar
 
 BinaryNormalsEncoder::BinaryNormalsEncoder(std::ostream& out, const std::string& header,
                                            const NormalsFileLayout& layout)
-    : BufferedEncoder(out), double_coordinates_(layout.double_coordinates), confidence_(layout.orientation_confidence) {
+    : BufferedEncoder(out), double_coordinates_(layout.double_coordinates), values_(layout.values.size()) {
   pending_ = header;
 }
 
 void BinaryNormalsEncoder::add(const std::array<double, 3>& xyz, const float* normal, float curvature,
-                               float confidence) {
-  char record[3 * 8 + 5 * 4];
+                               const float* values) {
+  char record[3 * 8 + (4 + kPointValueCount) * 4];
   std::size_t at = 0;
   for (int c = 0; c < 3; ++c) {
     if (double_coordinates_) {
@@ -73,10 +73,8 @@ void BinaryNormalsEncoder::add(const std::array<double, 3>& xyz, const float* no
   std::memcpy(record + at, normal, 12);
   std::memcpy(record + at + 12, &curvature, 4);
   at += 16;
-  if (confidence_) {
-    std::memcpy(record + at, &confidence, 4);
-    at += 4;
-  }
+  if (values_ > 0) std::memcpy(record + at, values, 4 * values_);
+  at += 4 * values_;
   pending_.append(record, at);
   flushWhenFull();
 }

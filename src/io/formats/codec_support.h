@@ -75,15 +75,16 @@ class BufferedEncoder : public NormalsEncoder {
 };
 
 /** Binary records x y z (float, or double with NormalsFileLayout::double_coordinates), normal_x
- *  normal_y normal_z curvature (float) and, where the layout has it, orientation_confidence
- *  (float), after a header: binary PCD and PLY. */
+ *  normal_y normal_z curvature (float) and the layout's values (float), after a header: binary PCD
+ *  and PLY. */
 class BinaryNormalsEncoder : public BufferedEncoder {
  public:
   BinaryNormalsEncoder(std::ostream& out, const std::string& header, const NormalsFileLayout& layout);
-  void add(const std::array<double, 3>& xyz, const float* normal, float curvature, float confidence) override;
+  void add(const std::array<double, 3>& xyz, const float* normal, float curvature, const float* values) override;
 
  private:
-  bool double_coordinates_, confidence_;
+  bool double_coordinates_;
+  std::size_t values_;
 };
 
 }  // namespace formats

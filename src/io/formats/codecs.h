@@ -7,7 +7,7 @@ namespace io {
 namespace formats {
 
 // Each format's traits, one line each (FormatTraits' fields in order: name, extension, read,
-// written, keeps its LAS records, surveyed from above, holds the orientation confidence).
+// written, keeps its LAS records, surveyed from above, holds per-point values).
 // clang-format off
 constexpr FormatTraits kPcdTraits{"pcd", ".pcd", true, true, false, false, true};
 constexpr FormatTraits kPlyTraits{"ply", ".ply", true, true, false, false, true};

@@ -46,23 +46,20 @@ class LazSource : public PointSource {
 
 class LasEncoder : public NormalsEncoder {
  public:
-  LasEncoder(std::ostream& out, const std::string& path, const NormalsFileLayout& layout)
-      : confidence_(layout.orientation_confidence) {
+  LasEncoder(std::ostream& out, const std::string& path, const NormalsFileLayout& layout) {
     if (!layout.las_source.empty()) {
-      writer_ = std::make_unique<LasWriter>(out, path, layout.las_source, layout.las_source_bytes, confidence_);
+      writer_ = std::make_unique<LasWriter>(out, path, layout.las_source, layout.las_source_bytes, layout.values);
     } else {
       if (layout.las_scale[0] == 0) detail::fail(path, "LAS output needs a scale and offset");
-      writer_ = std::make_unique<LasWriter>(out, path, layout.las_scale, layout.las_offset, confidence_);
+      writer_ = std::make_unique<LasWriter>(out, path, layout.las_scale, layout.las_offset, layout.values);
     }
   }
-  void add(const std::array<double, 3>& xyz, const float* normal, float curvature, float confidence) override {
-    writer_->add(xyz, {normal[0], normal[1], normal[2], curvature},
-                 confidence_ ? confidence : std::numeric_limits<float>::quiet_NaN());
+  void add(const std::array<double, 3>& xyz, const float* normal, float curvature, const float* values) override {
+    writer_->add(xyz, {normal[0], normal[1], normal[2], curvature}, values);
   }
   void finish() override { writer_->finish(); }
 
  private:
-  bool confidence_;
   std::unique_ptr<LasWriter> writer_;
 };
 

@@ -16,11 +16,14 @@ std::string pcdHeader(const NormalsFileLayout& layout) {
   const char* size = layout.double_coordinates ? "8" : "4";
   std::ostringstream h;
   h.precision(17);
-  const bool confidence = layout.orientation_confidence;
+  std::string names, sizes, types, counts;
+  for (const PointValue value : layout.values) {
+    names += std::string(" ") + namesOf(value).field;
+    sizes += " 4", types += " F", counts += " 1";
+  }
   h << "# .PCD v0.7 - Point Cloud Data file format\nVERSION 0.7\n"
-    << "FIELDS x y z normal_x normal_y normal_z curvature" << (confidence ? " orientation_confidence" : "") << "\n"
-    << "SIZE " << size << ' ' << size << ' ' << size << " 4 4 4 4" << (confidence ? " 4" : "") << "\nTYPE F F F F F F F"
-    << (confidence ? " F" : "") << "\nCOUNT 1 1 1 1 1 1 1" << (confidence ? " 1" : "") << "\n"
+    << "FIELDS x y z normal_x normal_y normal_z curvature" << names << "\nSIZE " << size << ' ' << size << ' ' << size
+    << " 4 4 4 4" << sizes << "\nTYPE F F F F F F F" << types << "\nCOUNT 1 1 1 1 1 1 1" << counts << "\n"
     << "WIDTH " << (layout.width ? std::uint64_t(layout.width) : layout.points) << "\nHEIGHT "
     << (layout.width ? layout.height : 1) << "\nVIEWPOINT";
   for (double v : layout.viewpoint) h << ' ' << v;

@@ -17,8 +17,9 @@ std::string plyHeader(const NormalsFileLayout& layout) {
   std::ostringstream h;
   h << "ply\nformat binary_little_endian 1.0\ncomment pcl_dise dise_normals\nelement vertex " << layout.points
     << "\nproperty " << type << " x\nproperty " << type << " y\nproperty " << type << " z\n"
-    << "property float normal_x\nproperty float normal_y\nproperty float normal_z\nproperty float curvature\n"
-    << (layout.orientation_confidence ? "property float orientation_confidence\n" : "") << "end_header\n";
+    << "property float normal_x\nproperty float normal_y\nproperty float normal_z\nproperty float curvature\n";
+  for (const PointValue value : layout.values) h << "property float " << namesOf(value).field << "\n";
+  h << "end_header\n";
   return h.str();
 }
 

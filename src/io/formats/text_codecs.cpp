@@ -95,7 +95,7 @@ class TextSource : public PointSource {
 class TextEncoder : public BufferedEncoder {
  public:
   TextEncoder(std::ostream& out, bool with_points) : BufferedEncoder(out), with_points_(with_points) {}
-  void add(const std::array<double, 3>& xyz, const float* normal, float curvature, float) override {
+  void add(const std::array<double, 3>& xyz, const float* normal, float curvature, const float*) override {
     char line[7 * 32];
     char* end = line;
     auto put = [&](auto value, char after) {

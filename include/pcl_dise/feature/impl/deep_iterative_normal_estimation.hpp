@@ -121,7 +121,7 @@ bool DeepIterativeNormalEstimation<PointInT, PointOutT>::computeErrorBounds(cons
       model ? pcl_dise::errorCalibrationOf(*model) : pcl_dise::ErrorCalibration{};
   if (calibration.empty()) return false;
   for (std::size_t i = 0; i < normals.size(); ++i)
-    if (std::isfinite(normals[i].normal_x)) degrees[i] = calibration.bound(normals[i].curvature);
+    degrees[i] = pcl_dise::normalErrorBound(calibration, normals[i].normal, normals[i].curvature);
   return true;
 }
 
