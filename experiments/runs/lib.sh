@@ -24,6 +24,26 @@ r_list() {
   echo "$list"
 }
 
+# sensor_list RUN SENSORSET SHARE SENSOR...: run RUN's list, made once into
+# $ds/trainingset_RUN.txt; prints its path. R's list and the scans of the SENSORs
+# (scripts/make_sensor_dataset.py, 4 scenes each, seed 1, listed in $ds/sensors/SENSORSET), each
+# scan repeated so that the scans are one patch in SHARE (3: a third, 4: a quarter).
+sensor_list() {
+  local run="$1" sensorset="$2" share="$3" sensors="$ds/sensors"
+  shift 3
+  /usr/bin/python3 "$root/scripts/make_sensor_dataset.py" "$sensors" --scenes-per-sensor 4 --seed 1 \
+    --list "$sensorset" --sensors "$@" > /dev/null
+  local list="$ds/trainingset_$run.txt"
+  if [ ! -f "$list" ]; then
+    local base scans repeats
+    base="$(r_list)"
+    scans=$(wc -l < "$sensors/$sensorset")
+    repeats=$(( ($(wc -l < "$base") / (share - 1) + scans - 1) / scans ))
+    { cat "$base"; for _ in $(seq "$repeats"); do sed "s|^|$sensors/|" "$sensors/$sensorset"; done; } > "$list"
+  fi
+  echo "$list"
+}
+
 # The medium- and high-noise lines of run P's list in folder $1, as absolute paths.
 noisy_lines() {
   grep -E '_noise_white_(5.00e-02|1.00e-01)$' "$1/trainingset_p.txt" | sed "s|^|$1/|"

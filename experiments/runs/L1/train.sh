@@ -10,14 +10,5 @@ set -euo pipefail
 root="$(cd "$(dirname "$0")/../../.." && pwd)"
 source "$root/experiments/runs/lib.sh"
 make_three_densities
-sensors="$ds/sensors"
-/usr/bin/python3 "$root/scripts/make_sensor_dataset.py" "$sensors" --scenes-per-sensor 4 --seed 1 \
-  --sensors kinect tof stereo terrestrial mobile airborne > /dev/null
-list="$ds/trainingset_l1.txt"
-if [ ! -f "$list" ]; then
-  base="$(r_list)"
-  # Each sensor scan as often as a third of the patches need: half as many lines as R's list in all.
-  repeats=$(( ($(wc -l < "$base") / 2 + $(wc -l < "$sensors/sensorset.txt") - 1) / $(wc -l < "$sensors/sensorset.txt") ))
-  { cat "$base"; for _ in $(seq "$repeats"); do sed "s|^|$sensors/|" "$sensors/sensorset.txt"; done; } > "$list"
-fi
+list="$(sensor_list l1 sensorset.txt 3 kinect tof stereo terrestrial mobile airborne)"
 warm_restart L1 Y2 "$list" 13 52000 54000 500 --fresh-noise --normal-loss squared-chord --edge-scale local "$@"

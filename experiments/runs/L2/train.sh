@@ -10,14 +10,5 @@ set -euo pipefail
 root="$(cd "$(dirname "$0")/../../.." && pwd)"
 source "$root/experiments/runs/lib.sh"
 make_three_densities
-sensors="$ds/sensors"
-/usr/bin/python3 "$root/scripts/make_sensor_dataset.py" "$sensors" --scenes-per-sensor 4 --seed 1 \
-  --sensors kinect tof stereo terrestrial mobile airborne survey > /dev/null
-list="$ds/trainingset_l2.txt"
-if [ ! -f "$list" ]; then
-  base="$(r_list)"
-  # Each sensor scan as often as a quarter of the patches need: a third as many lines as R's list.
-  repeats=$(( ($(wc -l < "$base") / 3 + $(wc -l < "$sensors/sensorset.txt") - 1) / $(wc -l < "$sensors/sensorset.txt") ))
-  { cat "$base"; for _ in $(seq "$repeats"); do sed "s|^|$sensors/|" "$sensors/sensorset.txt"; done; } > "$list"
-fi
+list="$(sensor_list l2 sensorset.txt 4 kinect tof stereo terrestrial mobile airborne survey)"
 warm_restart L2 L1 "$list" 14 54000 56500 500 --fresh-noise --normal-loss squared-chord --edge-scale local "$@"

@@ -9,14 +9,5 @@ set -euo pipefail
 root="$(cd "$(dirname "$0")/../../.." && pwd)"
 source "$root/experiments/runs/lib.sh"
 make_three_densities
-sensors="$ds/sensors"
-/usr/bin/python3 "$root/scripts/make_sensor_dataset.py" "$sensors" --scenes-per-sensor 4 --seed 1 --list sensorset_l3.txt \
-  --sensors kinect tof stereo terrestrial mobile airborne survey survey_lines > /dev/null
-list="$ds/trainingset_l3.txt"
-if [ ! -f "$list" ]; then
-  base="$(r_list)"
-  # Each sensor scan as often as a third of the patches need: half as many lines as R's list.
-  repeats=$(( ($(wc -l < "$base") / 2 + $(wc -l < "$sensors/sensorset_l3.txt") - 1) / $(wc -l < "$sensors/sensorset_l3.txt") ))
-  { cat "$base"; for _ in $(seq "$repeats"); do sed "s|^|$sensors/|" "$sensors/sensorset_l3.txt"; done; } > "$list"
-fi
+list="$(sensor_list l3 sensorset_l3.txt 3 kinect tof stereo terrestrial mobile airborne survey survey_lines)"
 warm_restart L3 L1 "$list" 15 54000 56500 500 --fresh-noise --normal-loss squared-chord --edge-scale local "$@"

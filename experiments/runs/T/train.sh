@@ -9,5 +9,4 @@ set -euo pipefail
 root="$(cd "$(dirname "$0")/../../.." && pwd)"
 source "$root/experiments/runs/lib.sh"
 make_three_densities
-list="$(r_list)"
-warm_restart T R "$list" 7 38000 44000 1000 --fresh-noise "$@"
+warm_restart T R "$(r_list)" 7 38000 44000 1000 --fresh-noise "$@"

@@ -9,5 +9,4 @@ set -euo pipefail
 root="$(cd "$(dirname "$0")/../../.." && pwd)"
 source "$root/experiments/runs/lib.sh"
 make_three_densities
-list="$(r_list)"
-warm_restart V T "$list" 11 84000 100000 2000 --fresh-noise "$@"
+warm_restart V T "$(r_list)" 11 84000 100000 2000 --fresh-noise "$@"

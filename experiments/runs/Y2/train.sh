@@ -8,5 +8,4 @@ set -euo pipefail
 root="$(cd "$(dirname "$0")/../../.." && pwd)"
 source "$root/experiments/runs/lib.sh"
 make_three_densities
-list="$(r_list)"
-warm_restart Y2 Y "$list" 12 50000 52000 1000 --fresh-noise --normal-loss squared-chord "$@"
+warm_restart Y2 Y "$(r_list)" 12 50000 52000 1000 --fresh-noise --normal-loss squared-chord "$@"

@@ -9,5 +9,4 @@ set -euo pipefail
 root="$(cd "$(dirname "$0")/../../.." && pwd)"
 source "$root/experiments/runs/lib.sh"
 make_three_densities
-list="$(r_list)"
-warm_restart Z T "$list" 11 46000 48000 1000 --fresh-noise "$@"
+warm_restart Z T "$(r_list)" 11 46000 48000 1000 --fresh-noise "$@"
