@@ -1,5 +1,6 @@
 # Sourced by the run scripts (after they set root): the steps their runs share. Each script says
 # what its run changes; the training data and state it needs are made or copied where missing.
+shopt -s inherit_errexit  # a failure inside "$(...)" stops the run too
 runs="$root/experiments/runs"
 ds="${PCL_DISE_TRAIN_DATA:-/tmp/ds2}"
 
@@ -25,12 +26,14 @@ r_list() {
 }
 
 # sensor_list RUN SENSORSET SHARE SENSOR...: run RUN's list, made once into
-# $ds/trainingset_RUN.txt; prints its path. R's list and the scans of the SENSORs
-# (scripts/make_sensor_dataset.py, 4 scenes each, seed 1, listed in $ds/sensors/SENSORSET), each
-# scan repeated so that the scans are one patch in SHARE (3: a third, 4: a quarter).
+# $ds/trainingset_RUN.txt; prints its path. R's list (its clouds made where missing) and the scans
+# of the SENSORs (scripts/make_sensor_dataset.py, 4 scenes each, seed 1, listed in
+# $ds/sensors/SENSORSET), each scan repeated so that the scans are one patch in SHARE (3: a third,
+# 4: a quarter).
 sensor_list() {
   local run="$1" sensorset="$2" share="$3" sensors="$ds/sensors"
   shift 3
+  make_three_densities >&2
   /usr/bin/python3 "$root/scripts/make_sensor_dataset.py" "$sensors" --scenes-per-sensor 4 --seed 1 \
     --list "$sensorset" --sensors "$@" > /dev/null
   local list="$ds/trainingset_$run.txt"

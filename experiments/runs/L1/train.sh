@@ -9,6 +9,5 @@
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../../.." && pwd)"
 source "$root/experiments/runs/lib.sh"
-make_three_densities
 list="$(sensor_list l1 sensorset.txt 3 kinect tof stereo terrestrial mobile airborne)"
 warm_restart L1 Y2 "$list" 13 52000 54000 500 --fresh-noise --normal-loss squared-chord --edge-scale local "$@"

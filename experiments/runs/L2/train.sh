@@ -9,6 +9,5 @@
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../../.." && pwd)"
 source "$root/experiments/runs/lib.sh"
-make_three_densities
 list="$(sensor_list l2 sensorset.txt 4 kinect tof stereo terrestrial mobile airborne survey)"
 warm_restart L2 L1 "$list" 14 54000 56500 500 --fresh-noise --normal-loss squared-chord --edge-scale local "$@"

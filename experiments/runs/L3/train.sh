@@ -8,6 +8,5 @@
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../../.." && pwd)"
 source "$root/experiments/runs/lib.sh"
-make_three_densities
 list="$(sensor_list l3 sensorset_l3.txt 3 kinect tof stereo terrestrial mobile airborne survey survey_lines)"
 warm_restart L3 L1 "$list" 15 54000 56500 500 --fresh-noise --normal-loss squared-chord --edge-scale local "$@"
