@@ -11,6 +11,7 @@
 #include "estimator_options.h"
 #include "normals_command.h"
 #include "orientation_command.h"
+#include "pcl_dise/core/error_bound.h"
 #include "pcl_dise/feature/normal_pipeline.h"
 #include "pcl_dise/io/cloud_io.h"
 #include "progress_display.h"
@@ -43,10 +44,11 @@ pcl_dise::NormalSettings normalSettings(const Arguments& a) {
   return settings;
 }
 
-// Normals by DISE (iterations 0: PCA), oriented consistently, as the points Poisson reads.
+// Normals by DISE (iterations 0: PCA), oriented consistently, as the points Poisson reads; with
+// `weighted`, each normal scaled by its error bound's weight (boundWeights).
 pcl::PointCloud<pcl::PointNormal>::Ptr orientedNormals(const LocalCloud& local, const Arguments& a, int iterations,
                                                        pcl_dise::tools::ProgressDisplay& display,
-                                                       const std::string& name) {
+                                                       const std::string& name, bool weighted) {
   pcl_dise::NormalSettings settings = normalSettings(a);
   settings.iterations = iterations;
   pcl_dise::NormalPipeline pipeline(settings);
@@ -61,7 +63,13 @@ pcl::PointCloud<pcl::PointNormal>::Ptr orientedNormals(const LocalCloud& local, 
   if (outcome.cancelled) throw pcl_dise::Cancelled();
   display.finish();
   std::cout << orientationText(settings, outcome);
-  return pcl_dise::surface::pointsWithNormals(*local.cloud, normals);
+  if (!weighted) return pcl_dise::surface::pointsWithNormals(*local.cloud, normals);
+  std::vector<float> weights;
+  if (!pipeline.estimator().computeErrorBounds(normals, weights))
+    throw std::runtime_error("--confidence: the model '" + settings.modelPath() +
+                             "' carries no error calibration (scripts/calibrate_error_bound.py adds one)");
+  weights = pcl_dise::boundWeights(weights);
+  return pcl_dise::surface::pointsWithNormals(*local.cloud, normals, &weights);
 }
 
 // `surface`: the points the mesh is measured against (the input, or --reference).
@@ -69,10 +77,12 @@ pcl::PolygonMesh reconstruct(const LocalCloud& local, const pcl::PointCloud<pcl:
                              int iterations, const std::string& name, pcl_dise::tools::ProgressDisplay& display,
                              nlohmann::json& report) {
   const auto start = Clock::now();
-  const auto points = orientedNormals(local, a, iterations, display, name);
+  pcl_dise::surface::PoissonOptions poisson = a.poisson;
+  poisson.confidence = a.poisson.confidence && iterations > 0;  // PCA has no bound
+  const auto points = orientedNormals(local, a, iterations, display, name, poisson.confidence);
   display.show((name + " Poisson").c_str(), 1.0);
   std::size_t diagnostics = 0;
-  const pcl::PolygonMesh mesh = pcl_dise::surface::reconstructPoisson(points, a.poisson, &diagnostics);
+  const pcl::PolygonMesh mesh = pcl_dise::surface::reconstructPoisson(points, poisson, &diagnostics);
   display.show((name + " fit").c_str(), 1.0);
   const pcl_dise::surface::MeshFit fit = pcl_dise::surface::measureFit(mesh, surface, a.poisson.threads);
   display.finish();
@@ -146,6 +156,7 @@ int run(const Arguments& a) {
   report["settings"] = settingsReport(settings);
   report["settings"]["depth"] = a.poisson.depth;
   report["settings"]["trim"] = a.poisson.trim;
+  report["settings"]["confidence"] = a.poisson.confidence;
   report["model"] = settings.iterations > 0 ? settings.modelPath() : "";
   report["seconds"] = {{"total", secondsSince(start)}};
   pcl_dise::tools::writeRunReport(a.report, "dise_reconstruct", report);
@@ -173,6 +184,10 @@ int main(int argc, char** argv) {
                  "drop mesh vertices farther than this fraction of the bounding-box diagonal from every point")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
+  app.add_flag("--confidence", a.poisson.confidence,
+               "weight each normal in Poisson by its error bound (inverse variance, the bounds under the "
+               "median counted as the median; the model's calibration, docs/models.md#error-bounds); "
+               "the PCA mesh of --compare-pca is unweighted");
   app.add_option("--compare-pca", a.compare_pca,
                  "also reconstruct from PCA normals and render both side by side into this .png "
                  "(headless: run under xvfb-run -a)");
@@ -187,6 +202,8 @@ int main(int argc, char** argv) {
   try {
     const pcl_dise::NormalSettings settings = normalSettings(a);
     settings.validate();
+    if (a.poisson.confidence && settings.iterations == 0)
+      throw std::runtime_error("--confidence weights DISE's normals by their error bound: it needs iterations above 0");
     a.poisson.threads = settings.threads;  // the normals' threads, and Poisson's and the fit's
     return run(a);
   } catch (const std::exception& e) {

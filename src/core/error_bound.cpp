@@ -119,4 +119,20 @@ float normalErrorBound(const ErrorCalibration& calibration, const float* normal,
   return calibration.bound(curvature);
 }
 
+std::vector<float> boundWeights(const std::vector<float>& degrees) {
+  std::vector<float> finite;
+  for (float d : degrees)
+    if (std::isfinite(d)) finite.push_back(d);
+  std::vector<float> weights(degrees.size(), 0.f);
+  if (finite.empty()) return weights;
+  std::nth_element(finite.begin(), finite.begin() + finite.size() / 2, finite.end());
+  const double median = finite[finite.size() / 2];
+  for (std::size_t i = 0; i < degrees.size(); ++i) {
+    if (!std::isfinite(degrees[i])) continue;
+    const double relative = degrees[i] > median ? median / degrees[i] : 1.0;
+    weights[i] = static_cast<float>(relative * relative);
+  }
+  return weights;
+}
+
 }  // namespace pcl_dise

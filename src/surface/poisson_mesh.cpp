@@ -21,14 +21,18 @@ namespace pcl_dise {
 namespace surface {
 
 pcl::PointCloud<pcl::PointNormal>::Ptr pointsWithNormals(const pcl::PointCloud<pcl::PointXYZ>& cloud,
-                                                         const pcl::PointCloud<pcl::Normal>& normals) {
-  if (normals.size() != cloud.size()) throw std::invalid_argument("pointsWithNormals: one normal per point");
+                                                         const pcl::PointCloud<pcl::Normal>& normals,
+                                                         const std::vector<float>* weights) {
+  if (normals.size() != cloud.size() || (weights && weights->size() != cloud.size()))
+    throw std::invalid_argument("pointsWithNormals: one normal (and weight) per point");
   auto points = pcl::make_shared<pcl::PointCloud<pcl::PointNormal>>();
   for (std::size_t i = 0; i < normals.size(); ++i) {
     if (!pcl::isFinite(normals[i]) || !pcl::isFinite(cloud[i])) continue;
+    const float weight = weights ? (*weights)[i] : 1.f;
+    if (!(weight > 0)) continue;
     pcl::PointNormal p;
     p.getVector3fMap() = cloud[i].getVector3fMap();
-    p.getNormalVector3fMap() = normals[i].getNormalVector3fMap();
+    p.getNormalVector3fMap() = weight * normals[i].getNormalVector3fMap();
     points->push_back(p);
   }
   return points;
@@ -118,6 +122,7 @@ pcl::PolygonMesh reconstructPoisson(const pcl::PointCloud<pcl::PointNormal>::Con
   pcl::Poisson<pcl::PointNormal> poisson;
   poisson.setDepth(options.depth);
   poisson.setThreads(options.threads > 0 ? static_cast<int>(options.threads) : 0);
+  poisson.setConfidence(options.confidence);
   poisson.setInputCloud(points);
   pcl::PolygonMesh mesh;
   {

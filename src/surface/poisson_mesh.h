@@ -2,6 +2,7 @@
 // Poisson reconstruction (PCL's pcl::Poisson) from oriented normals, with the bulges Poisson adds
 // where there are no points trimmed away, and the mesh's fit to the points it came from.
 #include <cstddef>
+#include <vector>
 
 #include <pcl/PolygonMesh.h>
 #include <pcl/point_cloud.h>
@@ -14,6 +15,9 @@ struct PoissonOptions {
   int depth = 8;         ///< octree depth: 2^depth cells across the cloud
   double trim = 0.01;    ///< drop vertices farther than this × the bounding-box diagonal from every point
   unsigned threads = 0;  ///< 0: all
+  /// Each normal's length is its weight (pcl::Poisson's confidence; pointsWithNormals' weights);
+  /// false: every normal counts the same.
+  bool confidence = false;
 };
 
 /** How well a mesh and the points it was made from fit, in units of the points' bounding-box
@@ -24,10 +28,15 @@ struct MeshFit {
   std::size_t vertices = 0, faces = 0;
 };
 
-/** The points of `cloud` whose point and normal (normals: one per point) are finite, with their
- *  normals: what reconstructPoisson reads. */
+/** \brief What reconstructPoisson reads: the points of `cloud` whose point and normal are finite
+ *  (and, with weights, whose weight is above 0), with their normals.
+ *  \param[in] cloud N points
+ *  \param[in] normals N normals
+ *  \param[in] weights nullptr, or N weights each normal is scaled by (PoissonOptions::confidence)
+ *  \throws std::invalid_argument for sizes that differ */
 pcl::PointCloud<pcl::PointNormal>::Ptr pointsWithNormals(const pcl::PointCloud<pcl::PointXYZ>& cloud,
-                                                         const pcl::PointCloud<pcl::Normal>& normals);
+                                                         const pcl::PointCloud<pcl::Normal>& normals,
+                                                         const std::vector<float>* weights = nullptr);
 
 /** Points with oriented normals (N×6, NaN normals left out: pointsWithNormals) to a triangle mesh:
  *  pcl::Poisson at `depth`, then every vertex farther than `trim` × diagonal from the points

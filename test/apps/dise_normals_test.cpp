@@ -155,7 +155,8 @@ TEST(DiseNormals, ErrorWritesEachNormalsBoundOrSaysWhyNot) {
   const std::string dir = temporaryDir("cli_error_bound");
   {
     std::ofstream xyz(dir + "/in.xyz");
-    for (const auto& p : *sphereCloud(400)) xyz << p.x << ' ' << p.y << ' ' << p.z << '\n';
+    const auto sphere = sphereCloud(400);
+    for (const auto& p : *sphere) xyz << p.x << ' ' << p.y << ' ' << p.z << '\n';
   }
   const std::string shipped = sourceDir() + "/data/models/dise_k32.safetensors";
   const CommandResult r = runTool(dir + "/in.xyz " + dir + "/out.pcd --k 32 --error --threads 1 --model " + shipped +

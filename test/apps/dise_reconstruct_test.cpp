@@ -54,6 +54,34 @@ TEST(DiseReconstruct, SphereGivesAMeshOnTheSphere) {
   EXPECT_FALSE(first.empty());
 }
 
+// --confidence: the shipped model's bounds weight the normals; the mesh still lies on the sphere.
+TEST(DiseReconstruct, ConfidenceWeighsTheNormalsByTheirBound) {
+  const std::string dir = temporaryDir("reconstruct_confidence");
+  std::vector<std::array<double, 3>> points;
+  const auto sphere = sphereCloud(6000);
+  for (const auto& p : *sphere) points.push_back({p.x, p.y, p.z});
+  writeXyzFile(dir + "/sphere.xyz", points);
+  const std::string shipped = sourceDir() + "/data/models/dise_k32.safetensors";
+  const CommandResult run = runTool(dir + "/sphere.xyz " + dir + "/sphere.ply --k 32 --depth 6 --confidence --model " +
+                                    shipped + " --report " + dir + "/report.json");
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  EXPECT_NE(readFile(dir + "/report.json").find("\"confidence\": true"), std::string::npos);
+  pcl::PolygonMesh mesh;
+  ASSERT_EQ(pcl::io::loadPLYFile(dir + "/sphere.ply", mesh), 0);
+  pcl::PointCloud<pcl::PointXYZ> vertices;
+  pcl::fromPCLPointCloud2(mesh.cloud, vertices);
+  EXPECT_GT(mesh.polygons.size(), 1000u);
+  for (const auto& v : vertices) ASSERT_NEAR(v.getVector3fMap().norm(), 1.0, 0.03);
+
+  const CommandResult pca = runTool(dir + "/sphere.xyz " + dir + "/no.ply --iterations 0 --confidence");
+  EXPECT_EQ(pca.exit_code, 1);
+  EXPECT_NE(pca.output.find("needs iterations above 0"), std::string::npos) << pca.output;
+  const CommandResult uncalibrated =
+      runTool(dir + "/sphere.xyz " + dir + "/no.ply --k 16 --confidence --model " + randomModelFile(4));
+  EXPECT_EQ(uncalibrated.exit_code, 1);
+  EXPECT_NE(uncalibrated.output.find("carries no error calibration"), std::string::npos) << uncalibrated.output;
+}
+
 TEST(DiseReconstruct, BadInputIsAClearError) {
   const std::string dir = temporaryDir("reconstruct_bad");
   std::ofstream(dir + "/empty.xyz").close();

@@ -4,8 +4,10 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 #include <random>
 #include <string>
+#include <vector>
 
 #include "pcl_dise/core/error_bound.h"
 #include "pcl_dise/feature/deep_iterative_normal_estimation.h"
@@ -14,6 +16,7 @@
 namespace {
 
 using pcl_dise::ErrorCalibration;
+using pcl_dise::boundWeights;
 
 // Errors that grow with the curvature: |N(0, 1)| * 40 * sqrt(curvature) degrees, curvature
 // log-uniform over 1e-5 .. 0.3.
@@ -94,6 +97,21 @@ TEST(ErrorBound, ABrokenCalibrationIsRefusedSayingWhy) {
   EXPECT_THROW(pcl_dise::fitErrorCalibration({0.1}, {1.0}), std::invalid_argument);
   EXPECT_THROW(pcl_dise::fitErrorCalibration({0.1, 0.2}, {1.0}), std::invalid_argument);
   EXPECT_THROW(pcl_dise::fitErrorCalibration({0.1, 0.2}, {1.0, 2.0}, 1.0), std::invalid_argument);
+}
+
+TEST(ErrorBound, WeightsAreInverseVarianceWithTheBetterHalfAtOne) {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const std::vector<float> weights = boundWeights({1.f, 2.f, 4.f, 8.f, nan, 0.5f});
+  ASSERT_EQ(weights.size(), 6u);
+  // The median of the five finite bounds is 2: bounds up to it weigh 1, the others (2 / bound)^2.
+  EXPECT_FLOAT_EQ(weights[0], 1.f);
+  EXPECT_FLOAT_EQ(weights[1], 1.f);
+  EXPECT_FLOAT_EQ(weights[2], 0.25f);
+  EXPECT_FLOAT_EQ(weights[3], 0.0625f);
+  EXPECT_EQ(weights[4], 0.f);  // no normal
+  EXPECT_FLOAT_EQ(weights[5], 1.f);
+  EXPECT_EQ(boundWeights({nan, nan}), (std::vector<float>{0.f, 0.f}));
+  EXPECT_TRUE(boundWeights({}).empty());
 }
 
 TEST(ErrorBound, TheFeatureGivesEachNormalItsCalibratedBound) {

@@ -66,6 +66,14 @@ const PointField* field(const PointTable& table, std::initializer_list<const cha
   return nullptr;
 }
 
+// The formats both read and written, each with its codec.
+std::vector<std::pair<const FormatCodec*, FormatTraits>> roundTripFormats() {
+  std::vector<std::pair<const FormatCodec*, FormatTraits>> formats;
+  for (const FormatCodec* codec : fileFormats())
+    if (codec->traits().read && codec->traits().written) formats.emplace_back(codec, codec->traits());
+  return formats;
+}
+
 TEST(FileFormats, EachExtensionNamesOneFormatAndEveryMessageListsThem) {
   std::set<std::string> extensions;
   for (const FormatCodec* codec : fileFormats()) {
@@ -94,9 +102,7 @@ TEST(FileFormats, EachExtensionNamesOneFormatAndEveryMessageListsThem) {
 TEST(FileFormats, EveryFormatReadAndWrittenRoundTripsThroughTheWriterTheStreamAndTheTable) {
   const std::string dir = test::temporaryDir("file_formats_round_trip");
   const Points p = somePoints(1000);
-  for (const FormatCodec* codec : fileFormats()) {
-    const FormatTraits t = codec->traits();
-    if (!t.read || !t.written) continue;
+  for (const auto& [codec, t] : roundTripFormats()) {
     SCOPED_TRACE(t.extension);
     const std::string path = dir + "/cloud" + t.extension;
     writePoints(path, p);
@@ -128,9 +134,7 @@ TEST(FileFormats, EveryFormatReadAndWrittenRoundTripsThroughTheWriterTheStreamAn
 TEST(FileFormats, PointValuesGoWhereTheFormatHoldsThemUnderTheirNames) {
   const std::string dir = test::temporaryDir("file_formats_values");
   const Points p = somePoints(10);
-  for (const FormatCodec* codec : fileFormats()) {
-    const FormatTraits t = codec->traits();
-    if (!t.read || !t.written) continue;
+  for (const auto& [codec, t] : roundTripFormats()) {
     SCOPED_TRACE(t.extension);
     const std::string path = dir + "/cloud" + t.extension;
     writePoints(path, p, {PointValue::kErrorBound, PointValue::kOrientationConfidence});

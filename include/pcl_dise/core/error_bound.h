@@ -60,4 +60,11 @@ void setErrorCalibration(Model& model, const ErrorCalibration& calibration);
  *  \return the bound; NaN where the normal is not finite, the curvature NaN or the calibration empty */
 float normalErrorBound(const ErrorCalibration& calibration, const float* normal, float curvature);
 
+/** \brief Each normal's weight from its error bound, as Poisson reads confidence
+ *  (dise_reconstruct --confidence): inverse variance, the bounds under the cloud's median counted
+ *  as the median, so that the better half weighs 1 and the rest (median / bound)^2.
+ *  \param[in] degrees N bounds (errorBound; NaN where a point has no normal)
+ *  \return N weights in (0, 1], 0 where the bound is NaN */
+std::vector<float> boundWeights(const std::vector<float>& degrees);
+
 }  // namespace pcl_dise

@@ -39,6 +39,16 @@ void BinaryRecordSource::restart() {
   next_ = 0;
 }
 
+PointTable unorganizedTable(std::vector<std::array<double, 3>> xyz, std::vector<PointField> fields,
+                            const char* format) {
+  PointTable table;
+  table.xyz = std::move(xyz);
+  table.fields = std::move(fields);
+  table.width = static_cast<std::uint32_t>(table.xyz.size());
+  table.format = format;
+  return table;
+}
+
 std::size_t BinaryRecordSource::read(std::size_t max_points, std::vector<std::array<double, 3>>& xyz) {
   const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(max_points, records_.count - next_));
   buffer_.resize(n * records_.record_size);

@@ -20,6 +20,9 @@ struct FileHead {
   std::uint64_t file_size = 0;
 };
 
+/** A table of points in no grid (its width their count) read as `format`. */
+PointTable unorganizedTable(std::vector<std::array<double, 3>> xyz, std::vector<PointField> fields, const char* format);
+
 /** Reads `path`'s head. Throws std::runtime_error where it cannot be opened or read. */
 FileHead readHead(const std::string& path);
 

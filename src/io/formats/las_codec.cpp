@@ -72,11 +72,7 @@ class LasCodec : public FormatCodec {
 
   PointTable read(const std::string& path, bool all_fields) const override {
     LasCloud las = readLas(path, all_fields);
-    PointTable table;
-    table.xyz = std::move(las.xyz);
-    table.fields = std::move(las.fields);
-    table.width = static_cast<std::uint32_t>(table.xyz.size());
-    table.format = "las";
+    PointTable table = unorganizedTable(std::move(las.xyz), std::move(las.fields), "las");
     table.decoded = std::move(las.decoded);
     return table;
   }

@@ -29,12 +29,7 @@ class PlyCodec : public FormatCodec {
 
   PointTable read(const std::string& path, bool all_fields) const override {
     PlyData ply = readPly(path, all_fields);
-    PointTable table;
-    table.xyz = std::move(ply.vertices);
-    table.fields = std::move(ply.vertex_fields);
-    table.width = static_cast<std::uint32_t>(table.xyz.size());
-    table.format = "ply";
-    return table;
+    return unorganizedTable(std::move(ply.vertices), std::move(ply.vertex_fields), "ply");
   }
 
   std::unique_ptr<PointSource> openSource(const std::string& path) const override {

@@ -124,14 +124,9 @@ class XyzCodec : public FormatCodec {
  public:
   FormatTraits traits() const override { return kXyzTraits; }
   PointTable read(const std::string& path, bool all_fields) const override {
-    PointTable table;
-    if (all_fields)
-      table = readTextColumns(path);
-    else
-      table.xyz = readTextTriplesInDouble(path);
-    table.width = static_cast<std::uint32_t>(table.xyz.size());
-    table.format = "xyz";
-    return table;
+    if (!all_fields) return unorganizedTable(readTextTriplesInDouble(path), {}, "xyz");
+    PointTable columns = readTextColumns(path);
+    return unorganizedTable(std::move(columns.xyz), std::move(columns.fields), "xyz");
   }
   std::unique_ptr<PointSource> openSource(const std::string& path) const override {
     return std::make_unique<TextSource>(path);
