@@ -15,8 +15,8 @@
 
 namespace {
 
-using pcl_dise::ErrorCalibration;
 using pcl_dise::boundWeights;
+using pcl_dise::ErrorCalibration;
 
 // Errors that grow with the curvature: |N(0, 1)| * 40 * sqrt(curvature) degrees, curvature
 // log-uniform over 1e-5 .. 0.3.
