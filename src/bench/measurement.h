@@ -1,6 +1,7 @@
 #pragma once
 // What the benchmark programs share: a measurement in a child process of its own (fork), so that
 // its peak resident memory is its own, the best of repeated runs, and the machine's FMA peak.
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <functional>
@@ -20,15 +21,19 @@ struct Measurement {
  *  peak resident memory (or that of the processes it ran, where larger). */
 Measurement inChild(const std::function<double()>& work);
 
+/** The seconds one run of `run` takes. */
+template <typename Run>
+double secondsOf(Run&& run) {
+  const auto start = std::chrono::steady_clock::now();
+  run();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
 /** The fewest seconds of `repeat` runs of `run`. */
 template <typename Run>
 double bestOf(int repeat, Run run) {
   double best = INFINITY;
-  for (int r = 0; r < repeat; ++r) {
-    const auto start = std::chrono::steady_clock::now();
-    run();
-    best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
-  }
+  for (int r = 0; r < repeat; ++r) best = std::min(best, secondsOf(run));
   return best;
 }
 

@@ -153,11 +153,7 @@ TEST(DiseNormals, ClearErrors) {
 // clear error before anything is written.
 TEST(DiseNormals, ErrorWritesEachNormalsBoundOrSaysWhyNot) {
   const std::string dir = temporaryDir("cli_error_bound");
-  {
-    std::ofstream xyz(dir + "/in.xyz");
-    const auto sphere = sphereCloud(400);
-    for (const auto& p : *sphere) xyz << p.x << ' ' << p.y << ' ' << p.z << '\n';
-  }
+  writeSphereXyzFile(dir + "/in.xyz", 400);
   const std::string shipped = sourceDir() + "/data/models/dise_k32.safetensors";
   const CommandResult r = runTool(dir + "/in.xyz " + dir + "/out.pcd --k 32 --error --threads 1 --model " + shipped +
                                   " --report " + dir + "/report.json");
@@ -379,10 +375,7 @@ TEST(DiseNormals, TilesRefuseBrokenInputAndLeaveNoOutputBehind) {
 
 TEST(DiseNormals, OrientsTowardsTheViewpointConsistentlyOrNotAtAll) {
   const std::string dir = temporaryDir("cli_orient");
-  std::vector<std::array<double, 3>> sphere;
-  const auto cloud = sphereCloud(3000);
-  for (const auto& p : *cloud) sphere.push_back({p.x, p.y, p.z});
-  writeXyzFile(dir + "/sphere.xyz", sphere);
+  writeSphereXyzFile(dir + "/sphere.xyz", 3000);
   const auto count = [&](const std::string& orient, auto facing) {
     const CommandResult run = runTool(dir + "/sphere.xyz " + dir + "/out.normals --k 16 --iterations 0" + orient);
     EXPECT_EQ(run.exit_code, 0) << run.output;

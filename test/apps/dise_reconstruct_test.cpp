@@ -17,10 +17,7 @@ CommandResult runTool(const std::string& args) { return runCommand(binaryDir() +
 
 TEST(DiseReconstruct, SphereGivesAMeshOnTheSphere) {
   const std::string dir = temporaryDir("reconstruct");
-  std::vector<std::array<double, 3>> points;
-  const auto sphere = sphereCloud(6000);
-  for (const auto& p : *sphere) points.push_back({p.x, p.y, p.z});
-  writeXyzFile(dir + "/sphere.xyz", points);
+  writeSphereXyzFile(dir + "/sphere.xyz", 6000);
   const CommandResult run = runTool(dir + "/sphere.xyz " + dir + "/sphere.ply --iterations 0 --k 16 --depth 6");
   ASSERT_EQ(run.exit_code, 0) << run.output;
   EXPECT_NE(run.output.find("faces"), std::string::npos) << run.output;
@@ -57,10 +54,7 @@ TEST(DiseReconstruct, SphereGivesAMeshOnTheSphere) {
 // --confidence: the shipped model's bounds weight the normals; the mesh still lies on the sphere.
 TEST(DiseReconstruct, ConfidenceWeighsTheNormalsByTheirBound) {
   const std::string dir = temporaryDir("reconstruct_confidence");
-  std::vector<std::array<double, 3>> points;
-  const auto sphere = sphereCloud(6000);
-  for (const auto& p : *sphere) points.push_back({p.x, p.y, p.z});
-  writeXyzFile(dir + "/sphere.xyz", points);
+  writeSphereXyzFile(dir + "/sphere.xyz", 6000);
   const std::string shipped = sourceDir() + "/data/models/dise_k32.safetensors";
   const CommandResult run = runTool(dir + "/sphere.xyz " + dir + "/sphere.ply --k 32 --depth 6 --confidence --model " +
                                     shipped + " --report " + dir + "/report.json");

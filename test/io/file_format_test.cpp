@@ -7,6 +7,7 @@
 #include <fstream>
 #include <limits>
 #include <set>
+#include <tuple>
 
 #include "pcl_dise/core/errors.h"
 #include "pcl_dise/io/file_format.h"
@@ -66,11 +67,12 @@ const PointField* field(const PointTable& table, std::initializer_list<const cha
   return nullptr;
 }
 
-// The formats both read and written, each with its codec.
-std::vector<std::pair<const FormatCodec*, FormatTraits>> roundTripFormats() {
-  std::vector<std::pair<const FormatCodec*, FormatTraits>> formats;
+// The formats both read and written, each with its codec and a file name in `dir` (cloud.EXT).
+std::vector<std::tuple<const FormatCodec*, FormatTraits, std::string>> roundTripFormats(const std::string& dir) {
+  std::vector<std::tuple<const FormatCodec*, FormatTraits, std::string>> formats;
   for (const FormatCodec* codec : fileFormats())
-    if (codec->traits().read && codec->traits().written) formats.emplace_back(codec, codec->traits());
+    if (codec->traits().read && codec->traits().written)
+      formats.emplace_back(codec, codec->traits(), dir + "/cloud" + codec->traits().extension);
   return formats;
 }
 
@@ -102,9 +104,8 @@ TEST(FileFormats, EachExtensionNamesOneFormatAndEveryMessageListsThem) {
 TEST(FileFormats, EveryFormatReadAndWrittenRoundTripsThroughTheWriterTheStreamAndTheTable) {
   const std::string dir = test::temporaryDir("file_formats_round_trip");
   const Points p = somePoints(1000);
-  for (const auto& [codec, t] : roundTripFormats()) {
+  for (const auto& [codec, t, path] : roundTripFormats(dir)) {
     SCOPED_TRACE(t.extension);
-    const std::string path = dir + "/cloud" + t.extension;
     writePoints(path, p);
     // The stream, in chunks that do not divide the count, twice (restart).
     PointStream stream(path);
@@ -134,9 +135,8 @@ TEST(FileFormats, EveryFormatReadAndWrittenRoundTripsThroughTheWriterTheStreamAn
 TEST(FileFormats, PointValuesGoWhereTheFormatHoldsThemUnderTheirNames) {
   const std::string dir = test::temporaryDir("file_formats_values");
   const Points p = somePoints(10);
-  for (const auto& [codec, t] : roundTripFormats()) {
+  for (const auto& [codec, t, path] : roundTripFormats(dir)) {
     SCOPED_TRACE(t.extension);
-    const std::string path = dir + "/cloud" + t.extension;
     writePoints(path, p, {PointValue::kErrorBound, PointValue::kOrientationConfidence});
     const PointTable table = readPointTable(path);
     const PointValueNames& bound = namesOf(PointValue::kErrorBound);

@@ -153,6 +153,13 @@ void writeXyzFile(const std::string& path, const std::vector<std::array<double, 
   for (const auto& p : points) out << p[0] << ' ' << p[1] << ' ' << p[2] << '\n';
 }
 
+void writeSphereXyzFile(const std::string& path, int n) {
+  const auto sphere = sphereCloud(n);  // held: a temporary's points would not outlive the loop's start
+  std::vector<std::array<double, 3>> points;
+  for (const auto& p : *sphere) points.push_back({p.x, p.y, p.z});
+  writeXyzFile(path, points);
+}
+
 double percentile(std::vector<double> values, double pct) {
   if (values.empty()) return 0.0;
   std::sort(values.begin(), values.end());

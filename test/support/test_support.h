@@ -85,6 +85,8 @@ pcl::PointCloud<pcl::PointXYZ>::Ptr boxCloud(int n, float side = 1.f, unsigned s
 std::vector<std::array<double, 3>> terrainPoints(const std::array<double, 3>& offset);
 /** Writes points as an .xyz file in full double precision. */
 void writeXyzFile(const std::string& path, const std::vector<std::array<double, 3>>& points);
+/** Writes sphereCloud(n) as an .xyz file. */
+void writeSphereXyzFile(const std::string& path, int n);
 
 /** Percentile (0..100) of values. */
 double percentile(std::vector<double> values, double pct);
