@@ -45,8 +45,9 @@ TEST(DiseNormalsMpi, TwoRanksGiveTheOneProcessOutput) {
     ASSERT_EQ(WEXITSTATUS(status), 0) << readFile(log);
     EXPECT_NE(readFile(log).find("on 2 processes"), std::string::npos) << readFile(log);
     EXPECT_EQ(readFile(dir + "/two" + out), readFile(dir + "/one" + out)) << out;
-    if (out == "_radius.ply")  // the NaN row and the lone point, on one process and on two alike
+    if (out == "_radius.ply") {  // the NaN row and the lone point, on one process and on two alike
       EXPECT_NE(readFile(log).find(" 2 points without a normal"), std::string::npos) << readFile(log);
+    }
   }
   // An error on the ranks ends them all with a message, no hang.
   const int bad = std::system(

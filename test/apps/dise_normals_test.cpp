@@ -376,6 +376,7 @@ TEST(DiseNormals, TilesRefuseBrokenInputAndLeaveNoOutputBehind) {
 TEST(DiseNormals, OrientsTowardsTheViewpointConsistentlyOrNotAtAll) {
   const std::string dir = temporaryDir("cli_orient");
   writeSphereXyzFile(dir + "/sphere.xyz", 3000);
+  const auto sphere = pcl_dise::io::readTextTriplesInDouble(dir + "/sphere.xyz");
   const auto count = [&](const std::string& orient, auto facing) {
     const CommandResult run = runTool(dir + "/sphere.xyz " + dir + "/out.normals --k 16 --iterations 0" + orient);
     EXPECT_EQ(run.exit_code, 0) << run.output;
