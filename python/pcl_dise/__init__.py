@@ -407,16 +407,17 @@ def write_cloud(path, points, normals, curvature=None, like: Optional[Union[Clou
     if c.shape != (len(array),):
         raise ValueError(f"curvature must have shape ({len(array)},), not {c.shape}")
     source = read_cloud(like) if isinstance(like, (str, os.PathLike)) else like
-    las_source, viewpoint, width, height = "", (0, 0, 0, 1, 0, 0, 0), 0, 1
+    layout = _native.NormalsFileLayout()
     if source is not None:
         if len(source.points) != len(array):
             raise ValueError(f"like holds {len(source.points)} points, not {len(array)}")
         if source.path and _native.keeps_records(source.path, path):
             if not np.array_equal(source.points, array, equal_nan=True):
                 raise ValueError("a LAS output like its source keeps the source's records: the points must be the source's")
-            las_source = source.path
-        viewpoint, width, height = tuple(float(v) for v in source.viewpoint), source.width, source.height
-    _native.write_cloud(path, array, n, c, las_source, viewpoint, width, height)
+            layout.las_source = source.path
+        layout.viewpoint = tuple(float(v) for v in source.viewpoint)
+        layout.width, layout.height = int(source.width), int(source.height)
+    _native.write_cloud(path, array, n, c, layout)
 
 
 def estimate_normals_file(input, output, max_memory: Optional[float] = None, scratch: Optional[str] = None,

@@ -285,20 +285,18 @@ py::dict readCloud(const std::string& path) {
   return result;
 }
 
+// `layout`: what the source gave (the viewpoint, an organized layout, a LAS source); the count,
+// the coordinates' type and a new LAS file's quantisation are the points'.
 void writeCloud(const std::string& path, Rows<double> points, Rows<float> normals, Rows<float> curvature,
-                const std::string& las_source, std::array<double, 7> viewpoint, std::uint32_t width,
-                std::uint32_t height) {
+                pcl_dise::io::NormalsFileLayout layout) {
   py::gil_scoped_release release;
   const std::size_t n = static_cast<std::size_t>(points.shape(0));
-  pcl_dise::io::NormalsFileLayout layout;
   layout.points = n;
-  if (height > 1) layout.width = width, layout.height = height;
-  layout.viewpoint = viewpoint;
+  if (layout.height <= 1) layout.width = 0, layout.height = 1;
   std::vector<std::array<double, 3>> xyz(n);
   if (n > 0) std::copy_n(points.data(), 3 * n, &xyz[0][0]);
   layout.double_coordinates = offsetOf(points.data(), n) != std::array<double, 3>{0, 0, 0};
-  layout.las_source = las_source;
-  if (las_source.empty()) pcl_dise::io::chooseQuantization(xyz, layout.las_scale, layout.las_offset);
+  if (layout.las_source.empty()) pcl_dise::io::chooseQuantization(xyz, layout.las_scale, layout.las_offset);
   pcl_dise::io::NormalsWriter writer(path, layout);
   for (std::size_t i = 0; i < n; ++i) writer.add(xyz[i], normals.data() + 3 * i, curvature.data()[i]);
   writer.finish();
@@ -385,6 +383,12 @@ PYBIND11_MODULE(_native, m) {
   m.def("orient", &orient<float>);
   m.def("orient", &orient<double>);
   m.def("read_cloud", &readCloud);
+  py::class_<pcl_dise::io::NormalsFileLayout>(m, "NormalsFileLayout")
+      .def(py::init<>())
+      .def_readwrite("width", &pcl_dise::io::NormalsFileLayout::width)
+      .def_readwrite("height", &pcl_dise::io::NormalsFileLayout::height)
+      .def_readwrite("viewpoint", &pcl_dise::io::NormalsFileLayout::viewpoint)
+      .def_readwrite("las_source", &pcl_dise::io::NormalsFileLayout::las_source);
   m.def("write_cloud", &writeCloud);
   m.def("estimate_file", &estimateFile);
   m.def("backend_available",
