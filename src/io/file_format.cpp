@@ -56,11 +56,13 @@ const FormatCodec& inputFormat(const std::string& path) { return codecOf(path, f
 const FormatCodec& outputFormat(const std::string& path) { return codecOf(path, true, "unknown output extension"); }
 
 std::string formatExtensions(bool written) {
+  return formatExtensionsWhere([written](const FormatTraits& t) { return written ? t.written : t.read; });
+}
+
+std::string formatExtensionsWhere(const std::function<bool(const FormatTraits&)>& which) {
   std::vector<const char*> listed;
-  for (const FormatCodec* codec : fileFormats()) {
-    const FormatTraits t = codec->traits();
-    if (written ? t.written : t.read) listed.push_back(t.extension);
-  }
+  for (const FormatCodec* codec : fileFormats())
+    if (which(codec->traits())) listed.push_back(codec->traits().extension);
   std::string text;
   for (std::size_t i = 0; i < listed.size(); ++i)
     text += (i == 0 ? "" : i + 1 == listed.size() ? " or " : ", ") + std::string(listed[i]);

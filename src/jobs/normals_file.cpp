@@ -52,11 +52,10 @@ NormalsFileReport inMemory(const NormalsFileJob& job) {
     const std::string unavailable = backendUnavailableMessage(job.settings.backend);
     if (!unavailable.empty()) throw OptionsError(unavailable);
   }
-  ErrorCalibration calibration;
-  if (job.error_bound) {
+  if (job.error_bound) {  // before reading: a model without a calibration is refused here
     const std::shared_ptr<const Model> model = pipeline.estimator().getModel();
     if (!model) throw std::runtime_error("cannot read the model '" + report.model_path + "' (see the message above)");
-    calibration = errorCalibrationFor(job, *model, report.model_path);
+    errorCalibrationFor(job, *model, report.model_path);
   }
   report.startup_seconds = secondsSince(start);
   tell(job.progress, 0.0, "reading");
@@ -95,9 +94,9 @@ NormalsFileReport inMemory(const NormalsFileJob& job) {
       indices ? cloud->size() - indices->size() + report.outcome.without_normal : report.outcome.without_normal;
   std::vector<io::PointValueColumn> values;
   if (!indices) values.push_back({io::PointValue::kOrientationConfidence, report.outcome.confidence});
-  if (!calibration.empty()) {
+  if (job.error_bound) {
     io::PointValueColumn& bounds = values.emplace_back(io::PointValueColumn{io::PointValue::kErrorBound, {}});
-    for (const pcl::Normal& n : normals) bounds.data.push_back(normalErrorBound(calibration, n.normal, n.curvature));
+    pipeline.estimator().computeErrorBounds(normals, bounds.data);
   }
   io::writeNormals(job.output, local, normals, values);
   report.writing_seconds = secondsSince(write_start);
@@ -158,13 +157,10 @@ void checkJob(const NormalsFileJob& job) {
     throw OptionsError("max_memory must be a number of MB, 0 or more (0: in memory)");
   if (job.error_bound && job.settings.iterations == 0)
     throw OptionsError("the error bound is DISE's: it needs iterations above 0");
-  if (job.error_bound && !io::outputFormat(job.output).traits().point_values) {
-    std::string holders;
-    for (const io::FormatCodec* codec : io::fileFormats())
-      if (codec->traits().written && codec->traits().point_values)
-        holders += std::string(holders.empty() ? "" : ", ") + codec->traits().extension;
-    throw OptionsError("'" + job.output + "' cannot hold the error bound (write " + holders + ")");
-  }
+  if (job.error_bound && !io::outputFormat(job.output).traits().point_values)
+    throw OptionsError(
+        "'" + job.output + "' cannot hold the error bound (write " +
+        io::formatExtensionsWhere([](const io::FormatTraits& t) { return t.written && t.point_values; }) + ")");
   job.settings.validate();
 }
 

@@ -169,7 +169,7 @@ TEST(NormalsFileJob, TheErrorBoundNeedsTheIterationsACalibratedModelAndAFormatTh
   EXPECT_EQ(problem(job), "the error bound is DISE's: it needs iterations above 0");
   job.settings.iterations = 2;
   job.output = dir + "/out.normals";
-  EXPECT_EQ(problem(job), "'" + job.output + "' cannot hold the error bound (write .pcd, .ply, .las, .laz)");
+  EXPECT_EQ(problem(job), "'" + job.output + "' cannot hold the error bound (write .pcd, .ply, .las or .laz)");
   job.output = dir + "/out.pcd";
   io::Collective one_process;
   for (const std::size_t tile_points : {std::size_t(0), std::size_t(700)}) {

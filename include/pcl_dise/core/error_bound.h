@@ -63,7 +63,7 @@ float normalErrorBound(const ErrorCalibration& calibration, const float* normal,
 /** \brief Each normal's weight from its error bound, as Poisson reads confidence
  *  (dise_reconstruct --confidence): inverse variance, the bounds under the cloud's median counted
  *  as the median, so that the better half weighs 1 and the rest (median / bound)^2.
- *  \param[in] degrees N bounds (errorBound; NaN where a point has no normal)
+ *  \param[in] degrees N bounds (normalErrorBound; NaN where a point has no normal)
  *  \return N weights in (0, 1], 0 where the bound is NaN */
 std::vector<float> boundWeights(const std::vector<float>& degrees);
 

@@ -6,6 +6,7 @@
 // Plain C++, no PCL.
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <ostream>
 #include <string>
@@ -45,7 +46,7 @@ constexpr std::size_t kPointValueCount = 2;
 struct PointValueNames {
   const char* field;        ///< PCD field and PLY property: orientation_confidence, error_bound
   const char* las_name;     ///< LAS float extra byte: OrientationConfidence, NormalErrorBound
-  const char* description;  ///< the LAS extra byte's description (at most 31 characters)
+  const char* description;  ///< the LAS extra byte's description (its 32 bytes hold the first 32 characters)
 };
 
 /** The names of `value` (one table in file_format.cpp). */
@@ -146,6 +147,8 @@ const FormatCodec& outputFormat(const std::string& path);
 /** ".pcd, .ply, .las, .laz or .xyz": the extensions of the formats read (written: those written),
  *  for messages and help texts. */
 std::string formatExtensions(bool written);
+/** The extensions of the formats whose traits `which` accepts, listed as formatExtensions lists them. */
+std::string formatExtensionsWhere(const std::function<bool(const FormatTraits&)>& which);
 
 }  // namespace io
 }  // namespace pcl_dise
