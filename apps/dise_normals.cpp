@@ -12,7 +12,6 @@
 
 namespace {
 
-using namespace pcl_dise::io;
 using namespace pcl_dise::tools;
 
 // What a run in memory did: the summary on stdout and --report.
@@ -52,7 +51,7 @@ void printInMemoryRun(const Options& o, const pcl_dise::jobs::NormalsFileReport&
 int run(const Options& o) {
   pcl_dise::tools::ProgressDisplay display("dise_normals", o.quiet);
   const pcl_dise::jobs::NormalsFileJob job = o.job(display.callback());
-  pcl_dise::io::Collective one_process;
+  pcl_dise::jobs::Collective one_process;
   const pcl_dise::jobs::NormalsFileReport report = runJob(job, one_process);
   display.finish();
   if (report.cancelled) {

@@ -14,7 +14,7 @@
 
 namespace {
 
-class MpiProcesses : public pcl_dise::io::Collective {
+class MpiProcesses : public pcl_dise::jobs::Collective {
  public:
   MpiProcesses() {
     MPI_Comm_rank(MPI_COMM_WORLD, &rank_);

@@ -66,8 +66,9 @@ pcl::PointCloud<pcl::PointNormal>::Ptr orientedNormals(const LocalCloud& local, 
   if (!weighted) return pcl_dise::surface::pointsWithNormals(*local.cloud, normals);
   std::vector<float> weights;
   if (!pipeline.estimator().computeErrorBounds(normals, weights))
-    throw std::runtime_error("--confidence: the model '" + settings.modelPath() +
-                             "' carries no error calibration (scripts/calibrate_error_bound.py adds one)");
+    throw std::runtime_error("--confidence: " + pcl_dise::errorBoundUnavailable(iterations,
+                                                                                pipeline.estimator().getModel().get(),
+                                                                                pipeline.modelPath()));
   weights = pcl_dise::boundWeights(weights);
   return pcl_dise::surface::pointsWithNormals(*local.cloud, normals, &weights);
 }
@@ -202,8 +203,9 @@ int main(int argc, char** argv) {
   try {
     const pcl_dise::NormalSettings settings = normalSettings(a);
     settings.validate();
-    if (a.poisson.confidence && settings.iterations == 0)
-      throw std::runtime_error("--confidence weights DISE's normals by their error bound: it needs iterations above 0");
+    const std::string no_bound =
+        a.poisson.confidence ? pcl_dise::errorBoundUnavailable(settings.iterations, nullptr, "") : "";
+    if (!no_bound.empty()) throw std::runtime_error("--confidence: " + no_bound);
     a.poisson.threads = settings.threads;  // the normals' threads, and Poisson's and the fit's
     return run(a);
   } catch (const std::exception& e) {

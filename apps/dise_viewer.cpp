@@ -10,7 +10,7 @@
 #include <CLI/CLI.hpp>
 
 #include "estimator_options.h"
-#include "normals_file.h"
+#include "pcl_dise/jobs/normals_file.h"
 #include "run_report.h"
 #include "viewer/framing.h"
 #include "viewer/scene.h"

@@ -1,4 +1,4 @@
-// A LAS file larger than the memory you give it, through pcl_dise::io: georeferenced terrain
+// A LAS file larger than the memory you give it, through pcl_dise::jobs: georeferenced terrain
 // written as LAS, its normals estimated tile by tile within a memory budget (the same bytes as in
 // memory), the output LAS keeping the input's records, scale, offset and VLRs.
 // Usage: las_out_of_core FOLDER [POINTS = 200000] [BUDGET_MB = 120]
@@ -13,7 +13,7 @@
 
 #include <pcl_dise/core/model.h>
 #include <pcl_dise/io/las_format.h>
-#include <pcl_dise/io/out_of_core_normals.h>
+#include <pcl_dise/jobs/out_of_core_normals.h>
 
 int main(int argc, char** argv) {
   if (argc < 2) return std::fprintf(stderr, "usage: %s FOLDER [POINTS] [BUDGET_MB]\n", argv[0]), 2;
@@ -34,13 +34,13 @@ int main(int argc, char** argv) {
   pcl_dise::io::chooseQuantization(xyz, scale, offset);
   pcl_dise::io::writeLas(input, xyz, std::vector<pcl_dise::io::NormalWithCurvature>(n), scale, offset);
 
-  pcl_dise::io::OutOfCoreReport report;
+  pcl_dise::jobs::OutOfCoreReport report;
   try {  // every failure (unreadable file, a budget too small for one tile) is a std::runtime_error
     const pcl_dise::Model model = pcl_dise::loadModel(pcl_dise::defaultModelPath(64));
-    pcl_dise::io::OutOfCoreOptions options;
+    pcl_dise::jobs::OutOfCoreOptions options;
     options.memory_budget_mb = budget;
-    pcl_dise::io::Collective one_process;
-    report = pcl_dise::io::estimateNormalsOutOfCore(model, input, output, options, one_process);
+    pcl_dise::jobs::Collective one_process;
+    report = pcl_dise::jobs::estimateNormalsOutOfCore(model, input, output, options, one_process);
   } catch (const std::exception& e) {
     return std::fprintf(stderr, "las_out_of_core: %s\n", e.what()), 1;
   }

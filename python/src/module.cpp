@@ -13,7 +13,6 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
-#include "normals_file.h"
 #include "pcl_dise/core/error_bound.h"
 #include "pcl_dise/core/errors.h"
 #include "pcl_dise/core/model.h"
@@ -26,8 +25,9 @@
 #include "pcl_dise/io/las_format.h"
 #include "pcl_dise/io/local_frame.h"
 #include "pcl_dise/io/normals_writer.h"
-#include "pcl_dise/io/out_of_core_normals.h"
 #include "pcl_dise/io/point_table.h"
+#include "pcl_dise/jobs/normals_file.h"
+#include "pcl_dise/jobs/out_of_core_normals.h"
 
 namespace py = pybind11;
 
@@ -314,7 +314,7 @@ py::dict estimateFile(const std::string& input, const std::string& output, const
       const pcl_dise::jobs::NormalsFileJob job{
           input,      output, settings, max_memory_mb, tile_points, false, scratch, {}, python_progress.function(),
           error_bound};
-      pcl_dise::io::Collective one_process;
+      pcl_dise::jobs::Collective one_process;
       report = pcl_dise::jobs::estimateNormalsFile(job, one_process);
     } catch (...) {  // rethrown with the GIL held, its type kept (FileError: OSError)
       error = std::current_exception();

@@ -119,6 +119,14 @@ float normalErrorBound(const ErrorCalibration& calibration, const float* normal,
   return calibration.bound(curvature);
 }
 
+std::string errorBoundUnavailable(int iterations, const Model* model, const std::string& model_path) {
+  if (iterations == 0) return "the error bound is DISE's: it needs iterations above 0";
+  if (model && errorCalibrationOf(*model).empty())
+    return "the model '" + model_path +
+           "' carries no error calibration, which the error bound needs (scripts/calibrate_error_bound.py adds one)";
+  return "";
+}
+
 std::vector<float> boundWeights(const std::vector<float>& degrees) {
   std::vector<float> finite;
   for (float d : degrees)

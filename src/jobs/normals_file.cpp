@@ -1,4 +1,4 @@
-#include "normals_file.h"
+#include "pcl_dise/jobs/normals_file.h"
 
 #include <chrono>
 #include <cmath>
@@ -30,12 +30,9 @@ pcl::PointCloud<pcl::Normal> normalsAtIndices(const pcl::PointCloud<pcl::Normal>
 // The calibration the job's error bounds come from: empty where none are asked for.
 ErrorCalibration errorCalibrationFor(const NormalsFileJob& job, const Model& model, const std::string& model_path) {
   if (!job.error_bound) return {};
-  ErrorCalibration calibration = errorCalibrationOf(model);
-  if (calibration.empty())
-    throw OptionsError("the model '" + model_path +
-                       "' carries no error calibration, which the error bound needs "
-                       "(scripts/calibrate_error_bound.py adds one)");
-  return calibration;
+  const std::string unavailable = errorBoundUnavailable(job.settings.iterations, &model, model_path);
+  if (!unavailable.empty()) throw OptionsError(unavailable);
+  return errorCalibrationOf(model);
 }
 
 void tell(const ProgressCallback& progress, double done, const char* stage) {
@@ -104,10 +101,10 @@ NormalsFileReport inMemory(const NormalsFileJob& job) {
   return report;
 }
 
-NormalsFileReport inTiles(const NormalsFileJob& job, io::Collective& processes) {
+NormalsFileReport inTiles(const NormalsFileJob& job, Collective& processes) {
   const auto start = Clock::now();
   if (!job.indices.empty()) throw OptionsError("indices need the cloud in memory (it runs in tiles here)");
-  io::OutOfCoreOptions options = io::outOfCoreOptions(job.settings);
+  OutOfCoreOptions options = outOfCoreOptions(job.settings);
   if (job.tile_points > 0) options.forward.tile_points = job.tile_points;
   options.memory_budget_mb = job.max_memory_mb;
   options.scratch_folder = job.scratch;
@@ -119,7 +116,7 @@ NormalsFileReport inTiles(const NormalsFileJob& job, io::Collective& processes) 
   options.error_bound = errorCalibrationFor(job, model, report.model_path);
   report.startup_seconds = secondsSince(start);
   try {
-    report.tiles = io::estimateNormalsOutOfCore(model, job.input, job.output, options, processes);
+    report.tiles = estimateNormalsOutOfCore(model, job.input, job.output, options, processes);
   } catch (const Cancelled&) {
     report.cancelled = true;
     return report;
@@ -149,14 +146,16 @@ bool runsInTiles(const NormalsFileJob& job) {
   io::PointStream stream(job.input);
   const NormalSettings& s = job.settings;
   const std::size_t neighbors = s.radius > 0 ? std::max(s.max_neighbors, 64) : s.neighbors() + 1;
-  return double(stream.countPoints()) * io::bytesPerPointInMemory(neighbors) >= job.max_memory_mb * 1e6;
+  return double(stream.countPoints()) * bytesPerPointInMemory(neighbors) >= job.max_memory_mb * 1e6;
 }
 
 void checkJob(const NormalsFileJob& job) {
   if (!(job.max_memory_mb >= 0) || !std::isfinite(job.max_memory_mb))
     throw OptionsError("max_memory must be a number of MB, 0 or more (0: in memory)");
-  if (job.error_bound && job.settings.iterations == 0)
-    throw OptionsError("the error bound is DISE's: it needs iterations above 0");
+  if (job.error_bound) {
+    const std::string unavailable = errorBoundUnavailable(job.settings.iterations, nullptr, "");
+    if (!unavailable.empty()) throw OptionsError(unavailable);
+  }
   if (job.error_bound && !io::outputFormat(job.output).traits().point_values)
     throw OptionsError(
         "'" + job.output + "' cannot hold the error bound (write " +
@@ -164,7 +163,7 @@ void checkJob(const NormalsFileJob& job) {
   job.settings.validate();
 }
 
-NormalsFileReport estimateNormalsFile(const NormalsFileJob& job, io::Collective& processes) {
+NormalsFileReport estimateNormalsFile(const NormalsFileJob& job, Collective& processes) {
   checkJob(job);
   return runsInTiles(job) ? inTiles(job, processes) : inMemory(job);
 }

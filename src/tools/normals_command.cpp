@@ -119,10 +119,10 @@ jobs::NormalsFileJob Options::job(const ProgressCallback& progress) const {
   return job;
 }
 
-void printTiledRun(const Options& o, const jobs::NormalsFileReport& r, const io::Collective& processes,
+void printTiledRun(const Options& o, const jobs::NormalsFileReport& r, const jobs::Collective& processes,
                    const std::string& tool) {
   if (processes.rank() != 0) return;
-  const io::OutOfCoreReport& report = r.tiles;
+  const jobs::OutOfCoreReport& report = r.tiles;
   const NormalSettings job_settings = o.settings();
   std::cout << tool << ": " << report.points << " points from " << o.input << ", in tiles"
             << (processes.size() > 1 ? " on " + std::to_string(processes.size()) + " processes" : std::string()) << "\n"
@@ -151,7 +151,7 @@ void printTiledRun(const Options& o, const jobs::NormalsFileReport& r, const io:
   tools::writeRunReport(o.report, tool, json);
 }
 
-jobs::NormalsFileReport runJob(const jobs::NormalsFileJob& job, io::Collective& processes) {
+jobs::NormalsFileReport runJob(const jobs::NormalsFileJob& job, jobs::Collective& processes) {
   try {
     return jobs::estimateNormalsFile(job, processes);
   } catch (const OptionsError& e) {
@@ -160,7 +160,7 @@ jobs::NormalsFileReport runJob(const jobs::NormalsFileJob& job, io::Collective& 
   }
 }
 
-int runTiled(const Options& o, io::Collective& processes, const std::string& tool) {
+int runTiled(const Options& o, jobs::Collective& processes, const std::string& tool) {
   // From the start, so that Ctrl-C at any moment stops the run cleanly.
   tools::ProgressDisplay display(tool, o.quiet || processes.rank() != 0);
   jobs::NormalsFileJob job = o.job(display.callback());

@@ -11,9 +11,9 @@
 #include <nlohmann/json.hpp>
 
 #include "estimator_options.h"
-#include "normals_file.h"
 #include "pcl_dise/core/normal_settings.h"
-#include "pcl_dise/io/out_of_core_normals.h"
+#include "pcl_dise/jobs/normals_file.h"
+#include "pcl_dise/jobs/out_of_core_normals.h"
 
 namespace pcl_dise {
 namespace tools {
@@ -60,16 +60,16 @@ nlohmann::json normalsReport(const Options& o, std::uint64_t points, std::uint64
 
 /** The job (jobs::estimateNormalsFile); where it runs in tiles, an OptionsError (something only
  *  a cloud in memory can do) says which options to change. */
-jobs::NormalsFileReport runJob(const jobs::NormalsFileJob& job, io::Collective& processes);
+jobs::NormalsFileReport runJob(const jobs::NormalsFileJob& job, jobs::Collective& processes);
 
 /** What a run in tiles did, on rank 0: the summary on stdout and --report. */
-void printTiledRun(const Options& o, const jobs::NormalsFileReport& report, const io::Collective& processes,
+void printTiledRun(const Options& o, const jobs::NormalsFileReport& report, const jobs::Collective& processes,
                    const std::string& tool);
 
 /** The job in tiles over `processes` (dise_normals_mpi); rank 0 shows its progress (tool: the
  *  name it shows) and prints what it did. Returns the exit code (130 after Ctrl-C, no output
  *  left); throws std::runtime_error with a message. */
-int runTiled(const Options& o, io::Collective& processes, const std::string& tool);
+int runTiled(const Options& o, jobs::Collective& processes, const std::string& tool);
 
 }  // namespace tools
 }  // namespace pcl_dise

@@ -364,27 +364,44 @@ double normalLoss(train::NormalLoss kind, const float* n, const float* t, double
   return length;
 }
 
+// Edge-major rows: `stride` floats per edge from `data`.
+template <typename T>
+struct EdgeRows {
+  T* data;
+  int stride;
+};
+
+// A per-edge MLP whose first layer reads [x (edge rows) | g (per point)], as its backward pass
+// reads it (second and edge transposed, point as stored) and where its gradients go.
+struct MixedEdgeMlp {
+  const DenseWeights& second_t;
+  const DenseWeights& edge_t;
+  const DenseWeights& point;
+  DenseWeights& g_second;
+  DenseWeights& g_edge;
+  DenseWeights& g_point;
+};
+
 // Backward through a per-edge MLP whose first layer reads [x (edge rows) | g (per point)]:
 // out = second(relu(edge^T x + point^T g + b)). From d out (edges x second's outputs), adds the
 // gradients of second, edge and point (with the bias on edge), and writes d x (edges x edge.in)
 // and d g (point.in). dh: scratch for the hidden layer's gradient (edges x hidden).
 template <typename V>
-void mixedEdgeMlpBackward(int edges, const float* x, int x_stride, const float* hidden, const float* g,
-                          const float* dout, int dout_stride, const DenseWeights& second_t, const DenseWeights& edge_t,
-                          const DenseWeights& point, DenseWeights& g_second, DenseWeights& g_edge,
-                          DenseWeights& g_point, float* dh, float* dx, int dx_stride, float* dg) {
-  const int h = second_t.stride;
-  addWeightGradient<V>(edges, hidden, h, h, dout, dout_stride, g_second);
-  columnSums<V>(edges, dout, dout_stride, g_second.stride, g_second.bias.data(), true);
-  inputGradient<V>(edges, dout, dout_stride, second_t, dh, h);
+void mixedEdgeMlpBackward(int edges, EdgeRows<const float> x, const float* hidden, const float* g,
+                          EdgeRows<const float> dout, const MixedEdgeMlp& mlp, float* dh, EdgeRows<float> dx,
+                          float* dg) {
+  const int h = mlp.second_t.stride;
+  addWeightGradient<V>(edges, hidden, h, h, dout.data, dout.stride, mlp.g_second);
+  columnSums<V>(edges, dout.data, dout.stride, mlp.g_second.stride, mlp.g_second.bias.data(), true);
+  inputGradient<V>(edges, dout.data, dout.stride, mlp.second_t, dh, h);
   reluGradient<V>(edges, hidden, h, dh, h, h);
   float sums[64];
   columnSums<V>(edges, dh, h, h, sums, false);
-  addWeightGradient<V>(edges, x, x_stride, g_edge.in, dh, h, g_edge);
-  for (int o = 0; o < h; ++o) g_edge.bias[o] += sums[o];
-  addOuterProduct(g, point.in, sums, h, g_point, false);
-  inputGradient<V>(edges, dh, h, edge_t, dx, dx_stride);
-  pointInputGradient(point, sums, dg);
+  addWeightGradient<V>(edges, x.data, x.stride, mlp.g_edge.in, dh, h, mlp.g_edge);
+  for (int o = 0; o < h; ++o) mlp.g_edge.bias[o] += sums[o];
+  addOuterProduct(g, mlp.point.in, sums, h, mlp.g_point, false);
+  inputGradient<V>(edges, dh, h, mlp.edge_t, dx.data, dx.stride);
+  pointInputGradient(mlp.point, sums, dg);
 }
 
 // rows[e][c] += values[c] * scale for the first 16 columns of every edge row.
@@ -571,15 +588,17 @@ bool pointTrainingEdges(const PointTrainingWeights& tw, const TrainingNeighborho
   // per-point MLP whose output it reads and the mean that MLP read.
   float dg[32];
   float* de2 = dx2;
-  mixedEdgeMlpBackward<V>(K, e2, kEdgeOut, h3, g2, dx, kKernelIn, tw.layer3_second_t, tw.layer3_edge_t,
-                          net.layer3_point, grad.layer3_second, grad.layer3_edge, grad.layer3_point, dh, de2, kEdgeOut,
-                          dg);
+  mixedEdgeMlpBackward<V>(
+      K, {e2, kEdgeOut}, h3, g2, {dx, kKernelIn},
+      {tw.layer3_second_t, tw.layer3_edge_t, net.layer3_point, grad.layer3_second, grad.layer3_edge, grad.layer3_point},
+      dh, {de2, kEdgeOut}, dg);
   pointMlpBackward(net.g2_first, net.g2_second, m2, g2_hidden, dg, grad.g2_first, grad.g2_second, dmean);
   addToRows<V>(K, de2, kEdgeOut, dmean, inv_k);
   float* de1 = dx;
-  mixedEdgeMlpBackward<V>(K, e1, kEdgeOut, h2, g1, de2, kEdgeOut, tw.layer2_second_t, tw.layer2_edge_t,
-                          net.layer2_point, grad.layer2_second, grad.layer2_edge, grad.layer2_point, dh, de1, kEdgeOut,
-                          dg);
+  mixedEdgeMlpBackward<V>(
+      K, {e1, kEdgeOut}, h2, g1, {de2, kEdgeOut},
+      {tw.layer2_second_t, tw.layer2_edge_t, net.layer2_point, grad.layer2_second, grad.layer2_edge, grad.layer2_point},
+      dh, {de1, kEdgeOut}, dg);
   pointMlpBackward(net.g1_first, net.g1_second, g1_in, g1_hidden, dg, grad.g1_first, grad.g1_second, dmean);
   addToRows<V>(K, de1, kEdgeOut, dmean, inv_k);
 

@@ -77,6 +77,20 @@ TEST(ErrorBound, ItRoundTripsThroughJsonAndTheModelFile) {
   EXPECT_EQ(pcl_dise::errorCalibrationOf(pcl_dise::loadModel(path)).degrees, c.degrees);
 }
 
+TEST(ErrorBound, WhereARunCannotGiveBoundsOneMessageSaysWhy) {
+  EXPECT_EQ(pcl_dise::errorBoundUnavailable(0, nullptr, ""), "the error bound is DISE's: it needs iterations above 0");
+  EXPECT_EQ(pcl_dise::errorBoundUnavailable(4, nullptr, "m.safetensors"), "");  // the model not read yet
+  pcl_dise::Model model = pcl_dise::loadModel(pcl_dise::test::randomModelFile(5));
+  EXPECT_EQ(pcl_dise::errorBoundUnavailable(4, &model, "m.safetensors"),
+            "the model 'm.safetensors' carries no error calibration, which the error bound needs "
+            "(scripts/calibrate_error_bound.py adds one)");
+  ErrorCalibration c;
+  c.curvature = {1e-3, 1e-1};
+  c.degrees = {2, 30};
+  pcl_dise::setErrorCalibration(model, c);
+  EXPECT_EQ(pcl_dise::errorBoundUnavailable(4, &model, "m.safetensors"), "");
+}
+
 TEST(ErrorBound, ABrokenCalibrationIsRefusedSayingWhy) {
   const auto refusal = [](const std::string& json) {
     try {

@@ -1,4 +1,4 @@
-// The normals-file job (src/jobs/normals_file.h) as a unit: where it decides to run in tiles, the
+// The normals-file job (include/pcl_dise/jobs/normals_file.h) as a unit: where it decides to run in tiles, the
 // checks it makes before reading a byte, the default orientation, the same bytes in tiles as in
 // memory, and a cancelled run leaving nothing.
 #include <gtest/gtest.h>
@@ -7,11 +7,11 @@
 #include <filesystem>
 #include <string>
 
-#include "normals_file.h"
 #include "pcl_dise/core/error_bound.h"
 #include "pcl_dise/core/errors.h"
 #include "pcl_dise/core/model.h"
 #include "pcl_dise/io/point_table.h"
+#include "pcl_dise/jobs/normals_file.h"
 #include "test_support.h"
 
 namespace {
@@ -81,7 +81,7 @@ TEST(NormalsFileJob, TheDefaultOrientationComesFromTheFormatUnlessAViewpointIsGi
 
 TEST(NormalsFileJob, InTilesItWritesTheBytesItWritesInMemory) {
   const std::string dir = temporaryDir("job_tiles_equal");
-  io::Collective one_process;
+  jobs::Collective one_process;
   const jobs::NormalsFileJob in_memory = terrainJob(dir, "memory.normals");
   const jobs::NormalsFileReport memory_report = jobs::estimateNormalsFile(in_memory, one_process);
   EXPECT_FALSE(memory_report.in_tiles);
@@ -102,7 +102,7 @@ TEST(NormalsFileJob, InTilesItWritesTheBytesItWritesInMemory) {
 
 TEST(NormalsFileJob, WhatNeedsTheCloudInMemoryIsRefusedInTiles) {
   const std::string dir = temporaryDir("job_tiles_refusals");
-  io::Collective one_process;
+  jobs::Collective one_process;
   jobs::NormalsFileJob job = terrainJob(dir, "out.normals");
   job.tile_points = 700;
   job.indices = {1, 2, 3};
@@ -133,7 +133,7 @@ TEST(NormalsFileJob, TheErrorBoundIsEachNormalsByTheModelsCalibrationInTilesAsIn
   setErrorCalibration(model, calibration);
   const std::string calibrated = dir + "/calibrated.safetensors";
   saveModel(model, calibrated);
-  io::Collective one_process;
+  jobs::Collective one_process;
   for (const char* extension : {".pcd", ".las"}) {
     SCOPED_TRACE(extension);
     jobs::NormalsFileJob in_memory = terrainJob(dir, std::string("memory") + extension);
@@ -171,7 +171,7 @@ TEST(NormalsFileJob, TheErrorBoundNeedsTheIterationsACalibratedModelAndAFormatTh
   job.output = dir + "/out.normals";
   EXPECT_EQ(problem(job), "'" + job.output + "' cannot hold the error bound (write .pcd, .ply, .las or .laz)");
   job.output = dir + "/out.pcd";
-  io::Collective one_process;
+  jobs::Collective one_process;
   for (const std::size_t tile_points : {std::size_t(0), std::size_t(700)}) {
     job.tile_points = tile_points;
     try {
@@ -188,7 +188,7 @@ TEST(NormalsFileJob, TheErrorBoundNeedsTheIterationsACalibratedModelAndAFormatTh
 
 TEST(NormalsFileJob, ACancelledRunLeavesNoOutput) {
   const std::string dir = temporaryDir("job_cancelled");
-  io::Collective one_process;
+  jobs::Collective one_process;
   for (const std::size_t tile_points : {std::size_t(0), std::size_t(700)}) {
     jobs::NormalsFileJob job = terrainJob(dir, "out.normals");
     job.tile_points = tile_points;

@@ -1,7 +1,8 @@
 // dise_normals_node against a real ROS master on a free port of 127.0.0.1: its normals equal the
 // library's, an empty cloud gets an empty cloud with the same header, NaN points get NaN normals
 // and is_dense = false, a cloud without x/y/z is logged and skipped, and the node keeps running; a
-// second node with ~orient mst turns a sphere's normals outward.
+// second node with ~orient mst turns a sphere's normals outward; ~error_bound adds each normal's
+// bound, and a node asked for it with an uncalibrated model stops at start.
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <signal.h>
@@ -12,6 +13,7 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 #include <thread>
@@ -21,6 +23,8 @@
 #include <ros/ros.h>
 #include <sensor_msgs/PointCloud2.h>
 
+#include "pcl_dise/core/error_bound.h"
+#include "pcl_dise/core/model.h"
 #include "pcl_dise/feature/deep_iterative_normal_estimation.h"
 #include "test_support.h"
 
@@ -63,7 +67,11 @@ class DiseNormalsNode : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     dir_ = new std::string(temporaryDir("ros_node"));
-    model_ = new std::string(randomModelFile(7));
+    // The first node's model carries an error calibration: it also publishes the bounds.
+    pcl_dise::Model model = pcl_dise::loadModel(randomModelFile(7));
+    pcl_dise::setErrorCalibration(model, calibration());
+    model_ = new std::string(*dir_ + "/calibrated.safetensors");
+    pcl_dise::saveModel(model, *model_);
     const std::string port = std::to_string(freePort());
     setenv("ROS_MASTER_URI", ("http://127.0.0.1:" + port).c_str(), 1);
     setenv("ROS_IP", "127.0.0.1", 1);
@@ -75,7 +83,7 @@ class DiseNormalsNode : public ::testing::Test {
       std::this_thread::sleep_for(std::chrono::milliseconds(200));
     ASSERT_TRUE(ros::master::check()) << readFile(*dir_ + "/master.log");
     node_ = spawn({binaryDir() + "/apps/dise_normals_node", "__name:=dise", "_k_search:=12", "_iterations:=2",
-                   "_model:=" + *model_},
+                   "_model:=" + *model_, "_error_bound:=true"},
                   *dir_ + "/node.log");
     // The second node also runs the adaptive mode in bfloat16 (where the processor has it), on
     // radius neighbourhoods set by radius_search alone (k_search left unset).
@@ -111,6 +119,13 @@ class DiseNormalsNode : public ::testing::Test {
   }
 
   static void onReply(const sensor_msgs::PointCloud2::ConstPtr& reply) { reply_ = reply; }
+
+  static pcl_dise::ErrorCalibration calibration() {
+    pcl_dise::ErrorCalibration c;
+    c.curvature = {1e-4, 1e-2, 0.1};
+    c.degrees = {1, 5, 20};
+    return c;
+  }
 
   // Publishes `cloud` and waits for the node's answer (nullptr after 20 s).
   static sensor_msgs::PointCloud2::ConstPtr ask(const sensor_msgs::PointCloud2& cloud, double seconds = 20,
@@ -170,6 +185,53 @@ TEST_F(DiseNormalsNode, NormalsMatchTheLibrary) {
     for (int d = 0; d < 3; ++d) EXPECT_NEAR(got[i].normal[d], expected[i].normal[d], 1e-5) << i;
     EXPECT_NEAR(got[i].curvature, expected[i].curvature, 1e-5);
   }
+}
+
+// ~error_bound: a float field error_bound after the others, each normal's bound by the model's
+// calibration (the library's rule), NaN where a point has no normal.
+TEST_F(DiseNormalsNode, ErrorBoundIsAFieldWithEachNormalsBound) {
+  auto cloud = *boxCloud(600);
+  cloud[9].y = std::numeric_limits<float>::quiet_NaN();
+  cloud.is_dense = false;
+  const auto reply = ask(message(cloud, 7));
+  ASSERT_TRUE(reply) << readFile(*dir_ + "/node.log");
+  const sensor_msgs::PointField& field = reply->fields.back();
+  ASSERT_EQ(field.name, "error_bound");
+  EXPECT_EQ(field.datatype, sensor_msgs::PointField::FLOAT32);
+  pcl::PointCloud<pcl::PointNormal> got;
+  pcl::fromROSMsg(*reply, got);
+  ASSERT_EQ(got.size(), cloud.size());
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    float bound;
+    std::memcpy(&bound, reply->data.data() + i * reply->point_step + field.offset, 4);
+    const float expected = pcl_dise::normalErrorBound(calibration(), got[i].normal, got[i].curvature);
+    if (i == 9) {
+      EXPECT_TRUE(std::isnan(bound));
+      continue;
+    }
+    EXPECT_EQ(bound, expected) << i;
+    EXPECT_TRUE(bound >= 1 && bound <= 20) << i;
+  }
+}
+
+TEST_F(DiseNormalsNode, ErrorBoundWithAnUncalibratedModelStopsTheNodeAtStart) {
+  const std::string log = *dir_ + "/uncalibrated.log";
+  const pid_t pid = spawn({binaryDir() + "/apps/dise_normals_node", "__name:=dise_uncalibrated", "_k_search:=12",
+                           "_model:=" + randomModelFile(7), "_error_bound:=true"},
+                          log);
+  ASSERT_GT(pid, 0);
+  int status = 0;
+  for (auto end = Clock::now() + std::chrono::seconds(30); waitpid(pid, &status, WNOHANG) == 0;) {
+    if (Clock::now() > end) {
+      kill(pid, SIGTERM);
+      waitpid(pid, &status, 0);
+      FAIL() << "the node kept running: " << readFile(log);
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 1) << readFile(log);
+  EXPECT_NE(readFile(log).find("~error_bound: the model"), std::string::npos) << readFile(log);
+  EXPECT_NE(readFile(log).find("carries no error calibration"), std::string::npos) << readFile(log);
 }
 
 TEST_F(DiseNormalsNode, OrientMstTurnsASphereOutward) {
@@ -300,7 +362,8 @@ TEST_F(DiseNormalsNode, BadParametersStopTheNodeWithTheLibrarysMessage) {
       {"_iterations:=2.5", "iterations must be a whole number, not '2.5'"},
       {"_orient_neighbors:=0", "orient_neighbors must be at least 1"},
       {"_backend:=fpga", "unknown backend 'fpga'"},
-      {"_viewpoint_x:=nan", "viewpoint must be 3 finite numbers"}};
+      {"_viewpoint_x:=nan", "viewpoint must be 3 finite numbers"},
+      {"_error_bound:=maybe", "parameter ~error_bound must be true or false"}};
   int n = 0;
   for (const auto& [parameter, message] : cases) {
     const std::string log = *dir_ + "/bad_" + std::to_string(n) + ".log";

@@ -60,6 +60,13 @@ void setErrorCalibration(Model& model, const ErrorCalibration& calibration);
  *  \return the bound; NaN where the normal is not finite, the curvature NaN or the calibration empty */
 float normalErrorBound(const ErrorCalibration& calibration, const float* normal, float curvature);
 
+/** \brief Why a run cannot give error bounds, "" where it can: the one message the file job,
+ *  dise_reconstruct --confidence and the ROS node give.
+ *  \param[in] iterations the run's DISE iterations (0: PCA, which has no bound)
+ *  \param[in] model the run's model (nullptr: not checked, as before it is read)
+ *  \param[in] model_path the model's file, for the message */
+std::string errorBoundUnavailable(int iterations, const Model* model, const std::string& model_path);
+
 /** \brief Each normal's weight from its error bound, as Poisson reads confidence
  *  (dise_reconstruct --confidence): inverse variance, the bounds under the cloud's median counted
  *  as the median, so that the better half weighs 1 and the rest (median / bound)^2.

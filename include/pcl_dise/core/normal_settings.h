@@ -3,7 +3,7 @@
 // MPI tool, dise_reconstruct, dise_viewer, Python, the ROS node): the neighbourhood, the model,
 // the iterations, the backend, the threads, the adaptive mode, the precision and the orientation, validated in
 // one place with one set of messages. NormalPipeline (feature/normal_pipeline.h) runs a cloud in
-// memory from them, io::outOfCoreOptions (io/out_of_core_normals.h) a file in tiles.
+// memory from them, jobs::outOfCoreOptions (jobs/out_of_core_normals.h) a file in tiles.
 #include <array>
 #include <cstdint>
 #include <optional>

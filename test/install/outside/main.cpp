@@ -1,7 +1,7 @@
 // Writes a small georeferenced plane as a LAS file and reads it back through pcl_dise::io, then
 // estimates its normals with the installed library and its installed default model, once with the
-// feature and once through NormalSettings and NormalPipeline with a consistent orientation
-// (pcl_dise::orientation); exit code 0 on success. Prints the model it used.
+// feature, once through NormalSettings and NormalPipeline with a consistent orientation
+// (pcl_dise::orientation) and once file to file (pcl_dise::jobs); exit code 0 on success. Prints the model it used.
 #include <array>
 #include <cmath>
 #include <cstdio>
@@ -12,6 +12,7 @@
 #include <pcl_dise/feature/normal_pipeline.h>
 #include <pcl_dise/io/cloud_io.h>
 #include <pcl_dise/io/las_format.h>
+#include <pcl_dise/jobs/normals_file.h>
 #include <pcl_dise/train/procedural_shapes.h>
 #include <pcl_dise/train/training_engine.h>
 #ifdef OUTSIDE_WITH_TORCH
@@ -37,9 +38,14 @@ int main(int argc, char** argv) {
   pcl_dise::NormalPipeline pipeline(settings);
   pcl::PointCloud<pcl::Normal> oriented;
   const pcl_dise::NormalsOutcome outcome = pipeline.compute(local.cloud, oriented, local.offset);
-  const bool ok = local.cloud->size() == xyz.size() && local.hasOffset() && normals.size() == xyz.size() &&
-                  std::fabs(normals[210].normal_z) > 0.999f && outcome.oriented && oriented[210].normal_z > 0.999f &&
-                  outcome.confidence.size() == xyz.size() &&
+  pcl_dise::jobs::NormalsFileJob job;  // what dise_normals does, file to file
+  job.input = las;
+  job.output = las + ".normals.pcd";
+  pcl_dise::jobs::Collective one_process;
+  const pcl_dise::jobs::NormalsFileReport written = pcl_dise::jobs::estimateNormalsFile(job, one_process);
+  const bool ok = written.points == xyz.size() && written.without_normal == 0 && local.cloud->size() == xyz.size() &&
+                  local.hasOffset() && normals.size() == xyz.size() && std::fabs(normals[210].normal_z) > 0.999f &&
+                  outcome.oriented && oriented[210].normal_z > 0.999f && outcome.confidence.size() == xyz.size() &&
                   // pcl_dise::train: a training engine and a procedural shape
                   pcl_dise::train::makeNativeEngine(1) != nullptr &&
                   pcl_dise::train::proceduralShapes(1, 1).size() == 1;

@@ -1,7 +1,7 @@
 #pragma once
 // Normals for a cloud file, written to another: the one job dise_normals, dise_normals_mpi and
 // Python's estimate_normals_file share. It decides, in one place, whether the cloud runs in memory
-// (NormalPipeline) or in tiles (io::estimateNormalsOutOfCore), and reports what it did.
+// (NormalPipeline) or in tiles (estimateNormalsOutOfCore), and reports what it did.
 #include <array>
 #include <cstdint>
 #include <string>
@@ -10,7 +10,7 @@
 #include "pcl_dise/core/normal_settings.h"
 #include "pcl_dise/core/progress.h"
 #include "pcl_dise/feature/normal_pipeline.h"
-#include "pcl_dise/io/out_of_core_normals.h"
+#include "pcl_dise/jobs/out_of_core_normals.h"
 
 namespace pcl_dise {
 namespace jobs {
@@ -37,7 +37,7 @@ struct NormalsFileJob {
 
 /** What the job did. */
 struct NormalsFileReport {
-  bool in_tiles = false;
+  bool in_tiles = false;                  ///< whether it ran in tiles (runsInTiles)
   bool cancelled = false;                 ///< stopped by the progress callback: no output written
   std::uint64_t points = 0;               ///< points read
   std::uint64_t without_normal = 0;       ///< points written without a normal (NaN)
@@ -45,12 +45,12 @@ struct NormalsFileReport {
   std::array<double, 3> offset{0, 0, 0};  ///< subtracted in double before the coordinates became floats
   std::string model_path;                 ///< the model file read ("" with iterations 0)
   NormalsOutcome outcome;                 ///< in memory: the orientation's counts and time
-  io::OutOfCoreReport tiles;              ///< in tiles: the tiles' report
+  OutOfCoreReport tiles;                  ///< in tiles: the tiles' report
   double startup_seconds = 0;             ///< the model read and, for a device, its context
   double reading_seconds = 0;             ///< in memory: reading the input
   double estimation_seconds = 0;          ///< in memory: the search, the estimation and the orientation
   double writing_seconds = 0;             ///< in memory: writing the output
-  double total_seconds = 0;
+  double total_seconds = 0;               ///< the whole job, start-up included
 };
 
 /** \brief Whether the job runs in tiles: always_tiles, tile_points, or a budget the cloud in
@@ -74,13 +74,13 @@ void checkJob(const NormalsFileJob& job);
 
 /** \brief Runs the job.
  *  \param[in] job what to estimate
- *  \param[in] processes the processes sharing its tiles (io::Collective; one for a single process)
+ *  \param[in] processes the processes sharing its tiles (Collective; one for a single process)
  *  \return what it did (cancelled: nothing written)
  *  \throws OptionsError for settings that cannot run (as NormalSettings::validate says, a backend
  *  this build or machine lacks, indices in tiles or with a whole-cloud orientation, settings that
  *  need the cloud in memory where it runs in tiles: needsCloudInMemory), FileError for files,
  *  std::runtime_error for other failures */
-NormalsFileReport estimateNormalsFile(const NormalsFileJob& job, io::Collective& processes);
+NormalsFileReport estimateNormalsFile(const NormalsFileJob& job, Collective& processes);
 
 }  // namespace jobs
 }  // namespace pcl_dise

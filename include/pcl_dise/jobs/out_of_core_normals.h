@@ -3,7 +3,8 @@
 // (point_stream.h) a few times, its points go to scratch files tile by tile (disk_tiled_cloud.h), each tile runs the
 // forward pass with a halo that makes it exact (tiled_forward.h), and the output is written in input order
 // (normals_writer.h). The results are those of the in-memory path (dise_normals without --max-memory) bit for bit: the
-// same offset, centroid, edge scale and neighbourhoods. Plain C++, no PCL.
+// same offset, centroid, edge scale and neighbourhoods. Plain C++, no PCL. The job of normals_file.h decides
+// between this run and the in-memory one; io reads and writes the files.
 #include <array>
 #include <cstdint>
 #include <string>
@@ -16,7 +17,7 @@
 #include "pcl_dise/core/viewpoint.h"
 
 namespace pcl_dise {
-namespace io {
+namespace jobs {
 
 /** The processes that share one run (MPI ranks; one process by default): rank 0 writes the
  *  output, every rank runs its share of the tiles. */
@@ -40,7 +41,7 @@ struct OutOfCoreOptions {
   bool has_viewpoint = false;   ///< flip towards `viewpoint` (file coordinates), else the PCD VIEWPOINT or the origin
   std::array<double, 3> viewpoint{0, 0, 0};         ///< with has_viewpoint: x, y, z in the file's coordinates
   NormalSign sign = NormalSign::kTowardsViewpoint;  ///< how each normal gets its sign (core/viewpoint.h)
-  /// Not empty: each normal's error bound by it, written as the value PointValue::kErrorBound.
+  /// Not empty: each normal's error bound by it, written as the value io::PointValue::kErrorBound.
   ErrorCalibration error_bound;
   /// Where each tile's forward pass runs. Backend::Cuda: each tile's iteration 0 and iterations
   /// on the device (its search on the CPU, where its neighbourhoods also prove the halo), so that
@@ -88,5 +89,5 @@ double bytesPerPointInMemory(std::size_t neighbors);
 OutOfCoreReport estimateNormalsOutOfCore(const Model& model, const std::string& input, const std::string& output,
                                          const OutOfCoreOptions& options, Collective& processes);
 
-}  // namespace io
+}  // namespace jobs
 }  // namespace pcl_dise

@@ -1,4 +1,4 @@
-#include "pcl_dise/io/out_of_core_normals.h"
+#include "pcl_dise/jobs/out_of_core_normals.h"
 
 #include <algorithm>
 #include <cmath>
@@ -22,7 +22,8 @@
 #include "pcl_dise/io/point_stream.h"
 
 namespace pcl_dise {
-namespace io {
+namespace jobs {
+using namespace io;
 namespace {
 
 constexpr std::size_t kChunk = 1 << 16;  // points read at a time
@@ -283,5 +284,5 @@ OutOfCoreReport estimateNormalsOutOfCore(const Model& model, const std::string& 
   return report;
 }
 
-}  // namespace io
+}  // namespace jobs
 }  // namespace pcl_dise
