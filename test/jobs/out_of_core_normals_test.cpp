@@ -108,9 +108,8 @@ TEST(OutOfCoreNormals, ReportsItsStagesInOrderAndStopsWhenTold) {
 
   // Stopped while its tiles run: Cancelled, and neither an output nor a scratch file left.
   options.progress = [](const Progress& p) { return p.done < 0.5; };
-  EXPECT_THROW(
-      jobs::estimateNormalsOutOfCore(model, terrainFile(dir), dir + "/stopped.normals", options, one_process),
-      Cancelled);
+  EXPECT_THROW(jobs::estimateNormalsOutOfCore(model, terrainFile(dir), dir + "/stopped.normals", options, one_process),
+               Cancelled);
   std::vector<std::string> left;
   for (const auto& entry : std::filesystem::directory_iterator(dir)) left.push_back(entry.path().filename().string());
   std::sort(left.begin(), left.end());
