@@ -109,14 +109,35 @@ __device__ void foldPointInput(const Mlp<In, Hidden, Out>& m, int first, const f
 
 // R rounds of 32 edges, one per lane; with Tail, one more edge (the 65th of k = 64 and the point
 // itself) that every lane holds and the warp computes together, instead of a third round for it.
+// What one iteration reads and writes besides the graph: the normals it reads and those it writes
+// (the buffers alternate), the kernel weights (updated in place), the curvature, and for the
+// adaptive mode the settled flags (nullptr: none) with the cosine below which a point settles.
+struct IterationBuffers {
+  const float* prev_normals;
+  float* weights;
+  float* next_normals;
+  float* curvature;
+  std::uint8_t* settled;
+  float settle_cos;
+};
+
 template <int R, bool Tail>
 __global__ void __launch_bounds__(kWarpsPerBlock * 32)
-    iterationKernel(const float* __restrict__ parameters, const float* __restrict__ points, std::size_t num_points,
-                    float edge_scale, const float* __restrict__ edge_scales, const std::int64_t* __restrict__ offsets,
-                    const std::int32_t* __restrict__ indices, const std::uint8_t* __restrict__ active,
-                    const float* __restrict__ prev_normals, float* __restrict__ weights,
-                    float* __restrict__ next_normals, float* __restrict__ curvature, std::uint8_t* __restrict__ settled,
-                    float settle_cos) {
+    iterationKernel(const float* __restrict__ parameters, const DeviceGraph graph, const IterationBuffers buffers) {
+  // The arrays as restrict pointers: none aliases another.
+  const float* __restrict__ points = graph.points;
+  const std::size_t num_points = graph.num_points;
+  const float edge_scale = graph.edge_scale;
+  const float* __restrict__ edge_scales = graph.edge_scales;
+  const std::int64_t* __restrict__ offsets = graph.offsets;
+  const std::int32_t* __restrict__ indices = graph.indices;
+  const std::uint8_t* __restrict__ active = graph.active;
+  const float* __restrict__ prev_normals = buffers.prev_normals;
+  float* __restrict__ weights = buffers.weights;
+  float* __restrict__ next_normals = buffers.next_normals;
+  float* __restrict__ curvature = buffers.curvature;
+  std::uint8_t* __restrict__ settled = buffers.settled;
+  const float settle_cos = buffers.settle_cos;
   __shared__ float p[kParameterCount];
   __shared__ float warp_bias[kWarpsPerBlock][64];
   for (int t = threadIdx.x; t < kParameterCount; t += blockDim.x) p[t] = parameters[t];
@@ -364,8 +385,7 @@ bool iterateOnDevice(const float* d_parameters, const DeviceGraph& graph, int it
     // (k nearest and the point itself) done by the warp together.
     auto run = [&](auto rounds, auto tail) {
       iterationKernel<decltype(rounds)::value, decltype(tail)::value><<<blocks, kWarpsPerBlock * 32>>>(
-          d_parameters, graph.points, m, graph.edge_scale, graph.edge_scales, graph.offsets, graph.indices,
-          graph.active, prev_n, d_weights, next_n, d_curvature, d_settled, settle_cos);
+          d_parameters, graph, IterationBuffers{prev_n, d_weights, next_n, d_curvature, d_settled, settle_cos});
     };
     auto runRounds = [&](auto rounds) {
       if (graph.largest == 32 * decltype(rounds)::value + 1)
