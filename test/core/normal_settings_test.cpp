@@ -7,6 +7,7 @@
 
 #include "pcl_dise/core/model.h"
 #include "pcl_dise/core/normal_settings.h"
+#include "test_support.h"
 
 namespace {
 
@@ -15,12 +16,7 @@ using pcl_dise::Orientation;
 
 // The message of the OptionsError `settings.validate(false)` throws, or "" where it throws none.
 std::string problem(const NormalSettings& settings) {
-  try {
-    settings.validate(false);
-  } catch (const pcl_dise::OptionsError& e) {
-    return e.what();
-  }
-  return "";
+  return pcl_dise::test::optionsErrorOf([&] { settings.validate(false); });
 }
 
 TEST(NormalSettings, EveryOrientationHasOneNameBothWays) {

@@ -2,7 +2,6 @@
 // the same tiles give in memory (points, global indices, own points), its scratch folder goes with
 // it, and a folder it cannot make is an error. The forward pass over it: test/core/tiled_forward_test.cpp.
 #include <filesystem>
-#include <random>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -17,27 +16,22 @@ namespace {
 
 using namespace pcl_dise;
 
-// A plate and a dense blob on it: tiles of very different sizes.
-std::vector<float> plateWithBlob(std::size_t n) {
-  std::mt19937 rng(5);
-  std::uniform_real_distribution<float> u(-1.f, 1.f);
+// The test terrain (3,600 points with a ridge and a step) as floats.
+std::vector<float> terrain() {
   std::vector<float> p;
-  for (std::size_t i = 0; i < n; ++i) {
-    const float spread = i % 3 == 0 ? 0.05f : 1.f;
-    p.insert(p.end(), {spread * u(rng), spread * u(rng), 0.01f * u(rng)});
-  }
+  for (const auto& q : test::terrainPoints({0, 0, 0})) p.insert(p.end(), {float(q[0]), float(q[1]), float(q[2])});
   return p;
 }
 
 TEST(TiledCloudOnDisk, LoadsWhatTheSameTilesLoadInMemory) {
-  const std::vector<float> points = plateWithBlob(5000);
+  const std::vector<float> points = terrain();
   const std::size_t n = points.size() / 3;
-  const TiledCloudInMemory memory(points.data(), n, 600);
+  const TiledCloudInMemory memory(points.data(), n, 400);
   DensityHistogram histogram(boundsOf(points.data(), n));
   for (std::size_t i = 0; i < n; ++i) histogram.add(points.data() + 3 * i);
   std::string folder;
   {
-    io::TiledCloudOnDisk disk(test::temporaryDir("disk_tiled_cloud"), histogram.tiles(600));
+    io::TiledCloudOnDisk disk(test::temporaryDir("disk_tiled_cloud"), histogram.tiles(400));
     folder = disk.folder();
     for (std::size_t i = 0; i < n; ++i) disk.add(i, points.data() + 3 * i);
     disk.finish();
@@ -47,20 +41,21 @@ TEST(TiledCloudOnDisk, LoadsWhatTheSameTilesLoadInMemory) {
     ASSERT_GT(disk.tiles().size(), 4u);
     for (std::size_t tile = 0; tile < disk.tiles().size(); ++tile) {
       SCOPED_TRACE(tile);
-      const Box region = disk.tiles().tileBox(tile).grown(0.1);
+      const Box region = disk.tiles().tileBox(tile).grown(1.2);  // two spacings of other tiles' points
       const TileLoad on_disk = disk.load(tile, region), in_memory = memory.load(tile, region);
       EXPECT_EQ(on_disk.global, in_memory.global);
       EXPECT_EQ(on_disk.positions, in_memory.positions);
       EXPECT_EQ(on_disk.core, in_memory.core);
+      EXPECT_GT(on_disk.global.size(), on_disk.core.size());  // the region reached its neighbours
     }
   }
   EXPECT_FALSE(std::filesystem::exists(folder));  // the scratch files go with the cloud
 }
 
 TEST(TiledCloudOnDisk, AFolderItCannotMakeIsAnError) {
-  const std::vector<float> points = plateWithBlob(100);
-  DensityHistogram histogram(boundsOf(points.data(), 100));
-  for (std::size_t i = 0; i < 100; ++i) histogram.add(points.data() + 3 * i);
+  const std::vector<float> points = terrain();
+  DensityHistogram histogram(boundsOf(points.data(), points.size() / 3));
+  for (std::size_t i = 0; i < points.size() / 3; ++i) histogram.add(points.data() + 3 * i);
   EXPECT_THROW(io::TiledCloudOnDisk("/nonexistent/folder/for/tiles", histogram.tiles(50)), std::runtime_error);
 }
 

@@ -35,12 +35,7 @@ jobs::NormalsFileJob terrainJob(const std::string& dir, const std::string& outpu
 }
 
 std::string problem(const jobs::NormalsFileJob& job) {
-  try {
-    jobs::checkJob(job);
-  } catch (const OptionsError& e) {
-    return e.what();
-  }
-  return "";
+  return optionsErrorOf([&] { jobs::checkJob(job); });
 }
 
 TEST(NormalsFileJob, RunsInTilesWhereAskedOrWhereTheBudgetIsTooSmall) {

@@ -26,12 +26,7 @@ std::string terrainFile(const std::string& dir) {
 }
 
 std::string refusal(const NormalSettings& settings) {
-  try {
-    jobs::outOfCoreOptions(settings);
-  } catch (const OptionsError& e) {
-    return e.what();
-  }
-  return "";
+  return optionsErrorOf([&] { jobs::outOfCoreOptions(settings); });
 }
 
 TEST(OutOfCoreNormals, TakesItsOptionsFromTheSettings) {

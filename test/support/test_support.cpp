@@ -15,6 +15,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "pcl_dise/core/errors.h"
 #include "pcl_dise/core/model.h"
 #include "pcl_dise/io/text_io.h"
 
@@ -79,6 +80,15 @@ CommandResult runCommand(const std::string& command) {
   std::stringstream text;
   text << in.rdbuf();
   return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, text.str()};
+}
+
+std::string optionsErrorOf(const std::function<void()>& run) {
+  try {
+    run();
+  } catch (const OptionsError& e) {
+    return e.what();
+  }
+  return "";
 }
 
 std::string readFile(const std::string& path) {

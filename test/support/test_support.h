@@ -2,6 +2,7 @@
 // Shared helpers for the tests: reference data, synthetic clouds, angle comparisons.
 #include <array>
 #include <cstring>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -60,6 +61,9 @@ struct CommandResult {
   std::string output;
 };
 CommandResult runCommand(const std::string& command);
+
+/** The message of the OptionsError `run` throws, "" where it throws none (other errors pass). */
+std::string optionsErrorOf(const std::function<void()>& run);
 
 /** A whole file as text ("" where it cannot be read). */
 std::string readFile(const std::string& path);
