@@ -111,6 +111,10 @@ NormalsFileReport inTiles(const NormalsFileJob& job, Collective& processes) {
   options.progress = job.progress;
   NormalsFileReport report;
   report.in_tiles = true;
+  if (job.settings.iterations > 0) {  // as in memory: a backend this build or machine lacks, before reading
+    const std::string unavailable = backendUnavailableMessage(job.settings.backend);
+    if (!unavailable.empty()) throw OptionsError(unavailable);
+  }
   report.model_path = job.settings.iterations > 0 ? job.settings.modelPath() : "";
   const Model model = job.settings.iterations > 0 ? loadModel(report.model_path) : Model();
   options.error_bound = errorCalibrationFor(job, model, report.model_path);

@@ -66,6 +66,22 @@ TEST(NormalsFileJob, ChecksItsBudgetAndSettingsWithOneMessageEach) {
   EXPECT_EQ(problem(job), "set k or radius, not both");
 }
 
+TEST(NormalsFileJob, ABackendThisMachineLacksIsAnOptionsErrorInMemoryAndInTiles) {
+  std::string why;
+  if (backendAvailable(Backend::Cuda, &why)) GTEST_SKIP() << "the cuda backend is available here";
+  const std::string dir = temporaryDir("job_backend");
+  jobs::NormalsFileJob job = terrainJob(dir, "out.pcd");
+  job.settings.backend = Backend::Cuda;
+  jobs::Collective one_process;
+  for (const std::size_t tile_points : {std::size_t(0), std::size_t(700)}) {
+    job.tile_points = tile_points;
+    EXPECT_EQ(optionsErrorOf([&] { jobs::estimateNormalsFile(job, one_process); }),
+              backendUnavailableMessage(Backend::Cuda))
+        << tile_points;
+    EXPECT_FALSE(std::filesystem::exists(job.output));
+  }
+}
+
 TEST(NormalsFileJob, TheDefaultOrientationComesFromTheFormatUnlessAViewpointIsGiven) {
   EXPECT_EQ(jobs::defaultOrientationFor("survey.las", false), Orientation::kUp);
   EXPECT_EQ(jobs::defaultOrientationFor("survey.LAZ", false), Orientation::kUp);
