@@ -75,6 +75,8 @@ train() {
 warm_restart() {
   local run="$runs/$1" list="$3" seed="$4" start="$5" stop="$6" snapshots="$7"
   copy_state "$runs/$2/checkpoints" "$run/checkpoints"
+  # A run stopped and committed keeps its log compressed; going on, dise_train appends to it.
+  if [ -f "$run/train_log.csv.gz" ] && [ ! -f "$run/train_log.csv" ]; then gunzip -k "$run/train_log.csv.gz"; fi
   shift 7
   train "$list" --seed "$seed" --decay-start "$start" --decay-end "$stop" --average-from $(((start + stop) / 2)) \
     --stop-at "${PCL_DISE_STOP_AT:-$stop}" --checkpoints "$run/checkpoints" --snapshot-every "$snapshots" \
