@@ -35,6 +35,14 @@ ErrorCalibration errorCalibrationFor(const NormalsFileJob& job, const Model& mod
   return errorCalibrationOf(model);
 }
 
+// A backend this build or machine lacks, refused before a byte is read, in memory and in tiles alike
+// (for a device, its context starts here).
+void refuseUnavailableBackend(const NormalSettings& settings) {
+  if (settings.iterations == 0) return;
+  const std::string unavailable = backendUnavailableMessage(settings.backend);
+  if (!unavailable.empty()) throw OptionsError(unavailable);
+}
+
 void tell(const ProgressCallback& progress, double done, const char* stage) {
   if (progress && !progress({done, stage, 0, 0})) throw Cancelled();
 }
@@ -45,10 +53,7 @@ NormalsFileReport inMemory(const NormalsFileJob& job) {
   NormalPipeline pipeline(job.settings);
   report.model_path = pipeline.modelPath();
   // A device's context starts here, before the timed estimation (cuda::deviceAvailable).
-  if (job.settings.iterations > 0) {
-    const std::string unavailable = backendUnavailableMessage(job.settings.backend);
-    if (!unavailable.empty()) throw OptionsError(unavailable);
-  }
+  refuseUnavailableBackend(job.settings);
   if (job.error_bound) {  // before reading: a model without a calibration is refused here
     const std::shared_ptr<const Model> model = pipeline.estimator().getModel();
     if (!model) throw std::runtime_error("cannot read the model '" + report.model_path + "' (see the message above)");
@@ -111,10 +116,7 @@ NormalsFileReport inTiles(const NormalsFileJob& job, Collective& processes) {
   options.progress = job.progress;
   NormalsFileReport report;
   report.in_tiles = true;
-  if (job.settings.iterations > 0) {  // as in memory: a backend this build or machine lacks, before reading
-    const std::string unavailable = backendUnavailableMessage(job.settings.backend);
-    if (!unavailable.empty()) throw OptionsError(unavailable);
-  }
+  refuseUnavailableBackend(job.settings);  // before reading, as in memory
   report.model_path = job.settings.iterations > 0 ? job.settings.modelPath() : "";
   const Model model = job.settings.iterations > 0 ? loadModel(report.model_path) : Model();
   options.error_bound = errorCalibrationFor(job, model, report.model_path);
