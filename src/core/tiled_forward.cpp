@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "pcl_dise/core/distinct_positions.h"
 #include "pcl_dise/core/edge_scale.h"
 #include "pcl_dise/core/grid_search.h"
 
@@ -36,6 +37,35 @@ struct NeighborhoodRule {
     return GridSearch::forRadius(points, n, radius, threads).withinRadius(points, n, radius, max_neighbors, threads);
   }
 };
+
+// The load with each position once, as the feature makes its nodes in memory: the first loaded
+// point at a position (the lowest global index: a load ascends by it) stands for its twins, which
+// leave the load; the tile's own twins go to own_twins. Twins lie in one tile and one part, and a
+// region holds all of them or none.
+void keepOnePositionEach(TileLoad& load) {
+  const std::vector<std::int32_t> first = firstAtSamePosition(load.positions.data(), load.global.size(),
+                                                              3 * sizeof(float));
+  std::vector<std::int32_t> kept(first.size(), -1);
+  std::size_t count = 0;
+  for (std::size_t i = 0; i < first.size(); ++i)
+    if (static_cast<std::size_t>(first[i]) == i) kept[i] = static_cast<std::int32_t>(count++);
+  if (count == first.size()) return;
+  std::vector<std::int32_t> core;
+  for (const std::int32_t i : load.core) {
+    if (kept[i] >= 0)
+      core.push_back(kept[i]);
+    else
+      load.own_twins.emplace_back(load.global[i], kept[first[i]]);
+  }
+  for (std::size_t i = 0; i < first.size(); ++i) {
+    if (kept[i] < 0) continue;
+    load.global[kept[i]] = load.global[i];
+    std::copy_n(load.positions.begin() + 3 * i, 3, load.positions.begin() + 3 * std::size_t(kept[i]));
+  }
+  load.global.resize(count);
+  load.positions.resize(3 * count);
+  load.core.swap(core);
+}
 
 // The squared distance a loaded point's neighbourhood reaches: to its last neighbour, or the
 // whole radius for radius search.
@@ -185,10 +215,12 @@ bool provenLoad(const TiledCloud& cloud, const TilePart& part, double margin, co
   for (;;) {
     load = cloud.load(part, part.box.grown(margin));
     if (options.max_load > 0 && load.global.size() > options.max_load) return false;
+    const bool whole_cloud = load.global.size() == cloud.size();
+    if (options.iterations > 0) keepOnePositionEach(load);
     graph = rule.graph(load.positions.data(), load.global.size(), options.threads);
     const HaloCheck check = checkHalo(load, graph, rule, part.box, cloud.tiles().bounds(), hops);
     needed = check.needed;
-    if (check.proves || load.global.size() == cloud.size()) {
+    if (check.proves || whole_cloud) {
       report.largest_load = std::max(report.largest_load, load.global.size());
       return true;
     }
@@ -208,8 +240,9 @@ bool forEachProvenPart(const TiledCloud& cloud, std::size_t tile, const Neighbor
   TilePart whole;
   whole.tile = tile;
   whole.box = cloud.tiles().tileBox(tile);
-  const TileLoad own = cloud.load(whole, whole.box);
+  TileLoad own = cloud.load(whole, whole.box);
   if (own.core.empty()) return false;
+  if (options.iterations > 0) keepOnePositionEach(own);
   // From the whole tile's spacing, for its parts too (a small part alone would make its
   // neighbourhoods look wide).
   const double typical = typicalReach(own, rule);
@@ -265,7 +298,7 @@ TiledForwardReport runTiledForward(const Model& model, const TiledCloud& cloud, 
     throw std::invalid_argument("tiled forward pass: a model of the local edge scale runs in tiles with k >= " +
                                 std::to_string(kEdgeScaleNeighbors - 1) +
                                 " nearest neighbours (a radius search runs it in memory)");
-  ExactSum terms;
+  ExactSum terms, entries;  // entries: the neighbours the terms read (each position counted once)
   HaloDepths scale_depths(0);
   std::size_t our_tiles = 0, done = 0;
   for (std::size_t tile = 0; tile < cloud.tiles().size(); ++tile) our_tiles += ours(tile);
@@ -288,12 +321,17 @@ TiledForwardReport runTiledForward(const Model& model, const TiledCloud& cloud, 
     ++done;
     report.tiles += forEachProvenPart(cloud, tile, scale_rule, 0, options, scale_depths, graph, report,
                                       [&](const TileLoad& load, const Neighborhoods& g) {
-                                        for (std::int32_t i : load.core)
+                                        for (std::int32_t i : load.core) {
                                           terms.add(edgeScaleTerm(load.positions.data(), g, std::size_t(i)));
+                                          entries.add(static_cast<double>(g.size(i)));
+                                        }
                                       });
   }
-  if (options.parts > 1) options.share_terms(terms);
-  report.edge_scale = edgeScaleFromSum(terms, n * scale_rule.neighbors);
+  if (options.parts > 1) {
+    options.share_terms(terms);
+    options.share_terms(entries);
+  }
+  report.edge_scale = edgeScaleFromSum(terms, static_cast<std::size_t>(entries.value()));
 
   // Second pass: each tile's forward pass. Iteration L - h at a point h hops out reads iteration
   // L - h - 1 at its neighbours, down to the PCA of the points L hops out: the neighbourhoods of
@@ -328,9 +366,17 @@ TiledForwardReport runTiledForward(const Model& model, const TiledCloud& cloud, 
                         const std::vector<std::uint8_t> last = lastIterations(load, g, options.iterations);
                         input.last_iteration = last.data();
                         const ForwardResult result = runForward(model, input, forward, backend);
-                        for (std::int32_t i : load.core)
-                          sink(load.global[i], result.normals.data() + 3 * std::size_t(i),
-                               result.curvature[std::size_t(i)]);
+                        std::vector<std::size_t> copies(load.global.size(), 1);
+                        for (const auto& twin : load.own_twins) ++copies[std::size_t(twin.second)];
+                        const float no_normal[3] = {NAN, NAN, NAN};
+                        auto give = [&](std::uint64_t global, std::int32_t i) {
+                          const bool none = copiesFillTheNeighborhood(copies[std::size_t(i)],
+                                                                      options.radius > 0 ? 0 : options.neighbors);
+                          sink(global, none ? no_normal : result.normals.data() + 3 * std::size_t(i),
+                               none ? NAN : result.curvature[std::size_t(i)]);
+                        };
+                        for (std::int32_t i : load.core) give(load.global[i], i);
+                        for (const auto& [global, i] : load.own_twins) give(global, i);
                       });
   }
   tell(1.0, "tiles", our_tiles, our_tiles);

@@ -114,6 +114,47 @@ TEST(TiledForward, GivesTheWholeCloudsNormalsBitForBit) {
   }
 }
 
+TEST(TiledForward, APositionStoredTwiceIsOnePoint) {
+  // Every point stored twice, each copy beside the other: with iterations, both copies get the
+  // cloud's own normals, bit for bit; PCA (L = 0) counts every stored point, as PCL does.
+  const std::vector<float> points = unevenCloud(3000);
+  const std::size_t n = points.size() / 3;
+  std::vector<float> twice;
+  for (std::size_t i = 0; i < n; ++i)
+    for (int copy = 0; copy < 2; ++copy) twice.insert(twice.end(), points.begin() + 3 * i, points.begin() + 3 * i + 3);
+  for (EdgeScaleRule rule : {EdgeScaleRule::Global, EdgeScaleRule::Local}) {
+    Model model = randomModel(6);
+    setEdgeScaleRule(model, rule);
+    for (int iterations : {0, 2}) {
+      SCOPED_TRACE("L = " + std::to_string(iterations) + ", " + toString(rule) + " edge scale");
+      TiledForwardOptions tiled;
+      tiled.neighbors = 17;
+      tiled.iterations = iterations;
+      tiled.tile_points = 500;
+      std::vector<float> normals, curvature, own_normals, own_curvature;
+      const TiledForwardReport report = runTiledForward(model, twice.data(), 2 * n, tiled, normals, curvature);
+      EXPECT_GE(report.tiles, 6u);
+      if (iterations == 0) {
+        const ForwardResult every_point = wholeCloudForward(model, twice, 17, 0);
+        EXPECT_TRUE(sameBits(normals, every_point.normals));
+        continue;
+      }
+      const TiledForwardReport own = runTiledForward(model, points.data(), n, tiled, own_normals, own_curvature);
+      EXPECT_EQ(report.edge_scale, own.edge_scale);
+      for (int copy = 0; copy < 2; ++copy) {
+        std::vector<float> copy_normals, copy_curvature;
+        for (std::size_t i = 0; i < n; ++i) {
+          copy_normals.insert(copy_normals.end(), normals.begin() + 3 * (2 * i + copy),
+                              normals.begin() + 3 * (2 * i + copy) + 3);
+          copy_curvature.push_back(curvature[2 * i + copy]);
+        }
+        EXPECT_TRUE(sameBits(copy_normals, own_normals)) << "copy " << copy;
+        EXPECT_TRUE(sameBits(copy_curvature, own_curvature)) << "copy " << copy;
+      }
+    }
+  }
+}
+
 // A point's local edge scale reads its 17 nearest and theirs: a radius search, or fewer than 16
 // neighbours, does not hold them within a tile's halo.
 TEST(TiledForward, TheLocalEdgeScaleNeedsSixteenNearestNeighbours) {
@@ -348,12 +389,14 @@ TEST(TiledForward, PartsTogetherGiveTheWholeCloudsNormals) {
     TiledForwardOptions mine = options;
     mine.part = p;
     mine.parts = 2;
-    mine.share_terms = [&](ExactSum& terms) {  // MPI_Allreduce of the states with MPI_SUM
+    mine.share_terms = [&, p](ExactSum& sum) {  // MPI_Allreduce of the states with MPI_SUM
       std::unique_lock<std::mutex> lock(mutex);
-      const ExactSum::State own = terms.state();
+      const ExactSum::State own = sum.state();
       for (std::size_t i = 0; i < own.size(); ++i) shared[i] += own[i];
       barrier(lock);
-      terms = ExactSum::fromState(shared);
+      sum = ExactSum::fromState(shared);
+      barrier(lock);
+      if (p == 0) shared = ExactSum::State{};  // ready for the next sum
       barrier(lock);
     };
     runTiledForward(model, cloud, mine, [&](std::uint64_t g, const float* normal, float c) {

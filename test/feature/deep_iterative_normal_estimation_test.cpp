@@ -1,10 +1,12 @@
 // pcl::DeepIterativeNormalEstimation as a drop-in for pcl::NormalEstimation, and its behaviour
 // on bad input.
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <map>
 #include <numeric>
 #include <random>
 #include <set>
@@ -14,6 +16,7 @@
 #include <pcl/io/pcd_io.h>
 #include <pcl/search/kdtree.h>
 
+#include "pcl_dise/core/centroid_frame.h"
 #include "pcl_dise/core/edge_scale.h"
 #include "pcl_dise/core/forward.h"
 #include "pcl_dise/core/grid_search.h"
@@ -308,7 +311,8 @@ TEST(Dise, InputOrderOnlyBreaksTies) {
   // A stepped lattice, a few points doubled, in random order: distances tie everywhere, and the
   // input order is far from the spatial one. The feature works on the points renumbered along a
   // curve; its normals must be, bit for bit, those of the forward pass run on the cloud as given
-  // (the grid search's lists, ties by input index, points visited in input order).
+  // (the grid search's lists, ties by input index, points visited in input order), each position
+  // once: a doubled point's copies take the normal of the first of them.
   auto cloud = pcl::make_shared<Cloud>();
   for (int i = 0; i < 40; ++i)
     for (int j = 0; j < 40; ++j) cloud->push_back(pcl::PointXYZ(0.5f * i, 0.5f * j, 0.25f * ((i / 8) % 3)));
@@ -317,20 +321,30 @@ TEST(Dise, InputOrderOnlyBreaksTies) {
   const std::string model_file = randomModelFile(12);
   const int k = 24;
 
-  // The forward pass on the points as given, centred as the feature centres them.
-  Eigen::Vector3d centroid = Eigen::Vector3d::Zero();
-  for (const auto& p : *cloud) centroid += p.getVector3fMap().cast<double>();
-  centroid /= static_cast<double>(cloud->size());
+  // The forward pass on the distinct positions in input order, centred as the feature centres
+  // them (on every point, twins too).
+  pcl_dise::FloatCentroid centroid;
+  for (const auto& p : *cloud) centroid.add(p.data);
   std::vector<float> positions;
-  for (const auto& p : *cloud)
-    for (int c = 0; c < 3; ++c) positions.push_back(static_cast<float>(p.getVector3fMap()[c] - centroid[c]));
-  const pcl_dise::Neighborhoods lists = pcl_dise::GridSearch::forNearest(positions.data(), cloud->size(), k + 1)
-                                            .nearest(positions.data(), cloud->size(), k + 1);
+  std::vector<std::size_t> distinct_of(cloud->size());
+  std::map<std::array<float, 3>, std::size_t> distinct_at;
+  for (std::size_t i = 0; i < cloud->size(); ++i) {
+    const std::array<float, 3> key{(*cloud)[i].x, (*cloud)[i].y, (*cloud)[i].z};
+    const auto [it, first] = distinct_at.emplace(key, distinct_at.size());
+    distinct_of[i] = it->second;
+    if (!first) continue;
+    const std::array<float, 3> q = pcl_dise::centredOn((*cloud)[i].data, centroid.centroid());
+    positions.insert(positions.end(), q.begin(), q.end());
+  }
+  const std::size_t distinct = distinct_at.size();
+  ASSERT_LT(distinct, cloud->size());
+  const pcl_dise::Neighborhoods lists =
+      pcl_dise::GridSearch::forNearest(positions.data(), distinct, k + 1).nearest(positions.data(), distinct, k + 1);
   pcl_dise::ForwardInput input;
   input.points = positions.data();
-  input.num_points = cloud->size();
+  input.num_points = distinct;
   input.neighborhoods = &lists;
-  input.edge_scale = pcl_dise::edgeScale(positions.data(), lists.truncated(cloud->size(), 17));
+  input.edge_scale = pcl_dise::edgeScale(positions.data(), lists.truncated(distinct, 17));
   pcl_dise::ForwardOptions options;
   options.iterations = 2;
   const pcl_dise::ForwardResult expected = pcl_dise::runForward(pcl_dise::loadModel(model_file), input, options);
@@ -344,12 +358,13 @@ TEST(Dise, InputOrderOnlyBreaksTies) {
   dise.compute(out);
   ASSERT_EQ(out.size(), cloud->size());
   for (std::size_t i = 0; i < out.size(); ++i) {
-    float n[3] = {expected.normals[3 * i], expected.normals[3 * i + 1], expected.normals[3 * i + 2]};
+    const std::size_t d = distinct_of[i];
+    float n[3] = {expected.normals[3 * d], expected.normals[3 * d + 1], expected.normals[3 * d + 2]};
     pcl::flipNormalTowardsViewpoint((*cloud)[i], 0.f, 0.f, 0.f, n[0], n[1], n[2]);
     ASSERT_EQ(out[i].normal_x, n[0]) << "point " << i;
     ASSERT_EQ(out[i].normal_y, n[1]) << "point " << i;
     ASSERT_EQ(out[i].normal_z, n[2]) << "point " << i;
-    ASSERT_EQ(out[i].curvature, expected.curvature[i]) << "point " << i;
+    ASSERT_EQ(out[i].curvature, expected.curvature[d]) << "point " << i;
   }
 }
 

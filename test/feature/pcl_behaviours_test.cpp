@@ -202,6 +202,61 @@ TEST(PclBehaviours, CoincidentPointsGetNaNAndTheRestTheirNormals) {
   for (std::size_t i = distinct; i < cloud->size(); ++i) ASSERT_TRUE(std::isnan(out[i].normal_x)) << i;
 }
 
+// Every position stored twice (a cloud saved twice, merged passes): with iterations, each position
+// is one point, and each copy gets the cloud's own normal, bit for bit, whether the whole cloud or
+// a few points are estimated, by k or radius, the grid's search or a radius search of the user's.
+// A user's k search is asked for k + 1 points, twins among them: its rows name each position once.
+TEST(PclBehaviours, ACloudStoredTwiceGivesEachCopyTheCloudsOwnNormals) {
+  const auto sheet = wavySheet(3000, 8);
+  const std::size_t n = sheet->size();
+  auto twice = pcl::make_shared<Cloud>(*sheet);
+  *twice += *sheet;
+  auto few = pcl::make_shared<pcl::Indices>();
+  for (std::size_t i = n; i < 2 * n; i += 97) few->push_back(static_cast<pcl::index_t>(i));
+  for (pcl_dise::EdgeScaleRule rule : {pcl_dise::EdgeScaleRule::Global, pcl_dise::EdgeScaleRule::Local})
+    for (int k : {16, 0})
+      for (bool users_search : {false, true}) {
+        auto configure = [&](Dise& dise) {
+          if (k > 0)
+            dise.setKSearch(k);
+          else
+            dise.setRadiusSearch(0.08);
+          dise.setModelPath(randomModelFile(34, rule));
+          if (users_search) dise.setSearchMethod(pcl::make_shared<pcl::search::KdTree<pcl::PointXYZ>>());
+        };
+        Dise own_estimation, doubled_estimation, few_estimation;
+        configure(own_estimation);
+        configure(doubled_estimation);
+        configure(few_estimation);
+        few_estimation.setIndices(few);
+        const Normals own = computeWith(own_estimation, sheet);
+        doubled_estimation.setStoreKernelWeights(true);
+        const Normals doubled = computeWith(doubled_estimation, twice);
+        const Normals some = computeWith(few_estimation, twice);
+        ASSERT_EQ(doubled.size(), 2 * n);
+        const std::string what = "k " + std::to_string(k) + (users_search ? ", user's search, " : ", grid, ") +
+                                 pcl_dise::toString(rule);
+        if (!(users_search && k > 0)) {
+          for (std::size_t i = 0; i < n; ++i) {
+            ASSERT_TRUE(sameBytes(doubled[i], own[i])) << i << ", " << what;
+            ASSERT_TRUE(sameBytes(doubled[n + i], own[i])) << n + i << ", " << what;
+          }
+          for (std::size_t f = 0; f < few->size(); ++f)
+            EXPECT_TRUE(sameBytes(some[f], own[(*few)[f] - n])) << f << ", " << what;
+          continue;
+        }
+        for (std::size_t i = 0; i < 2 * n; i += 101) {
+          pcl::Indices row;
+          std::vector<float> weights;
+          ASSERT_TRUE(doubled_estimation.getKernelWeights(i, row, weights)) << i;
+          for (pcl::index_t& j : row) j = static_cast<pcl::index_t>(j % n);  // its position
+          std::sort(row.begin(), row.end());
+          EXPECT_EQ(std::adjacent_find(row.begin(), row.end()), row.end()) << "a position twice in row " << i;
+          EXPECT_TRUE(sameBytes(doubled[i], doubled[(i + n) % (2 * n)])) << i;
+        }
+      }
+}
+
 // Side by side with pcl::NormalEstimation: a normal at the same points; returns how many.
 std::size_t expectNaNWherePcl(const Cloud::ConstPtr& cloud, int k, double radius) {
   pcl::NormalEstimation<pcl::PointXYZ, pcl::Normal> pca;

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include "pcl_dise/core/error_bound.h"
 #include "pcl_dise/core/errors.h"
@@ -106,6 +107,29 @@ TEST(NormalsFileJob, InTilesItWritesTheBytesItWritesInMemory) {
   EXPECT_GT(tiles_report.tiles.tiles.tiles, 1u);
   EXPECT_EQ(tiles_report.points, 3600u);
   EXPECT_EQ(tiles_report.without_normal, memory_report.without_normal);
+  const std::string memory_bytes = readFile(in_memory.output);
+  ASSERT_FALSE(memory_bytes.empty());
+  EXPECT_EQ(readFile(tiled.output), memory_bytes);
+}
+
+// Repeated positions in tiles as in memory: twins (every third point stored again) get their
+// position's normal, and a position stored more than k + 1 times (a pile) gets none.
+TEST(NormalsFileJob, RepeatedPositionsGetInTilesTheBytesTheyGetInMemory) {
+  const std::string dir = temporaryDir("job_tiles_repeats");
+  std::vector<std::array<double, 3>> points = terrainPoints({512000.0, 5400000.0, 250.0});
+  const std::size_t distinct = points.size();
+  for (std::size_t i = 0; i < distinct; i += 3) points.push_back(points[i]);
+  for (int copy = 0; copy < 20; ++copy) points.push_back(points[1000]);
+  writeXyzFile(dir + "/terrain.xyz", points);
+  jobs::Collective one_process;
+  const jobs::NormalsFileJob in_memory = terrainJob(dir, "memory.normals");
+  const jobs::NormalsFileReport memory_report = jobs::estimateNormalsFile(in_memory, one_process);
+  EXPECT_EQ(memory_report.without_normal, 21u);  // the pile: point 1000 and its 20 copies
+  jobs::NormalsFileJob tiled = terrainJob(dir, "tiles.normals");
+  tiled.tile_points = 700;
+  const jobs::NormalsFileReport tiles_report = jobs::estimateNormalsFile(tiled, one_process);
+  EXPECT_TRUE(tiles_report.in_tiles);
+  EXPECT_EQ(tiles_report.without_normal, 21u);
   const std::string memory_bytes = readFile(in_memory.output);
   ASSERT_FALSE(memory_bytes.empty());
   EXPECT_EQ(readFile(tiled.output), memory_bytes);

@@ -5,15 +5,19 @@
 #include <array>
 #include <cstdint>
 
+#include "pcl_dise/core/exact_sum.h"
+
 namespace pcl_dise {
 
-/** \brief The mean of points' float coordinates, summed in double in the order the points are added. */
+/** \brief The mean of points' float coordinates: their exact sum (ExactSum) rounded once and
+ *  divided by their number, the same in any order and in any pieces, and the same for a cloud
+ *  as for that cloud stored twice. */
 class FloatCentroid {
  public:
   /** \brief Adds one point.
    *  \param[in] p the point's x, y, z (3 floats) */
   void add(const float* p) {
-    for (int c = 0; c < 3; ++c) sum_[c] += p[c];
+    for (int c = 0; c < 3; ++c) sum_[c].add(p[c]);
     ++count_;
   }
 
@@ -24,12 +28,12 @@ class FloatCentroid {
   std::array<double, 3> centroid() const {
     std::array<double, 3> mean{0, 0, 0};
     if (count_ > 0)
-      for (int c = 0; c < 3; ++c) mean[c] = sum_[c] / static_cast<double>(count_);
+      for (int c = 0; c < 3; ++c) mean[c] = sum_[c].value() / static_cast<double>(count_);
     return mean;
   }
 
  private:
-  std::array<double, 3> sum_{0, 0, 0};
+  std::array<ExactSum, 3> sum_;
   std::uint64_t count_ = 0;
 };
 

@@ -5,6 +5,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 namespace pcl_dise {
@@ -95,6 +96,10 @@ struct TileLoad {
   std::vector<float> positions;       ///< loaded points x 3
   std::vector<std::int32_t> core;     ///< loaded indices of the tile's (or the part's) own points
   Box region;                         ///< the box whose points were loaded
+  /// Own points the tiled forward pass left out because an earlier loaded point holds their
+  /// position (it loads each position once where iterations run): global index, and the loaded
+  /// index of the point that stands for them. Empty as TiledCloud::load gives it.
+  std::vector<std::pair<std::uint64_t, std::int32_t>> own_twins;
 };
 
 /** A cloud of `size()` finite points (float, one local frame, global indices 0..size()-1) cut

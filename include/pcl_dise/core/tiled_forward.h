@@ -31,9 +31,10 @@ struct TiledForwardOptions {
   /// Several processes sharing one cloud (MPI): this one runs the tiles t with t % parts == part.
   int part = 0;   ///< this process's number, 0..parts-1
   int parts = 1;  ///< processes
-  /// With parts > 1: replaces each process's sum of the edge-scale terms of its own tiles' points
-  /// by the sum over every process (ExactSum::state() added up, as MPI_Allreduce does).
-  std::function<void(ExactSum& terms)> share_terms;
+  /// With parts > 1: replaces a sum over this process's own tiles' points by the sum over every
+  /// process (ExactSum::state() added up, as MPI_Allreduce does). Called twice, in every
+  /// process: the edge-scale terms, then the neighbour entries they read.
+  std::function<void(ExactSum& sum)> share_terms;
   /// The share of this process's tiles done (progress.h): the edge-scale pass the first tenth,
   /// the forward passes the rest, within tiles as runForward tells it. false stops: Cancelled.
   ProgressCallback progress;
@@ -55,7 +56,9 @@ using TiledResultSink = std::function<void(std::uint64_t global, const float* no
  *  neighbourhood is its k nearest (options.neighbors, itself included) or those within
  *  options.radius, nearest first and ties by global index, and the edge scale that of
  *  edgeScale(points, num_points) over the whole cloud: the values runForward gives on the whole
- *  cloud (with nearestNeighborGraph or GridSearch::withinRadius). A tile whose halo would take its
+ *  cloud (with nearestNeighborGraph or GridSearch::withinRadius). With iterations > 0, points
+ *  at one position are one point, as pcl::DeepIterativeNormalEstimation makes them: the first by
+ *  global index stands for its twins, which receive its results. A tile whose halo would take its
  *  load over options.max_load runs in halves of its box (halved again as needed). Throws
  *  std::invalid_argument for bad options and std::runtime_error where even 64 points need more
  *  than options.max_load with their halo. */

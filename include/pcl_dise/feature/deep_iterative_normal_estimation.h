@@ -28,6 +28,13 @@ namespace pcl {
  *  is_dense is false. A neighbour without a normal stays in the neighbourhood: its position enters
  *  the fits, and the network reads "no normal" for it (docs/algorithm.md).
  *
+ *  Repeated positions: with iterations > 0, surface points stored more than once at one position
+ *  (merged scans, a cloud saved twice) are one point to the estimation, the first of them standing
+ *  for the rest: a neighbourhood holds k distinct positions (a user's search method is asked for
+ *  k + 1 points as always, and twins among them count once), the edge scale counts each position
+ *  once, and every copy gets that point's normal; a cloud stored twice gives each copy the
+ *  cloud's own normals. With setIterations(0), PCL's rule: every stored point counts.
+ *
  *  Neighbourhoods: setKSearch(k) uses the k nearest neighbours **plus the point itself**, the same
  *  k+1 points as pcl::NormalEstimation::setKSearch(k+1) (the paper's "k = 64" is setKSearch(64)); a
  *  search method of the user's is asked nearestKSearch(cloud, index, k + 1, indices, distances) with
@@ -250,8 +257,9 @@ class DeepIterativeNormalEstimation : public Feature<PointInT, PointOutT> {
     vpy_ = input_->sensor_origin_.coeff(1);
     vpz_ = input_->sensor_origin_.coeff(2);
   }
-  /** The points the forward pass works on ("nodes"): the finite surface points, then (with a
-   *  separate search surface) the finite query points. */
+  /** The points the forward pass works on ("nodes"): the finite surface points, one per position
+   *  with iterations > 0 (twins share the first one's node), then (with a separate search
+   *  surface) the finite query points. */
   struct Nodes {
     std::vector<std::int32_t> of_surface;    ///< node of each surface point, -1 for non-finite ones
     std::size_t surface_count = 0;           ///< nodes [0, surface_count) are surface points

@@ -14,6 +14,7 @@
 #include <pcl/common/point_tests.h>
 
 #include "pcl_dise/core/centroid_frame.h"
+#include "pcl_dise/core/distinct_positions.h"
 #include "pcl_dise/core/edge_scale.h"
 #include "pcl_dise/core/plane_fit.h"
 #include "pcl_dise/core/receptive_field.h"
@@ -281,18 +282,34 @@ DeepIterativeNormalEstimation<PointInT, PointOutT>::mapNodes() {
   const pcl::PointCloud<PointInT>& input = *input_;
   Nodes nodes;
   nodes.of_surface.assign(surface.size(), -1);
-  for (std::size_t i = 0; i < surface.size(); ++i)
-    if (pcl::isFinite(surface[i])) {
-      nodes.of_surface[i] = static_cast<std::int32_t>(node_to_surface_.size());
-      node_to_surface_.push_back(static_cast<pcl::index_t>(i));
+  // Surface points at one position share the node of the first of them (iterations > 0: PCA
+  // keeps PCL's rule, which counts every point).
+  const std::vector<std::int32_t> first_at_position =
+      iterations_ > 0 && !surface.empty()
+          ? pcl_dise::firstAtSamePosition(surface[0].data, surface.size(), sizeof(PointInT))
+          : std::vector<std::int32_t>{};
+  for (std::size_t i = 0; i < surface.size(); ++i) {
+    if (!pcl::isFinite(surface[i])) continue;
+    const std::int32_t first = first_at_position.empty() ? static_cast<std::int32_t>(i) : first_at_position[i];
+    if (static_cast<std::size_t>(first) != i) {
+      nodes.of_surface[i] = nodes.of_surface[first];
+      continue;
     }
+    nodes.of_surface[i] = static_cast<std::int32_t>(node_to_surface_.size());
+    node_to_surface_.push_back(static_cast<pcl::index_t>(i));
+  }
   nodes.surface_count = node_to_surface_.size();
+  std::vector<std::size_t> copies(first_at_position.empty() ? 0 : nodes.surface_count, 0);
+  for (const std::int32_t node : nodes.of_surface)
+    if (node >= 0 && !copies.empty()) ++copies[node];
   output_nodes_.assign(indices_->size(), -1);
   for (std::size_t idx = 0; idx < indices_->size(); ++idx) {
     const pcl::index_t p = (*indices_)[idx];
     if (!pcl::isFinite(input[p])) continue;
     if (surface_ == input_) {
-      output_nodes_[idx] = nodes.of_surface[p];
+      const std::int32_t node = nodes.of_surface[p];
+      if (copies.empty() || !pcl_dise::copiesFillTheNeighborhood(copies[node], k_ > 0 ? k_ + 1 : 0))
+        output_nodes_[idx] = node;
     } else {
       output_nodes_[idx] = static_cast<std::int32_t>(nodes.size());
       nodes.query_inputs.push_back(p);
@@ -307,8 +324,11 @@ std::vector<float> DeepIterativeNormalEstimation<PointInT, PointOutT>::centredPo
     return node < nodes.surface_count ? (*surface_)[node_to_surface_[node]]
                                       : (*input_)[nodes.query_inputs[node - nodes.surface_count]];
   };
+  // Every finite surface point counts, twins too: the tiled run centres on the file's points
+  // before it knows which repeat.
   pcl_dise::FloatCentroid centroid;
-  for (std::size_t n = 0; n < nodes.surface_count; ++n) centroid.add(node_point(n).data);
+  for (std::size_t i = 0; i < nodes.of_surface.size(); ++i)
+    if (nodes.of_surface[i] >= 0) centroid.add((*surface_)[i].data);
   const std::array<double, 3> c = centroid.centroid();
   std::vector<float> positions(3 * nodes.size());
   for (std::size_t n = 0; n < nodes.size(); ++n) {
@@ -383,9 +403,20 @@ pcl_dise::Neighborhoods DeepIterativeNormalEstimation<PointInT, PointOutT>::user
     else
       searchNeighborhood(*input_, nodes.query_inputs[n - nodes.surface_count], neighbors, distances);
     rows[r].reserve(neighbors.size());
-    for (pcl::index_t j : neighbors)
-      if (j >= 0 && static_cast<std::size_t>(j) < nodes.of_surface.size() && nodes.of_surface[j] >= 0)
-        rows[r].push_back(nodes.of_surface[j]);
+    // Twins share a node and lie at one distance: each node is kept once, looked for among the
+    // entries at the same distance.
+    std::size_t same_distance_from = 0, same_distance_from_entry = 0;
+    for (std::size_t e = 0; e < neighbors.size(); ++e) {
+      const pcl::index_t j = neighbors[e];
+      if (j < 0 || static_cast<std::size_t>(j) >= nodes.of_surface.size() || nodes.of_surface[j] < 0) continue;
+      if (rows[r].empty() || distances[e] != distances[same_distance_from_entry]) {
+        same_distance_from = rows[r].size();
+        same_distance_from_entry = e;
+      }
+      const std::int32_t node = nodes.of_surface[j];
+      if (std::find(rows[r].begin() + same_distance_from, rows[r].end(), node) == rows[r].end())
+        rows[r].push_back(node);
+    }
   }
   return pcl_dise::Neighborhoods::fromRows(rows);
 }
