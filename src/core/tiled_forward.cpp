@@ -43,8 +43,8 @@ struct NeighborhoodRule {
 // leave the load; the tile's own twins go to own_twins. Twins lie in one tile and one part, and a
 // region holds all of them or none.
 void keepOnePositionEach(TileLoad& load) {
-  const std::vector<std::int32_t> first = firstAtSamePosition(load.positions.data(), load.global.size(),
-                                                              3 * sizeof(float));
+  const std::vector<std::int32_t> first =
+      firstAtSamePosition(load.positions.data(), load.global.size(), 3 * sizeof(float));
   std::vector<std::int32_t> kept(first.size(), -1);
   std::size_t count = 0;
   for (std::size_t i = 0; i < first.size(); ++i)

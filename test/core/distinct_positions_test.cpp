@@ -52,8 +52,7 @@ TEST(FirstAtSamePosition, MatchesBruteForceOnCloudsFullOfRepeats) {
 }
 
 TEST(FirstAtSamePosition, DistinctPointsAreTheirOwnAndZeroEqualsMinusZero) {
-  const std::vector<float> rows = {0.f, 1.f, 2.f,  -0.f, 1.f, 2.f,  0.f, 1.f, 2.000001f,
-                                   1e-30f, 1.f, 2.f};
+  const std::vector<float> rows = {0.f, 1.f, 2.f, -0.f, 1.f, 2.f, 0.f, 1.f, 2.000001f, 1e-30f, 1.f, 2.f};
   EXPECT_EQ(firstAtSamePosition(rows.data(), 4, 3 * sizeof(float)), (std::vector<std::int32_t>{0, 0, 2, 3}));
   EXPECT_TRUE(firstAtSamePosition(rows.data(), 0, 3 * sizeof(float)).empty());
 }

@@ -234,8 +234,8 @@ TEST(PclBehaviours, ACloudStoredTwiceGivesEachCopyTheCloudsOwnNormals) {
         const Normals doubled = computeWith(doubled_estimation, twice);
         const Normals some = computeWith(few_estimation, twice);
         ASSERT_EQ(doubled.size(), 2 * n);
-        const std::string what = "k " + std::to_string(k) + (users_search ? ", user's search, " : ", grid, ") +
-                                 pcl_dise::toString(rule);
+        const std::string what =
+            "k " + std::to_string(k) + (users_search ? ", user's search, " : ", grid, ") + pcl_dise::toString(rule);
         if (!(users_search && k > 0)) {
           for (std::size_t i = 0; i < n; ++i) {
             ASSERT_TRUE(sameBytes(doubled[i], own[i])) << i << ", " << what;
