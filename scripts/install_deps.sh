@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages pcl_dise needs to build, test and run its tools.
 # Idempotent and non-interactive: packages already present are skipped by apt.
-# python3-*: the Python module pcl_dise, its tests (pytest; mypy checks its stub), its example (matplotlib) and the
+# python3-*: the Python module pcl_dise, its tests (pytest; mypy checks its annotations), its example (matplotlib) and the
 # Open3D interoperation it offers.
 set -euo pipefail
 

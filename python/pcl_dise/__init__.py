@@ -18,9 +18,11 @@ import os
 import sys
 import time
 from dataclasses import dataclass, field
-from typing import Callable, Dict, List, Optional, Sequence, Tuple, Union
+from os import PathLike
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
+import numpy.typing as npt
 
 from . import _native
 from ._version import __version__
@@ -42,6 +44,10 @@ __all__ = [
 ]
 
 ProgressCallback = Callable[[float], None]
+# The types the signatures name (the package's annotations are its type information: py.typed).
+_Points = Union[npt.NDArray[np.float32], npt.NDArray[np.float64], np.ndarray]
+_Progress = Union[ProgressCallback, bool, str, None]
+_PathType = Union[str, "PathLike[str]"]
 
 
 # ---- arguments --------------------------------------------------------------------------------
@@ -184,13 +190,13 @@ class Result:
     None where the model carries no calibration or ``iterations=0``.
     """
 
-    normals: np.ndarray
-    curvature: np.ndarray
-    iterations: List[np.ndarray] = field(default_factory=list)
-    kernel_weights: List[Tuple[np.ndarray, np.ndarray]] = field(default_factory=list)
+    normals: npt.NDArray[np.float32]
+    curvature: npt.NDArray[np.float32]
+    iterations: List[npt.NDArray[np.float32]] = field(default_factory=list)
+    kernel_weights: List[Tuple[npt.NDArray[np.int64], npt.NDArray[np.float32]]] = field(default_factory=list)
     offset: Tuple[float, float, float] = (0.0, 0.0, 0.0)
-    orientation_confidence: Optional[np.ndarray] = None
-    error_bound: Optional[np.ndarray] = None
+    orientation_confidence: Optional[npt.NDArray[np.float32]] = None
+    error_bound: Optional[npt.NDArray[np.float32]] = None
 
 
 class Estimator:
@@ -201,10 +207,10 @@ class Estimator:
     """
 
     def __init__(self, k: Optional[int] = None, radius: Optional[float] = None, max_neighbors: int = 0,
-                 iterations: int = 4, model: Optional[str] = None, threads: int = 0, settle: float = 0.0,
+                 iterations: int = 4, model: Optional[_PathType] = None, threads: int = 0, settle: float = 0.0,
                  orient: str = "viewpoint", viewpoint: Optional[Sequence[float]] = None, backend: str = "native",
                  store_iterations: bool = False, orient_neighbors: int = 10, precision: str = "float",
-                 orient_seed: int = -1):
+                 orient_seed: int = -1) -> None:
         options = _settings("in_memory", k=k, radius=radius, max_neighbors=max_neighbors, iterations=iterations,
                             model=model, threads=threads, settle=settle, orient=orient, viewpoint=viewpoint,
                             backend=backend, orient_neighbors=orient_neighbors, precision=precision,
@@ -220,7 +226,7 @@ class Estimator:
         """The model file loaded ('' with iterations=0)."""
         return self._native.model_path
 
-    def compute(self, points, weights_of: Optional[Sequence[int]] = None, progress=None,
+    def compute(self, points: _Points, weights_of: Optional[Sequence[int]] = None, progress: _Progress = None,
                 indices: Optional[Sequence[int]] = None) -> Result:
         """Normals of ``points`` ((N, 3) float32 / float64, or a structured array with X, Y, Z).
 
@@ -245,16 +251,17 @@ class Estimator:
                     raise ValueError("weights_of: with indices, the points must be among them")
                 wanted = [row_of[i] for i in wanted]
         r = self._native.compute(array, _progress(progress), wanted, rows)
-        return Result(r["normals"], r["curvature"], list(r["iterations"]), list(r["kernel_weights"]), tuple(r["offset"]),
+        x, y, z = r["offset"]
+        return Result(r["normals"], r["curvature"], list(r["iterations"]), list(r["kernel_weights"]), (x, y, z),
                       r["confidence"], r["error_bound"])
 
 
-def estimate_normals(points, k: Optional[int] = None, radius: Optional[float] = None, max_neighbors: int = 0,
-                     iterations: int = 4, model: Optional[str] = None, threads: int = 0, settle: float = 0.0,
-                     orient: str = "viewpoint", viewpoint: Optional[Sequence[float]] = None, backend: str = "native",
-                     return_curvature: bool = False, progress=None, precision: str = "float",
-                     indices: Optional[Sequence[int]] = None, orient_neighbors: int = 10, orient_seed: int = -1,
-                     return_error: bool = False):
+def estimate_normals(points: _Points, k: Optional[int] = None, radius: Optional[float] = None,
+                     max_neighbors: int = 0, iterations: int = 4, model: Optional[_PathType] = None, threads: int = 0,
+                     settle: float = 0.0, orient: str = "viewpoint", viewpoint: Optional[Sequence[float]] = None,
+                     backend: str = "native", return_curvature: bool = False, progress: _Progress = None,
+                     precision: str = "float", indices: Optional[Sequence[int]] = None, orient_neighbors: int = 10,
+                     orient_seed: int = -1, return_error: bool = False) -> Any:
     """Surface normals of a point cloud by DISE.
 
     points: (N, 3) float32 or float64 (any order or strides; C-contiguous arrays are read in
@@ -301,9 +308,9 @@ def estimate_normals(points, k: Optional[int] = None, radius: Optional[float] = 
     return returned if len(returned) > 1 else result.normals
 
 
-def orient_normals(points, normals, k: int = 10, viewpoint: Optional[Sequence[float]] = None,
+def orient_normals(points: _Points, normals: np.ndarray, k: int = 10, viewpoint: Optional[Sequence[float]] = None,
                    seed: Optional[int] = None, closed: bool = False, threads: int = 0, return_report: bool = False,
-                   return_confidence: bool = False):
+                   return_confidence: bool = False) -> Any:
     """Orients any normals consistently (only signs change): a minimum spanning tree over each
     point's k nearest, each connected part seeded at ``seed`` (its part), else at the point nearest
     the viewpoint, else at the topmost point facing +z; ``closed=True`` then takes each point's
@@ -353,28 +360,28 @@ class Cloud:
     format: where it came from (a LAS source keeps its records when written with ``like``).
     """
 
-    points: np.ndarray
+    points: npt.NDArray[np.float64]
     fields: Dict[str, np.ndarray]
-    viewpoint: np.ndarray
+    viewpoint: npt.NDArray[np.float64]
     width: int
     height: int
     path: str
     format: str
 
     @property
-    def sensor_origin(self) -> np.ndarray:
+    def sensor_origin(self) -> npt.NDArray[np.float64]:
         """The viewpoint's position (3,)."""
         return self.viewpoint[:3]
 
 
-def _path(path, must_exist: bool) -> str:
+def _path(path: _PathType, must_exist: bool) -> str:
     path = os.fspath(path)
     if must_exist and not os.path.exists(path):
         raise FileNotFoundError(errno.ENOENT, "no such file", path)
     return path
 
 
-def read_cloud(path) -> Cloud:
+def read_cloud(path: _PathType) -> Cloud:
     """Reads a .pcd, .ply, .las, .laz or .xyz file: coordinates in float64 and every other field.
 
     A .laz file (LASzip-compressed LAS, COPC included) reads as its LAS would (``format`` "las").
@@ -389,7 +396,8 @@ def read_cloud(path) -> Cloud:
     return Cloud(r["points"], fields, np.asarray(r["viewpoint"]), int(r["width"]), int(r["height"]), path, r["format"])
 
 
-def write_cloud(path, points, normals, curvature=None, like: Optional[Union[Cloud, str]] = None) -> None:
+def write_cloud(path: _PathType, points: _Points, normals: np.ndarray, curvature: Optional[np.ndarray] = None,
+                like: Optional[Union[Cloud, _PathType]] = None) -> None:
     """Writes points with their normals by extension: .las or .laz (LAS 1.4, compressed as LAZ for
     .laz; normals and curvature as extra bytes NormalX, NormalY, NormalZ, Curvature), .ply and .pcd (binary; double coordinates
     where they are large), .xyz (text "x y z nx ny nz curvature").
@@ -420,10 +428,11 @@ def write_cloud(path, points, normals, curvature=None, like: Optional[Union[Clou
     _native.write_cloud(path, array, n, c, layout)
 
 
-def estimate_normals_file(input, output, max_memory: Optional[float] = None, scratch: Optional[str] = None,
-                          progress="auto", tile_points: Optional[int] = None, error_bound: bool = False, *,
+def estimate_normals_file(input: _PathType, output: _PathType, max_memory: Optional[float] = None,
+                          scratch: Optional[_PathType] = None, progress: _Progress = "auto",
+                          tile_points: Optional[int] = None, error_bound: bool = False, *,
                           k: Optional[int] = None, radius: Optional[float] = None, max_neighbors: int = 0,
-                          iterations: int = 4, model: Optional[str] = None, threads: int = 0, settle: float = 0.0,
+                          iterations: int = 4, model: Optional[_PathType] = None, threads: int = 0, settle: float = 0.0,
                           orient: Optional[str] = None, viewpoint: Optional[Sequence[float]] = None,
                           backend: str = "native", precision: str = "float", orient_neighbors: int = 10,
                           orient_seed: int = -1) -> dict:

@@ -1,7 +1,6 @@
 """Every surface against the settings' declarations (core/setting_declarations.h): Python's
 signatures and stub, the tools' --help, the ROS launch file and docs/command_line.md's table offer
 every declared setting where it applies, under its name and with its default."""
-import ast
 import inspect
 import re
 import subprocess
@@ -39,22 +38,6 @@ def test_every_python_signature_offers_each_setting_with_its_default(function, s
         assert d["name"] in parameters, f"{function.__qualname__} lacks {d['name']}"
         assert parameters[d["name"]].default == python_default(d, surface), (function.__qualname__, d["name"])
         assert f"{d['name']}:" in (function.__doc__ or "") + (pcl_dise.estimate_normals.__doc__ or "")
-
-
-def test_the_stub_says_the_same():
-    tree = ast.parse((REPO / "python" / "pcl_dise" / "__init__.pyi").read_text())
-    functions = {node.name: node for node in ast.walk(tree) if isinstance(node, ast.FunctionDef)}
-    estimator = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "Estimator")
-    init = next(n for n in estimator.body if isinstance(n, ast.FunctionDef) and n.name == "__init__")
-    for node, surface in [(init, "in_memory"), (functions["estimate_normals"], "in_memory"),
-                          (functions["estimate_normals_file"], "file")]:
-        args = node.args
-        positional = args.args[len(args.args) - len(args.defaults):]
-        defaults = {a.arg: ast.literal_eval(v) for a, v in zip(positional, args.defaults)}
-        defaults.update({a.arg: ast.literal_eval(v) for a, v in zip(args.kwonlyargs, args.kw_defaults)})
-        for d in declared_on(surface):
-            assert d["name"] in defaults, f"the stub's {node.name} lacks {d['name']}"
-            assert defaults[d["name"]] == python_default(d, surface), (node.name, d["name"])
 
 
 @pytest.mark.parametrize("tool, surface, left_out", [("dise_normals", "file", ()),
