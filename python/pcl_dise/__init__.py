@@ -119,6 +119,11 @@ def _setting_text(declaration: dict, value) -> str:
     return str(value)
 
 
+def _given(values: Dict[str, Any], surface: str) -> Dict[str, Any]:
+    """The settings among a function's arguments (its locals() on entry), by their declared names."""
+    return {name: value for name, value in values.items() if name in _DECLARATIONS and _DECLARATIONS[name][surface]}
+
+
 def _settings(surface: str, orient_by_input: Optional[str] = None, **given) -> "_native.NormalSettings":
     """The library's NormalSettings from keywords named as the declarations name them (None: not
     set, the declared default; surface: "in_memory" or "file", where each must be offered),
@@ -206,15 +211,15 @@ class Estimator:
     normals in :class:`Result`). ``model_path`` says which model file it loaded.
     """
 
-    def __init__(self, k: Optional[int] = None, radius: Optional[float] = None, max_neighbors: int = 0,
-                 iterations: int = 4, model: Optional[_PathType] = None, threads: int = 0, settle: float = 0.0,
-                 orient: str = "viewpoint", viewpoint: Optional[Sequence[float]] = None, backend: str = "native",
-                 store_iterations: bool = False, orient_neighbors: int = 10, precision: str = "float",
-                 orient_seed: int = -1) -> None:
-        options = _settings("in_memory", k=k, radius=radius, max_neighbors=max_neighbors, iterations=iterations,
-                            model=model, threads=threads, settle=settle, orient=orient, viewpoint=viewpoint,
-                            backend=backend, orient_neighbors=orient_neighbors, precision=precision,
-                            orient_seed=orient_seed)
+    def __init__(self,
+                 # settings: in_memory (made by scripts/settings_table.py --write from the declarations)
+                 k: Optional[int] = None, radius: Optional[float] = None, max_neighbors: int = 0, iterations: int = 4,
+                 model: Optional[_PathType] = None, threads: int = 0, settle: float = 0.0, orient: str = "viewpoint",
+                 viewpoint: Optional[Sequence[float]] = None, backend: str = "native", *, precision: str = "float",
+                 orient_neighbors: int = 10, orient_seed: int = -1,
+                 # end of the settings
+                 store_iterations: bool = False) -> None:
+        options = _settings("in_memory", **_given(locals(), "in_memory"))
         unavailable = _native.backend_unavailable_message(options.get("backend")) if options.get("iterations") != "0" \
             else ""
         if unavailable:
@@ -256,34 +261,21 @@ class Estimator:
                       r["confidence"], r["error_bound"])
 
 
-def estimate_normals(points: _Points, k: Optional[int] = None, radius: Optional[float] = None,
-                     max_neighbors: int = 0, iterations: int = 4, model: Optional[_PathType] = None, threads: int = 0,
-                     settle: float = 0.0, orient: str = "viewpoint", viewpoint: Optional[Sequence[float]] = None,
-                     backend: str = "native", return_curvature: bool = False, progress: _Progress = None,
-                     precision: str = "float", indices: Optional[Sequence[int]] = None, orient_neighbors: int = 10,
-                     orient_seed: int = -1, return_error: bool = False) -> Any:
+def estimate_normals(points: _Points,
+                     # settings: in_memory (made by scripts/settings_table.py --write from the declarations)
+                     k: Optional[int] = None, radius: Optional[float] = None, max_neighbors: int = 0,
+                     iterations: int = 4, model: Optional[_PathType] = None, threads: int = 0, settle: float = 0.0,
+                     orient: str = "viewpoint", viewpoint: Optional[Sequence[float]] = None, backend: str = "native",
+                     *, precision: str = "float", orient_neighbors: int = 10, orient_seed: int = -1,
+                     # end of the settings
+                     return_curvature: bool = False, progress: _Progress = None,
+                     indices: Optional[Sequence[int]] = None, return_error: bool = False) -> Any:
     """Surface normals of a point cloud by DISE.
 
     points: (N, 3) float32 or float64 (any order or strides; C-contiguous arrays are read in
         place), or a structured array with fields X, Y, Z (as PDAL gives them). float64
         coordinates far from the origin (UTM) are moved by a whole-unit offset in double before
         they become floats, as ``dise_normals`` does.
-    k: neighbours per point, the point itself not counted (the shipped models: 32 or 64; None or
-        0: not set, the 64 nearest, as in C++).
-    radius: neighbours within this distance instead of the k nearest (not with k).
-    max_neighbors: with radius, keep at most the nearest this many (0: all).
-    iterations: DISE iterations after the PCA (0: plain PCA normals).
-    model: a .safetensors model file (default: the shipped model for k).
-    threads: CPU threads (0: all).
-    settle: adaptive mode, degrees: a point whose normal turns less stops iterating (native and cuda).
-    orient: "viewpoint" (flip towards the viewpoint, PCL's rule), "up" (face +z: aerial LiDAR,
-        the sensor above), "none" (the plane fit's own sign), "mst" (one consistent side along a
-        minimum spanning tree), "closed" (mst, then the outside of closed shapes: solids, not scans).
-    viewpoint: x, y, z in the points' coordinates (default: the origin).
-    backend: "native" (CPU), "torch" or "cuda" where built.
-    precision: "float", or "bf16": the network's products in bfloat16 where the processor has
-        AVX512_BF16 (:func:`bfloat16_available`; elsewhere float, said once on stderr), faster at
-        an accuracy cost given in docs/benchmarks.md (native backend only).
     return_curvature: also return the (N,) float32 curvature.
     return_error: also return each normal's error bound, (N,) float32 degrees within which it lies
         with 90% probability (:class:`Result`'s ``error_bound``; None where the model carries no
@@ -292,16 +284,35 @@ def estimate_normals(points: _Points, k: Optional[int] = None, radius: Optional[
     indices: only these points' normals (as PCL's setIndices): their neighbours come from the whole
         cloud, only what their normals read is estimated, and each gets the value estimating every
         point would give it (not with orient "mst" or "closed", which orient the whole cloud).
-    orient_neighbors: with orient "mst" or "closed", each point's neighbours in the spanning tree's
-        graph.
-    orient_seed: with orient "mst" or "closed", a point whose normal is taken as oriented (-1: the
-        point nearest the viewpoint where one is given, else each part's topmost point).
+
+    Settings (every tool's, under the same names; None: not set):
+    k: neighbours per point, the point itself not counted (not set: 64, or every point within
+        radius).
+    radius: every point within this distance instead of the k nearest (not with k).
+    max_neighbors: with radius: keep at most the nearest this many (0: all).
+    iterations: DISE iterations after the PCA, 0 .. 255 (0: plain PCA).
+    model: model file (.safetensors; not set: the shipped model for k, the k = 64 one for radius).
+    backend: where the iterations run: native (CPU), torch or cuda where this build has them.
+    threads: CPU threads (0: every core).
+    settle: adaptive mode: a point stops iterating once its normal turns by less than this many
+        degrees (0: exact).
+    precision: float, or bf16: the network's products in bfloat16 where the processor has
+        AVX512_BF16 (faster; accuracy in docs/benchmarks.md; elsewhere it runs in float and says
+        so).
+    orient: viewpoint: each normal faces the viewpoint; up: faces +z (aerial LiDAR); mst: one
+        consistent side along a minimum spanning tree (closed shapes face outward); closed: mst,
+        then each point takes the side an outside grid shows it (closed shapes, not scans); none:
+        the plane fit's own sign. Files: up for .las and .laz without a viewpoint, else viewpoint.
+    viewpoint: X,Y,Z the normals face, in the cloud's coordinates (not set: the cloud's sensor
+        origin; with mst or closed, the seed).
+    orient_neighbors: mst, closed: the neighbours of each point in the spanning tree's graph.
+    orient_seed: mst, closed: a point whose normal is taken as oriented (-1: the viewpoint's
+        nearest, else the topmost).
 
     Returns (N, 3) float32 unit normals, one row per point (or per index), NaN rows where a point
     has none (and the curvature, and the error bound, in that order, where asked for).
     """
-    estimator = Estimator(k, radius, max_neighbors, iterations, model, threads, settle, orient, viewpoint, backend,
-                          orient_neighbors=orient_neighbors, precision=precision, orient_seed=orient_seed)
+    estimator = Estimator(**_given(locals(), "in_memory"))
     result = estimator.compute(points, progress=progress, indices=indices)
     returned = (result.normals,) + ((result.curvature,) if return_curvature else ()) + \
         ((result.error_bound,) if return_error else ())
@@ -431,11 +442,14 @@ def write_cloud(path: _PathType, points: _Points, normals: np.ndarray, curvature
 def estimate_normals_file(input: _PathType, output: _PathType, max_memory: Optional[float] = None,
                           scratch: Optional[_PathType] = None, progress: _Progress = "auto",
                           tile_points: Optional[int] = None, error_bound: bool = False, *,
+                          # settings: file (made by scripts/settings_table.py --write from the declarations)
                           k: Optional[int] = None, radius: Optional[float] = None, max_neighbors: int = 0,
-                          iterations: int = 4, model: Optional[_PathType] = None, threads: int = 0, settle: float = 0.0,
+                          iterations: int = 4, model: Optional[_PathType] = None, backend: str = "native",
+                          threads: int = 0, settle: float = 0.0, precision: str = "float",
                           orient: Optional[str] = None, viewpoint: Optional[Sequence[float]] = None,
-                          backend: str = "native", precision: str = "float", orient_neighbors: int = 10,
-                          orient_seed: int = -1) -> dict:
+                          orient_neighbors: int = 10, orient_seed: int = -1,
+                          # end of the settings
+                          ) -> dict:
     """Normals for a cloud file, written to another: ``dise_normals`` from Python, the same job
     (jobs/normals_file.h) deciding in the same way whether the cloud runs in memory or in tiles.
 
@@ -455,11 +469,9 @@ def estimate_normals_file(input: _PathType, output: _PathType, max_memory: Optio
     "auto" (the default) for a bar where stderr is a terminal. Returns a dict of counts (``tiles``:
     0 where it ran in memory).
     """
+    given = dict(locals())
     input_path, output_path = _path(input, True), _path(output, False)
-    o = _settings("file", orient_by_input=input_path, k=k, radius=radius, max_neighbors=max_neighbors,
-                  iterations=iterations, model=model, threads=threads, settle=settle, orient=orient,
-                  viewpoint=viewpoint, backend=backend, precision=precision, orient_neighbors=orient_neighbors,
-                  orient_seed=orient_seed)
+    o = _settings("file", orient_by_input=input_path, **_given(given, "file"))
     tiles = 0 if tile_points is None else _whole(tile_points, "tile_points")
     return dict(_native.estimate_file(input_path, output_path, o, _number(max_memory or 0.0, "max_memory"), tiles,
                                       os.fspath(scratch) if scratch else "", _progress(progress),

@@ -1,5 +1,5 @@
 """Every surface against the settings' declarations (core/setting_declarations.h): Python's
-signatures and stub, the tools' --help, the ROS launch file and docs/command_line.md's table offer
+signatures (made from the declarations), the tools' --help, the ROS launch file and docs/command_line.md's table offer
 every declared setting where it applies, under its name and with its default."""
 import inspect
 import re
@@ -74,6 +74,17 @@ def test_the_ros_guide_names_each_parameter():
     guide = (REPO / "docs" / "ros.md").read_text()
     for d in declared_on("ros"):
         assert f"`~{d['ros_name']}" in guide, d["ros_name"]
+
+
+def test_the_python_keywords_are_made_from_the_declarations():
+    # Estimator's, estimate_normals' and estimate_normals_file's settings, and estimate_normals'
+    # list of them, as scripts/settings_table.py --write makes them.
+    sys.path.insert(0, str(REPO / "scripts"))
+    import settings_table
+    text = settings_table.PACKAGE.read_text()
+    assert text == settings_table.python_package(text, DECLARATIONS), "run scripts/settings_table.py --write"
+    with pytest.raises(TypeError):
+        pcl_dise.Estimator(None, None, 0, 4, None, 0, 0.0, "viewpoint", None, "native", "float")  # keyword-only
 
 
 def test_the_settings_table_of_the_documents_is_the_declarations():
