@@ -1,0 +1,71 @@
+#!/usr/bin/env python3
+"""Where inside a real frame's planes does a model lose to PCA? The planes and their interior
+points as scripts/bench_real_planes.py finds them, then each method's RMSE per bin of range (the
+distance from the scan's viewpoint, in quartiles of the interior points) and of incidence (the
+angle between the plane's normal and the ray to the point), with its ratio to PCA's; and for each
+model the effective number of neighbours its last kernel weights keep there ((sum w)^2 / sum w^2
+of 65, over up to 2,000 interior points): a plane fit that keeps fewer averages less noise.
+
+    PYTHONPATH=build/python /usr/bin/python3 experiments/plane_error_by_range.py \\
+        ../shared/data/scans/real/osd_learn10.pcd --model l4=experiments/runs/L4/dise_k64.safetensors
+"""
+import argparse
+import os
+import sys
+
+import numpy as np
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "scripts"))
+import bench_real_planes  # noqa: E402
+
+import pcl_dise  # noqa: E402
+
+INCIDENCE_BINS = [(0, 30), (30, 60), (60, 90)]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("scans", nargs="+")
+    parser.add_argument("--model", action="append", default=[], help="NAME=PATH")
+    args = parser.parse_args()
+    methods = {"pca": {"iterations": 0}}
+    methods.update({name: {"model": path} for name, path in (m.split("=", 1) for m in args.model)})
+    for path in args.scans:
+        cloud = pcl_dise.read_cloud(path)
+        p = np.asarray(cloud.points, dtype=np.float64)
+        p = p[np.isfinite(p).all(1) & (np.abs(p).sum(1) > 0)]
+        rays = p - np.asarray(cloud.sensor_origin, dtype=np.float64)
+        centred = p - p.mean(0)
+        inside, truth = bench_real_planes.interior_points(centred, *bench_real_planes.plane_labels(centred))
+        if len(inside) == 0:
+            print(f"{os.path.basename(path)}: no plane interior")
+            continue
+        distance = np.linalg.norm(rays[inside], axis=1)
+        incidence = np.degrees(np.arccos(np.clip(np.abs(np.sum(rays[inside] * truth, 1)) / distance, 0, 1)))
+        edges = np.quantile(distance, [0, 0.25, 0.5, 0.75, 1])
+        bins = [(f"range {edges[b]:.2f}-{edges[b + 1]:.2f}", (distance >= edges[b]) & (distance <= edges[b + 1]))
+                for b in range(4)]
+        bins += [(f"incidence {lo}-{hi} deg", (incidence >= lo) & (incidence < hi + (hi == 90)))
+                 for lo, hi in INCIDENCE_BINS]
+        errors = {name: bench_real_planes.angles(pcl_dise.estimate_normals(centred, k=64, **options)[inside], truth)
+                  for name, options in methods.items()}
+        print(f"\n{os.path.basename(path)}: {len(inside)} interior points")
+        print("| bin | points | " + " | ".join(methods) + " |\n|---|---|" + "---|" * len(methods))
+        for label, mask in [("all", np.ones(len(inside), bool))] + bins:
+            rmse = {name: float(np.sqrt(np.nanmean(e[mask] ** 2))) if mask.any() else float("nan")
+                    for name, e in errors.items()}
+            ratio = {n: rmse[n] / rmse["pca"] if rmse["pca"] > 0 else float("nan") for n in methods}
+            cells = [f"{rmse['pca']:.2f}"] + [f"{rmse[n]:.2f} ({ratio[n]:.2f}x)" for n in methods if n != "pca"]
+            print(f"| {label} | {int(mask.sum())} | " + " | ".join(cells) + " |", flush=True)
+        sample = inside[:: max(1, len(inside) // 2000)]
+        for name, options in methods.items():
+            if name == "pca":
+                continue
+            weights = pcl_dise.Estimator(k=64, **options).compute(centred, weights_of=sample).kernel_weights
+            kept = [w.sum() ** 2 / (w ** 2).sum() for _, w in weights if len(w) and (w ** 2).sum() > 0]
+            print(f"{name}: effective neighbours inside the planes {np.mean(kept):.1f} of 65 "
+                  f"(median {np.median(kept):.1f}, {len(kept)} points)", flush=True)
+
+
+if __name__ == "__main__":
+    main()
