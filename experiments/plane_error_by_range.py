@@ -4,7 +4,10 @@ points as scripts/bench_real_planes.py finds them, then each method's RMSE per b
 distance from the scan's viewpoint, in quartiles of the interior points) and of incidence (the
 angle between the plane's normal and the ray to the point), with its ratio to PCA's; and for each
 model the effective number of neighbours its last kernel weights keep there ((sum w)^2 / sum w^2
-of 65, over up to 2,000 interior points): a plane fit that keeps fewer averages less noise.
+of 65, over up to 2,000 interior points): a plane fit that keeps fewer averages less noise; and
+the mean rank correlation, per point, of a neighbour's weight with its distance from the point's
+true plane (negative: the weights keep the neighbours level with the point, as on a disparity
+step's terrace; about 0: they ignore the depth noise).
 
     PYTHONPATH=build/python /usr/bin/python3 experiments/plane_error_by_range.py \\
         ../shared/data/scans/real/osd_learn10.pcd --model l4=experiments/runs/L4/dise_k64.safetensors
@@ -57,14 +60,22 @@ def main() -> None:
             ratio = {n: rmse[n] / rmse["pca"] if rmse["pca"] > 0 else float("nan") for n in methods}
             cells = [f"{rmse['pca']:.2f}"] + [f"{rmse[n]:.2f} ({ratio[n]:.2f}x)" for n in methods if n != "pca"]
             print(f"| {label} | {int(mask.sum())} | " + " | ".join(cells) + " |", flush=True)
-        sample = inside[:: max(1, len(inside) // 2000)]
+        rows = np.arange(0, len(inside), max(1, len(inside) // 2000))
+        sample = inside[rows]
         for name, options in methods.items():
             if name == "pca":
                 continue
             weights = pcl_dise.Estimator(k=64, **options).compute(centred, weights_of=sample).kernel_weights
-            kept = [w.sum() ** 2 / (w ** 2).sum() for _, w in weights if len(w) and (w ** 2).sum() > 0]
+            kept, level = [], []
+            for row, (neighbours, w) in zip(rows, weights):
+                if len(w) < 3 or (w ** 2).sum() == 0:
+                    continue
+                kept.append(w.sum() ** 2 / (w ** 2).sum())
+                offset = np.abs((centred[neighbours] - centred[inside[row]]) @ truth[row])
+                level.append(np.corrcoef(np.argsort(np.argsort(w)), np.argsort(np.argsort(offset)))[0, 1])
             print(f"{name}: effective neighbours inside the planes {np.mean(kept):.1f} of 65 "
-                  f"(median {np.median(kept):.1f}, {len(kept)} points)", flush=True)
+                  f"(median {np.median(kept):.1f}, {len(kept)} points); weight against distance from the "
+                  f"plane: rank correlation {np.nanmean(level):+.2f}", flush=True)
 
 
 if __name__ == "__main__":
