@@ -7,7 +7,8 @@ model the effective number of neighbours its last kernel weights keep there ((su
 of 65, over up to 2,000 interior points): a plane fit that keeps fewer averages less noise; and
 the mean rank correlation, per point, of a neighbour's weight with its distance from the point's
 true plane (negative: the weights keep the neighbours level with the point, as on a disparity
-step's terrace; about 0: they ignore the depth noise).
+step's terrace; about 0: they ignore the depth noise). --per-iteration also prints each model's
+RMSE, median and 99th percentile after every iteration (0: its PCA).
 
     PYTHONPATH=build/python /usr/bin/python3 experiments/plane_error_by_range.py \\
         ../shared/data/scans/real/osd_learn10.pcd --model l4=experiments/runs/L4/dise_k64.safetensors
@@ -30,6 +31,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("scans", nargs="+")
     parser.add_argument("--model", action="append", default=[], help="NAME=PATH")
+    parser.add_argument("--per-iteration", action="store_true", help="each model's errors after every iteration")
     args = parser.parse_args()
     methods = {"pca": {"iterations": 0}}
     methods.update({name: {"model": path} for name, path in (m.split("=", 1) for m in args.model)})
@@ -60,6 +62,16 @@ def main() -> None:
             ratio = {n: rmse[n] / rmse["pca"] if rmse["pca"] > 0 else float("nan") for n in methods}
             cells = [f"{rmse['pca']:.2f}"] + [f"{rmse[n]:.2f} ({ratio[n]:.2f}x)" for n in methods if n != "pca"]
             print(f"| {label} | {int(mask.sum())} | " + " | ".join(cells) + " |", flush=True)
+        if args.per_iteration:
+            for name, options in methods.items():
+                if name == "pca":
+                    continue
+                steps = pcl_dise.Estimator(k=64, store_iterations=True, **options).compute(centred).iterations
+                for step, normals in enumerate(steps):
+                    e = bench_real_planes.angles(normals[inside], truth)
+                    e = e[np.isfinite(e)]
+                    print(f"{name}, iteration {step}: RMSE {np.sqrt(np.mean(e ** 2)):.2f}, median {np.median(e):.2f}, "
+                          f"99th percentile {np.quantile(e, 0.99):.1f}", flush=True)
         rows = np.arange(0, len(inside), max(1, len(inside) // 2000))
         sample = inside[rows]
         for name, options in methods.items():
