@@ -1,10 +1,13 @@
 #!/usr/bin/env python3
 """Does a Kinect noise model reproduce the real frames' loss to PCA? The plane of
 scripts/bench_real_planes.py's --kinect-plane (640x480, fx 525, 1.2-5.2 m away, its normal known)
-under disparity noise of several structures before the integer quantisation: white per pixel (the
-sensor benchmark's kinect), correlated over the block matcher's window (white noise box-filtered
-over W x W pixels, scaled back to the given standard deviation), and both. Prints PCA's and each
-model's RMSE (degrees, every point) and the ratio.
+under disparity noise of several structures: white per pixel (the sensor benchmark's kinect),
+correlated over the block matcher's window (white noise box-filtered over W x W pixels, scaled back
+to the given standard deviation), correlated along image rows only (1 x W, the horizontal runs a
+real frame's residuals show), and both; then the integer disparity steps, or the depth rounded to
+millimetres as OpenNI stores it. Prints PCA's and each model's RMSE (degrees, every point) and the
+ratio, and with --per-iteration each model's RMSE / median / 99th percentile after every
+iteration (0: its PCA).
 
     PYTHONPATH=build/python /usr/bin/python3 experiments/kinect_plane_noise.py \\
         --model l4=experiments/runs/L4/dise_k64.safetensors
@@ -20,21 +23,28 @@ from bench_real_planes import angles, summary  # noqa: E402
 
 import pcl_dise  # noqa: E402
 
-# (label, window W, correlated sigma, white sigma), in disparity units
-VARIANTS = [("white 0.3 (the benchmark's kinect)", 1, 0.0, 0.3), ("correlated 9x9 0.3", 9, 0.3, 0.0),
-            ("correlated 9x9 0.3 + white 0.1", 9, 0.3, 0.1), ("correlated 9x9 1.0", 9, 1.0, 0.0),
-            ("correlated 15x15 1.0 + white 0.3", 15, 1.0, 0.3)]
+# (label, window W, rows only, correlated sigma, white sigma, depth in millimetres), disparity units
+VARIANTS = [("white 0.3 (the benchmark's kinect)", 1, False, 0.0, 0.3, False),
+            ("correlated 9x9 0.3", 9, False, 0.3, 0.0, False),
+            ("correlated 9x9 0.3 + white 0.1", 9, False, 0.3, 0.1, False),
+            ("correlated 9x9 1.0", 9, False, 1.0, 0.0, False),
+            ("correlated 15x15 1.0 + white 0.3", 15, False, 1.0, 0.3, False),
+            ("white 0.3, depth in mm", 1, False, 0.0, 0.3, True),
+            ("rows 1x9 0.3, depth in mm", 9, True, 0.3, 0.0, True),
+            ("rows 1x15 0.5 + white 0.1, depth in mm", 15, True, 0.5, 0.1, True)]
 
 
-def box(a, width):
+def box(a, width, rows_only=False):
+    """White noise a averaged over width x width pixels (1 x width with rows_only)."""
     kernel = np.ones(width) / width
     a = np.apply_along_axis(lambda r: np.convolve(r, kernel, "same"), 1, a)
-    return np.apply_along_axis(lambda c: np.convolve(c, kernel, "same"), 0, a)
+    return a if rows_only else np.apply_along_axis(lambda c: np.convolve(c, kernel, "same"), 0, a)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--model", action="append", default=[], help="NAME=PATH")
+    parser.add_argument("--per-iteration", action="store_true", help="each model's errors after every iteration")
     args = parser.parse_args()
     methods = {"pca": {"iterations": 0}}
     methods.update({name: {"model": path} for name, path in (m.split("=", 1) for m in args.model)})
@@ -46,17 +56,31 @@ def main() -> None:
     valid = ((depth > 0.5) & (depth < 6)).reshape(-1)
     disparity = (3.3309495161 - 1.0 / depth) / 0.0030711016
     rng = np.random.default_rng(0)
-    for label, window, correlated, white in VARIANTS:
+    for label, window, rows_only, correlated, white, millimetres in VARIANTS:
         noise = rng.normal(0, white, depth.shape) if white else np.zeros(depth.shape)
         if correlated:
-            noise = noise + box(rng.normal(0, 1, depth.shape), window) * window * correlated
-        z = 1.0 / (3.3309495161 - 0.0030711016 * np.round(disparity + noise))
+            scale = np.sqrt(window) if rows_only else window  # back to `correlated` per pixel
+            noise = noise + box(rng.normal(0, 1, depth.shape), window, rows_only) * scale * correlated
+        measured = disparity + noise
+        if millimetres:
+            z = np.round(1000.0 / (3.3309495161 - 0.0030711016 * measured)) / 1000.0
+        else:
+            z = 1.0 / (3.3309495161 - 0.0030711016 * np.round(measured))
         points = (rays * z[..., None]).reshape(-1, 3)[valid]
         points = points[np.isfinite(points).all(1)]
         rmse = {m: summary(angles(pcl_dise.estimate_normals(points, k=64, **o), normal))["rmse"]
                 for m, o in methods.items()}
         print(f"{label}: pca {rmse['pca']:.2f}" + "".join(
             f", {m} {rmse[m]:.2f} ({rmse[m] / rmse['pca']:.2f}x)" for m in methods if m != "pca"), flush=True)
+        for m, o in methods.items():
+            if m == "pca" or not args.per_iteration:
+                continue
+            steps = []
+            for normals in pcl_dise.Estimator(k=64, store_iterations=True, **o).compute(points).iterations:
+                e = angles(normals, normal)
+                e = e[np.isfinite(e)]
+                steps.append(f"{np.sqrt(np.mean(e ** 2)):.2f} / {np.median(e):.2f} / {np.quantile(e, 0.99):.1f}")
+            print(f"  {m} per iteration (RMSE / median / p99): " + " -> ".join(steps), flush=True)
 
 
 if __name__ == "__main__":
