@@ -5,7 +5,8 @@ under disparity noise of several structures: white per pixel (the sensor benchma
 correlated over the block matcher's window (white noise box-filtered over W x W pixels, scaled back
 to the given standard deviation), correlated along image rows only (1 x W, the horizontal runs a
 real frame's residuals show), and both; then the integer disparity steps, or the depth rounded to
-millimetres as OpenNI stores it. Prints PCA's and each model's RMSE (degrees, every point) and the
+millimetres as OpenNI stores it; and a smooth warp of the surface (a sine over 300 x 250 pixels, of
+the given amplitude). Prints PCA's and each model's RMSE (degrees, every point) and the
 ratio, and with --per-iteration each model's RMSE / median / 99th percentile after every
 iteration (0: its PCA).
 
@@ -23,15 +24,18 @@ from bench_real_planes import angles, summary  # noqa: E402
 
 import pcl_dise  # noqa: E402
 
-# (label, window W, rows only, correlated sigma, white sigma, depth in millimetres), disparity units
-VARIANTS = [("white 0.3 (the benchmark's kinect)", 1, False, 0.0, 0.3, False),
-            ("correlated 9x9 0.3", 9, False, 0.3, 0.0, False),
-            ("correlated 9x9 0.3 + white 0.1", 9, False, 0.3, 0.1, False),
-            ("correlated 9x9 1.0", 9, False, 1.0, 0.0, False),
-            ("correlated 15x15 1.0 + white 0.3", 15, False, 1.0, 0.3, False),
-            ("white 0.3, depth in mm", 1, False, 0.0, 0.3, True),
-            ("rows 1x9 0.3, depth in mm", 9, True, 0.3, 0.0, True),
-            ("rows 1x15 0.5 + white 0.1, depth in mm", 15, True, 0.5, 0.1, True)]
+# (label, window W, rows only, correlated sigma, white sigma, depth in millimetres, warp in metres),
+# the noise in disparity units
+VARIANTS = [("white 0.3 (the benchmark's kinect)", 1, False, 0.0, 0.3, False, 0.0),
+            ("correlated 9x9 0.3", 9, False, 0.3, 0.0, False, 0.0),
+            ("correlated 9x9 0.3 + white 0.1", 9, False, 0.3, 0.1, False, 0.0),
+            ("correlated 9x9 1.0", 9, False, 1.0, 0.0, False, 0.0),
+            ("correlated 15x15 1.0 + white 0.3", 15, False, 1.0, 0.3, False, 0.0),
+            ("white 0.3, depth in mm", 1, False, 0.0, 0.3, True, 0.0),
+            ("rows 1x9 0.3, depth in mm", 9, True, 0.3, 0.0, True, 0.0),
+            ("rows 1x15 0.5 + white 0.1, depth in mm", 15, True, 0.5, 0.1, True, 0.0),
+            ("rows 1x15 0.5 + white 0.1, depth in mm, warp 5 mm", 15, True, 0.5, 0.1, True, 0.005),
+            ("rows 1x15 0.5 + white 0.1, depth in mm, warp 10 mm", 15, True, 0.5, 0.1, True, 0.01)]
 
 
 def box(a, width, rows_only=False):
@@ -54,9 +58,10 @@ def main() -> None:
     normal = np.array([0.0, -0.8, -0.6])
     depth = -1.2 / (rays @ normal)
     valid = ((depth > 0.5) & (depth < 6)).reshape(-1)
-    disparity = (3.3309495161 - 1.0 / depth) / 0.0030711016
     rng = np.random.default_rng(0)
-    for label, window, rows_only, correlated, white, millimetres in VARIANTS:
+    for label, window, rows_only, correlated, white, millimetres, warp in VARIANTS:
+        warped = depth + warp * np.sin(2 * np.pi * u / 300.0) * np.cos(2 * np.pi * v / 250.0)
+        disparity = (3.3309495161 - 1.0 / warped) / 0.0030711016
         noise = rng.normal(0, white, depth.shape) if white else np.zeros(depth.shape)
         if correlated:
             scale = np.sqrt(window) if rows_only else window  # back to `correlated` per pixel
