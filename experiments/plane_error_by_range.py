@@ -8,7 +8,8 @@ of 65, over up to 2,000 interior points): a plane fit that keeps fewer averages 
 the mean rank correlation, per point, of a neighbour's weight with its distance from the point's
 true plane (negative: the weights keep the neighbours level with the point, as on a disparity
 step's terrace; about 0: they ignore the depth noise). --per-iteration also prints each model's
-RMSE, median and 99th percentile after every iteration (0: its PCA).
+RMSE, median and 99th percentile after every iteration (0: its PCA), on the whole scan and with
+each plane's points estimated as a cloud of their own (nothing beyond the plane in reach).
 
     PYTHONPATH=build/python /usr/bin/python3 experiments/plane_error_by_range.py \\
         ../shared/data/scans/real/osd_learn10.pcd --model l4=experiments/runs/L4/dise_k64.safetensors
@@ -63,15 +64,25 @@ def main() -> None:
             cells = [f"{rmse['pca']:.2f}"] + [f"{rmse[n]:.2f} ({ratio[n]:.2f}x)" for n in methods if n != "pca"]
             print(f"| {label} | {int(mask.sum())} | " + " | ".join(cells) + " |", flush=True)
         if args.per_iteration:
+            label, _ = bench_real_planes.plane_labels(centred)  # the same planes: RANSAC is seeded
             for name, options in methods.items():
                 if name == "pca":
                     continue
-                steps = pcl_dise.Estimator(k=64, store_iterations=True, **options).compute(centred).iterations
-                for step, normals in enumerate(steps):
-                    e = bench_real_planes.angles(normals[inside], truth)
-                    e = e[np.isfinite(e)]
-                    print(f"{name}, iteration {step}: RMSE {np.sqrt(np.mean(e ** 2)):.2f}, median {np.median(e):.2f}, "
-                          f"99th percentile {np.quantile(e, 0.99):.1f}", flush=True)
+                estimator = pcl_dise.Estimator(k=64, store_iterations=True, **options)
+                whole = estimator.compute(centred).iterations
+                alone = [np.full_like(n, np.nan) for n in whole]
+                for plane in np.unique(label[inside]):
+                    members = np.nonzero(label == plane)[0]
+                    for step, normals in enumerate(estimator.compute(centred[members]).iterations):
+                        alone[step][members] = normals
+                for step in range(len(whole)):
+                    cells = []
+                    for normals in (whole[step], alone[step]):
+                        e = bench_real_planes.angles(normals[inside], truth)
+                        e = e[np.isfinite(e)]
+                        cells.append(f"RMSE {np.sqrt(np.mean(e ** 2)):.2f}, median {np.median(e):.2f}, "
+                                     f"99th percentile {np.quantile(e, 0.99):.1f}")
+                    print(f"{name}, iteration {step}: {cells[0]}; planes alone: {cells[1]}", flush=True)
         rows = np.arange(0, len(inside), max(1, len(inside) // 2000))
         sample = inside[rows]
         for name, options in methods.items():
