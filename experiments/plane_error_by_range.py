@@ -10,6 +10,9 @@ true plane (negative: the weights keep the neighbours level with the point, as o
 step's terrace; about 0: they ignore the depth noise). --per-iteration also prints each model's
 RMSE, median and 99th percentile after every iteration (0: its PCA), on the whole scan and with
 each plane's points estimated as a cloud of their own (nothing beyond the plane in reach).
+--noise (organized scans) prints the first plane's noise: its residual from the plane less the
+residual's mean over 15 x 15 pixels, its standard deviation, kurtosis and share beyond 4 standard
+deviations, and its correlation between pixels 1, 2 and 4 apart along the rows and the columns.
 
     PYTHONPATH=build/python /usr/bin/python3 experiments/plane_error_by_range.py \\
         ../shared/data/scans/real/osd_learn10.pcd --model l4=experiments/runs/L4/dise_k64.safetensors
@@ -28,11 +31,38 @@ import pcl_dise  # noqa: E402
 INCIDENCE_BINS = [(0, 30), (30, 60), (60, 90)]
 
 
+def plane_noise(cloud, valid, centred) -> None:
+    """The first plane's high-passed residual over the image: spread, tails and correlation."""
+    from scipy import ndimage
+    label, planes = bench_real_planes.plane_labels(centred)
+    members = label == 0
+    residual = (centred[members] - centred[members].mean(0)) @ planes[0]
+    image = np.full(int(cloud.width) * int(cloud.height), np.nan)
+    image[np.nonzero(valid)[0][members]] = residual * 1000  # millimetres
+    image = image.reshape(int(cloud.height), int(cloud.width))
+    known = np.isfinite(image)
+    share = ndimage.uniform_filter(known.astype(float), 15)
+    local = ndimage.uniform_filter(np.where(known, image, 0.0), 15) / np.maximum(share, 1e-9)
+    high = np.where(known & (share > 0.99), image - local, np.nan)
+    values = high[np.isfinite(high)]
+    z = values / values.std()
+    print(f"noise of the first plane (high-passed over 15 x 15 pixels): standard deviation {values.std():.2f} mm, "
+          f"kurtosis {np.mean(z ** 4):.1f}, beyond 4 standard deviations {np.mean(np.abs(z) > 4):.1e}")
+    for lag in (1, 2, 4):
+        pairs = [(high[:, :-lag], high[:, lag:]), (high[:-lag, :], high[lag:, :])]
+        corr = []
+        for a, b in pairs:
+            ok = np.isfinite(a) & np.isfinite(b)
+            corr.append(np.corrcoef(a[ok], b[ok])[0, 1] if ok.sum() > 2 else float("nan"))
+        print(f"  pixels {lag} apart: correlation along rows {corr[0]:.2f}, along columns {corr[1]:.2f}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("scans", nargs="+")
     parser.add_argument("--model", action="append", default=[], help="NAME=PATH")
     parser.add_argument("--per-iteration", action="store_true", help="each model's errors after every iteration")
+    parser.add_argument("--noise", action="store_true", help="the first plane's noise (organized scans)")
     args = parser.parse_args()
     methods = {"pca": {"iterations": 0}}
     methods.update({name: {"model": path} for name, path in (m.split("=", 1) for m in args.model)})
@@ -46,6 +76,10 @@ def main() -> None:
         if len(inside) == 0:
             print(f"{os.path.basename(path)}: no plane interior")
             continue
+        if args.noise and int(cloud.height) > 1:
+            print(os.path.basename(path) + ":")
+            plane_noise(cloud, np.isfinite(np.asarray(cloud.points, dtype=np.float64)).all(1) &
+                        (np.abs(np.asarray(cloud.points, dtype=np.float64)).sum(1) > 0), centred)
         distance = np.linalg.norm(rays[inside], axis=1)
         incidence = np.degrees(np.arccos(np.clip(np.abs(np.sum(rays[inside] * truth, 1)) / distance, 0, 1)))
         edges = np.quantile(distance, [0, 0.25, 0.5, 0.75, 1])
