@@ -7,7 +7,8 @@ to the given standard deviation), correlated along image rows only (1 x W, the h
 real frame's residuals show), and both; then the integer disparity steps, or the depth rounded to
 millimetres as OpenNI stores it; a smooth warp of the surface (a sine over 300 x 250 pixels, of
 the given amplitude); and patches (white noise smoothed over a few pixels), on a plane 1.2 m or
-0.6 m away. Prints PCA's and each model's RMSE (degrees, every point) and the
+0.6 m away. Prints each variant's noise as plane_error_by_range.py --noise measures a real
+plane's (to match them), PCA's and each model's RMSE (degrees, every point) and the
 ratio, and with --per-iteration each model's RMSE / median / 99th percentile after every
 iteration (0: its PCA).
 
@@ -23,6 +24,7 @@ from scipy import ndimage
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "scripts"))
 from bench_real_planes import angles, summary  # noqa: E402
+from plane_error_by_range import high_passed_noise  # noqa: E402
 
 import pcl_dise  # noqa: E402
 
@@ -52,7 +54,11 @@ VARIANTS = [dict(label="white 0.3 (the benchmark's kinect)", white=0.3),
             dict(label="0.6 m: rows 1x3 0.4 + patches of 5 px 1.0, depth in mm", window=3, rows_only=True,
                  correlated=0.4, patches=1.0, patch_pixels=5, millimetres=True, distance=0.6, far=1.4),
             dict(label="0.6 m: rows 1x3 0.4 + patches of 3 px 1.0, depth in mm", window=3, rows_only=True,
-                 correlated=0.4, patches=1.0, patch_pixels=3, millimetres=True, distance=0.6, far=1.4)]
+                 correlated=0.4, patches=1.0, patch_pixels=3, millimetres=True, distance=0.6, far=1.4),
+            dict(label="0.6 m: rows 1x3 0.4 + patches of 3 px 0.6, depth in mm", window=3, rows_only=True,
+                 correlated=0.4, patches=0.6, patch_pixels=3, millimetres=True, distance=0.6, far=1.4),
+            dict(label="0.6 m: rows 1x3 0.4 + patches of 2 px 0.6, depth in mm", window=3, rows_only=True,
+                 correlated=0.4, patches=0.6, patch_pixels=2, millimetres=True, distance=0.6, far=1.4)]
 DEFAULTS = dict(window=1, rows_only=False, correlated=0.0, white=0.0, patches=0.0, patch_pixels=1.0,
                 millimetres=False, warp=0.0, distance=1.2, far=6.0)
 
@@ -95,6 +101,8 @@ def main() -> None:
             z = np.round(1000.0 / (3.3309495161 - 0.0030711016 * measured)) / 1000.0
         else:
             z = 1.0 / (3.3309495161 - 0.0030711016 * np.round(measured))
+        residual = np.where(valid.reshape(depth.shape), (rays * z[..., None]) @ normal + variant["distance"], np.nan)
+        print(f"{variant['label']}: noise {high_passed_noise(residual * 1000)}", flush=True)
         points = (rays * z[..., None]).reshape(-1, 3)[valid]
         points = points[np.isfinite(points).all(1)]
         rmse = {m: summary(angles(pcl_dise.estimate_normals(points, k=64, **o), normal))["rmse"]

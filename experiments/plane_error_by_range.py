@@ -31,30 +31,36 @@ import pcl_dise  # noqa: E402
 INCIDENCE_BINS = [(0, 30), (30, 60), (60, 90)]
 
 
-def plane_noise(cloud, valid, centred) -> None:
-    """The first plane's high-passed residual over the image: spread, tails and correlation."""
+def high_passed_noise(image) -> str:
+    """A residual image's noise (millimetres, NaN where none) less its mean over 15 x 15 pixels: its
+    standard deviation, kurtosis, share beyond 4 standard deviations and its correlation between
+    pixels 1, 2 and 4 apart along the rows and the columns."""
     from scipy import ndimage
-    label, planes = bench_real_planes.plane_labels(centred)
-    members = label == 0
-    residual = (centred[members] - centred[members].mean(0)) @ planes[0]
-    image = np.full(int(cloud.width) * int(cloud.height), np.nan)
-    image[np.nonzero(valid)[0][members]] = residual * 1000  # millimetres
-    image = image.reshape(int(cloud.height), int(cloud.width))
     known = np.isfinite(image)
     share = ndimage.uniform_filter(known.astype(float), 15)
     local = ndimage.uniform_filter(np.where(known, image, 0.0), 15) / np.maximum(share, 1e-9)
     high = np.where(known & (share > 0.99), image - local, np.nan)
     values = high[np.isfinite(high)]
     z = values / values.std()
-    print(f"noise of the first plane (high-passed over 15 x 15 pixels): standard deviation {values.std():.2f} mm, "
-          f"kurtosis {np.mean(z ** 4):.1f}, beyond 4 standard deviations {np.mean(np.abs(z) > 4):.1e}")
+    text = (f"standard deviation {values.std():.2f} mm, kurtosis {np.mean(z ** 4):.1f}, beyond 4 standard "
+            f"deviations {np.mean(np.abs(z) > 4):.1e}; correlation along rows / columns")
     for lag in (1, 2, 4):
-        pairs = [(high[:, :-lag], high[:, lag:]), (high[:-lag, :], high[lag:, :])]
         corr = []
-        for a, b in pairs:
+        for a, b in [(high[:, :-lag], high[:, lag:]), (high[:-lag, :], high[lag:, :])]:
             ok = np.isfinite(a) & np.isfinite(b)
             corr.append(np.corrcoef(a[ok], b[ok])[0, 1] if ok.sum() > 2 else float("nan"))
-        print(f"  pixels {lag} apart: correlation along rows {corr[0]:.2f}, along columns {corr[1]:.2f}")
+        text += f", {lag} px apart {corr[0]:.2f} / {corr[1]:.2f}"
+    return text
+
+
+def plane_noise(cloud, valid, centred) -> None:
+    """The first plane's residual over the image, high-passed (high_passed_noise)."""
+    label, planes = bench_real_planes.plane_labels(centred)
+    members = label == 0
+    residual = (centred[members] - centred[members].mean(0)) @ planes[0]
+    image = np.full(int(cloud.width) * int(cloud.height), np.nan)
+    image[np.nonzero(valid)[0][members]] = residual * 1000  # millimetres
+    print("noise of the first plane: " + high_passed_noise(image.reshape(int(cloud.height), int(cloud.width))))
 
 
 def main() -> None:
