@@ -10,6 +10,11 @@ Sensors and their noise (published models; z the depth, r the range):
 - kinect:      structured light, 640x480, fx 525; disparity with Gaussian noise of 0.3 units,
                quantised to integers: z = 1 / (3.3309495161 - 0.0030711016 d) (Khoshelham and
                Elberink 2012; ROS openni_camera's constants)
+- kinect_measured: the kinect's camera with the noise measured on the real Kinect tables of
+               ../shared (experiments/EXPERIMENTS.md, run L4): disparity noise of 0.4 units
+               averaged along 1 x 3 pixels of a row, and bumps: white noise smoothed by a Gaussian
+               of 2 pixels, scaled to 0.6 units; the depth stored in whole millimetres, as OpenNI
+               stores it
 - tof:         time of flight, 512x424, fx 365; axial noise 1.5 mm + 1.5e-3 z; flying pixels:
                at a depth edge, half the pixels take a depth between the two sides
 - stereo:      640x480, fx 525, baseline 0.12 m; disparity noise of 0.25 px smoothed over 7x7
@@ -33,10 +38,11 @@ triangles are split first), with no ray-tracing library: Debian's Open3D casts n
 """
 import numpy as np
 import open3d as o3d
+from scipy import ndimage
 
-SENSORS = ("kinect", "tof", "stereo", "terrestrial", "mobile", "airborne", "survey", "survey_lines")
+SENSORS = ("kinect", "kinect_measured", "tof", "stereo", "terrestrial", "mobile", "airborne", "survey", "survey_lines")
 # The scene each sensor scans.
-SCENE_OF = {"kinect": "indoor", "tof": "indoor", "stereo": "indoor", "terrestrial": "indoor",
+SCENE_OF = {"kinect": "indoor", "kinect_measured": "indoor", "tof": "indoor", "stereo": "indoor", "terrestrial": "indoor",
             "mobile": "indoor", "airborne": "outdoor", "survey": "outdoor", "survey_lines": "outdoor"}
 RANGE_NOISE = {"terrestrial": 2e-3, "mobile": 1e-2, "airborne": 3e-2, "survey": 5e-2, "survey_lines": 5e-2}
 
@@ -282,7 +288,7 @@ def _scene_arrays(structure, objects, edge):
 
 def scan(sensor, structure, objects, rng):
     """Scans the scene (structure and object meshes) with `sensor` (one of SENSORS)."""
-    if sensor in ("kinect", "tof", "stereo"):
+    if sensor in ("kinect", "kinect_measured", "tof", "stereo"):
         eye = np.array([-1.6, -1.4, 1.5]) + rng.uniform(-0.3, 0.3, 3)
         target = np.array([0.9, 1.0, 0.7]) + rng.uniform(-0.2, 0.2, 3)
         width, height, fx = (512, 424, 365.0) if sensor == "tof" else (640, 480, 525.0)
@@ -315,7 +321,7 @@ def scan(sensor, structure, objects, rng):
         incidence = np.abs(np.sum(n * d, -1)) / np.linalg.norm(d, axis=-1)
         hit = np.isfinite(t) & (incidence > np.cos(np.radians(80)))
         t = np.where(hit, t, np.nan)
-        if sensor in ("kinect", "tof", "stereo"):
+        if sensor in ("kinect", "kinect_measured", "tof", "stereo"):
             t = _depth_noise(sensor, np.where((t > 0.5) & (t < 6.0), t, np.nan), fx, rng)
         else:
             t = t + rng.normal(0, RANGE_NOISE[sensor], t.shape)
@@ -344,6 +350,12 @@ def _depth_noise(sensor, z, fx, rng):
     if sensor == "kinect":
         disparity = (3.3309495161 - 1.0 / z) / 0.0030711016 + rng.normal(0, 0.3, z.shape)
         return 1.0 / (3.3309495161 - 0.0030711016 * np.round(disparity))
+    if sensor == "kinect_measured":
+        rows = np.apply_along_axis(lambda r: np.convolve(r, np.ones(3) / 3.0, "same"), 1, rng.normal(0, 1, z.shape))
+        bumps = ndimage.gaussian_filter(rng.normal(0, 1, z.shape), 2.0)
+        noise = rows * np.sqrt(3.0) * 0.4 + bumps / bumps.std() * 0.6
+        disparity = (3.3309495161 - 1.0 / z) / 0.0030711016 + noise
+        return np.round(1000.0 / (3.3309495161 - 0.0030711016 * disparity)) / 1000.0
     if sensor == "tof":
         measured = z + rng.normal(0, 1, z.shape) * (1.5e-3 + 1.5e-3 * z)
         # Flying pixels: where a neighbour lies more than 5% nearer or farther, half the pixels
