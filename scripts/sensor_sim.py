@@ -40,7 +40,8 @@ import numpy as np
 import open3d as o3d
 from scipy import ndimage
 
-SENSORS = ("kinect", "kinect_measured", "tof", "stereo", "terrestrial", "mobile", "airborne", "survey", "survey_lines")
+# Appended, never inserted: make_sensor_dataset.py seeds each sensor's scenes by its place here.
+SENSORS = ("kinect", "tof", "stereo", "terrestrial", "mobile", "airborne", "survey", "survey_lines", "kinect_measured")
 # The scene each sensor scans.
 SCENE_OF = {"kinect": "indoor", "kinect_measured": "indoor", "tof": "indoor", "stereo": "indoor", "terrestrial": "indoor",
             "mobile": "indoor", "airborne": "outdoor", "survey": "outdoor", "survey_lines": "outdoor"}
